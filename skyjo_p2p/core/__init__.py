@@ -1,0 +1,1 @@
+"""The game-independent core: moves, events, errors, state, options, the dealer and the RNG."""

@@ -1,0 +1,187 @@
+"""The engine: one entry point for every game.
+
+    state, events = new_game("skyjo", players=3)
+    state, events = apply(state, answer_or_move)
+    moves = legal_moves(state, seat)
+
+`apply` is pure: it never changes the state it is given, and returns a new one with the events the
+change produced. It takes either a `Move` by a seat or an *answer* to one of the requests the engine
+made (see `skyjo_p2p.core.events`). A move that the rules refuse raises `IllegalMove` (R-C4);
+an answer nobody asked for raises `UnexpectedAnswer`. Each game supplies its rules as an object
+that follows the `Rules` protocol below, registered under its name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from .core.errors import IllegalMove, MalformedMove, OptionError, UnexpectedAnswer
+from .core.events import (
+    ANSWER_TYPES,
+    Answer,
+    Event,
+    Moved,
+    RandomResult,
+    Reveal,
+    Revealed,
+)
+from .core.moves import Move, MoveSchema
+from .core.state import TableState
+
+
+class Rules(Protocol):
+    """What a game provides to the engine. Methods named `*_into` change the state they are given
+    (the engine hands them a fresh copy)."""
+
+    name: str
+    schema: MoveSchema
+    min_players: int
+    max_players: int
+
+    def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[TableState, list[Event]]:
+        """A game before its first deal; its events hold the first requests."""
+        ...
+
+    def composition(self, state: TableState, deck: str) -> Sequence[int]:
+        """The values of `deck`'s physical cards, in card-id order."""
+        ...
+
+    def valid_value(self, state: TableState, deck: str, value: int) -> bool: ...
+
+    def legal_moves(self, state: TableState, seat: int) -> list[Move]: ...
+
+    def deciders(self, state: TableState) -> tuple[int, ...]:
+        """The seats that may move now (empty while a request is pending or the game is over)."""
+        ...
+
+    def apply_move_into(self, state: TableState, move: Move, events: list[Event]) -> None:
+        """Check `move` (raise `IllegalMove`) and play it."""
+        ...
+
+    def resume_into(self, state: TableState, events: list[Event]) -> None:
+        """Go on from `state.resume` once no request is pending."""
+        ...
+
+
+_RULES: dict[str, Rules] = {}
+
+
+def register(rules: Rules) -> None:
+    _RULES[rules.name] = rules
+
+
+def games() -> tuple[str, ...]:
+    """Names of the games the engine knows."""
+    _load()
+    return tuple(_RULES)
+
+
+def rules_for(game: str) -> Rules:
+    _load()
+    try:
+        return _RULES[game]
+    except KeyError:
+        raise OptionError(f"unknown game {game!r} (games: {', '.join(_RULES)})") from None
+
+
+def _load() -> None:
+    if not _RULES:
+        from . import skyjo
+
+        register(skyjo.RULES)
+        for module in ("action", "skipbo"):
+            try:
+                imported = __import__(f"skyjo_p2p.{module}", fromlist=["RULES"])
+            except ModuleNotFoundError as exc:
+                if exc.name != f"skyjo_p2p.{module}":
+                    raise
+                continue
+            register(imported.RULES)
+
+
+def new_game(
+    game: str, players: int, options: Mapping[str, Any] | None = None
+) -> tuple[TableState, list[Event]]:
+    """A new game of `game` for `players` seats; its events request the first deal."""
+    rules = rules_for(game)
+    if not isinstance(players, int) or not rules.min_players <= players <= rules.max_players:
+        raise OptionError(
+            f"{game} is played by {rules.min_players} to {rules.max_players} players, not {players}"
+        )
+    return rules.new_state(players, options or {})
+
+
+def parse_move(game: str, data: Mapping[str, Any]) -> Move:
+    """A move from its dictionary form, checked against `game`'s kinds. Raises `MalformedMove`."""
+    return Move.from_dict(data, rules_for(game).schema)
+
+
+def legal_moves(state: TableState, seat: int) -> list[Move]:
+    """Every move `seat` may make now; empty while a request is pending."""
+    if state.pending:
+        return []
+    return _RULES[state.game].legal_moves(state, seat)
+
+
+def deciders(state: TableState) -> tuple[int, ...]:
+    """The seats that may move now."""
+    if state.pending:
+        return ()
+    return _RULES[state.game].deciders(state)
+
+
+def apply(state: TableState, action: Move | Answer) -> tuple[TableState, list[Event]]:
+    """Play a move or take an answer; return the new state and what happened (R-C4)."""
+    rules = _RULES[state.game]
+    events: list[Event] = []
+    if isinstance(action, Move):
+        if state.pending:
+            raise IllegalMove(f"waiting for {_describe(state.pending[0])}; no move can be played")
+        if not 0 <= action.seat < state.players:
+            raise IllegalMove(f"there is no seat {action.seat} at this table")
+        rules.schema.check(action)
+        new = state.copy()
+        rules.apply_move_into(new, action, events)
+        events.insert(0, Moved(action))
+    elif isinstance(action, ANSWER_TYPES):
+        new = state.copy()
+        _take_answer(rules, new, action, events)
+    else:
+        raise MalformedMove(f"not a move or an answer: {action!r}")
+    while not new.pending and new.resume:  # a continuation may lead straight into another
+        rules.resume_into(new, events)
+    return new, events
+
+
+def _take_answer(rules: Rules, state: TableState, answer: Answer, events: list[Event]) -> None:
+    request = answer.answers()
+    if request not in state.pending:
+        raise UnexpectedAnswer(f"nothing asked for {answer!r}")
+    pending = list(state.pending)
+    pending.remove(request)
+    state.pending = tuple(pending)
+    if isinstance(answer, Reveal):
+        handle = answer.handle
+        if answer.value is not None and not rules.valid_value(state, state.deck_of[handle], answer.value):
+            raise UnexpectedAnswer(f"{answer.value!r} is not a card of the {state.deck_of[handle]} deck")
+        state.learn(handle, answer.to, answer.value)
+        events.append(Revealed(handle, answer.to, state.values[handle]))
+    elif isinstance(answer, RandomResult):
+        if not 0 <= answer.value < answer.n:
+            raise UnexpectedAnswer(f"random value {answer.value} is not below {answer.n}")
+        state.random_value = answer.value
+
+
+def _describe(request: object) -> str:
+    return type(request).__name__.replace("Request", " request").lower()
+
+
+def view(state: TableState, seat: int | None) -> TableState:
+    """What `seat` may know of `state` (None: an onlooker who sees only public cards)."""
+    return state.masked_for(seat)
+
+
+def state_hash(state: TableState) -> str:
+    """A stable hash of the public state (equal on every peer after the same moves and answers)."""
+    return state.state_hash()
