@@ -1,0 +1,47 @@
+"""Options of classic SKYJO (R-S11). Defaults are the official rules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.options import OptionSpec, parse_options
+
+SPECS = (
+    OptionSpec(
+        "target_score",
+        int,
+        100,
+        "the game ends after the round in which a total reaches this",
+        1,
+        100_000,
+    ),
+    OptionSpec(
+        "ender_multiplier",
+        int,
+        2,
+        "the round ender's positive score is multiplied by this unless strictly lowest",
+        1,
+        10,
+    ),
+    OptionSpec(
+        "rows",
+        bool,
+        False,
+        "also remove complete rows of equal cards (4 cards, 3 once a column is gone)",
+    ),
+    OptionSpec("setup_reveals", int, 2, "cards each player turns face up at the start of a round", 0, 11),
+)
+
+
+@dataclass(frozen=True)
+class SkyjoOptions:
+    target_score: int = 100
+    ender_multiplier: int = 2
+    rows: bool = False
+    setup_reveals: int = 2
+
+    @classmethod
+    def parse(cls, given: Mapping[str, Any] | None) -> SkyjoOptions:
+        return cls(**parse_options(SPECS, given))
