@@ -1,0 +1,1 @@
+"""client: the program a person runs (CLI, network, terminal UI). Everything with I/O lives here."""

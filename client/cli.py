@@ -1,0 +1,117 @@
+"""The `skyjo-lan` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from skyjo_p2p.core.errors import EngineError, OptionError
+from skyjo_p2p.core.options import parse_assignments
+from skyjo_p2p.engine import games, new_game
+
+GAMES = ("skyjo", "skyjo-action", "skip-bo")
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=None, separators=(", ", ": ")) + "\n")
+
+
+def cmd_scenario(args: argparse.Namespace) -> int:
+    from skyjo_p2p.scenario import MalformedScenario, run
+
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as handle:
+                text = handle.read()
+    except OSError as exc:
+        print(f"skyjo-lan scenario: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"skyjo-lan scenario: {args.file} is not UTF-8 text", file=sys.stderr)
+        return 2
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        print(
+            f"skyjo-lan scenario: bad JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        report, code = run(document)
+    except MalformedScenario as exc:
+        print(f"skyjo-lan scenario: {exc}", file=sys.stderr)
+        return 2
+    _print_json(report)
+    return code
+
+
+def _options(args: argparse.Namespace) -> dict[str, str]:
+    return parse_assignments(args.option or [])
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from skyjo_p2p.simulate import simulate
+
+    options = _options(args)
+    new_game(args.game, args.players, options)  # checks game, player count and options up front
+    started = time.perf_counter()
+    result = simulate(args.game, args.players, args.games, args.seed, options)
+    wall = time.perf_counter() - started
+    report = result.as_dict()
+    if not args.no_timing:
+        report["wall_seconds"] = round(wall, 3)
+        report["moves_per_second"] = round(result.moves / wall) if wall > 0 else None
+    _print_json(report)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="skyjo-lan",
+        description="SKYJO, SKYJO ACTION and SKIP-BO with friends on a home network.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("scenario", help="play a scripted game from a JSON file and print the table")
+    p.add_argument("file", help="the scenario file, or - for standard input")
+    p.set_defaults(func=cmd_scenario)
+
+    p = sub.add_parser("simulate", help="play many games with random legal moves and print statistics")
+    p.add_argument("--game", choices=GAMES, default="skyjo")
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
+    p.add_argument(
+        "--no-timing",
+        action="store_true",
+        help="leave out wall time and speed (output depends on the seed only)",
+    )
+    p.set_defaults(func=cmd_simulate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    if hasattr(args, "game") and args.game not in games():
+        print(f"skyjo-lan: the game {args.game!r} is not available yet", file=sys.stderr)
+        return 2
+    try:
+        code: int = args.func(args)
+    except (OptionError, EngineError) as exc:
+        print(f"skyjo-lan {args.command}: {exc.reason}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return code
