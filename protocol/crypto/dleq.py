@@ -1,0 +1,249 @@
+"""Decryption shares with Chaum-Pedersen (DLEQ) proofs, single and batched; combining shares.
+
+Why: the deck is encrypted under Y = sum X_i, so a card is read only when every peer publishes its
+share D_i = x_i*c1, and M = c2 - sum D_i. A share comes with a proof that it was made with the same
+x_i as the peer's public key X_i (log_G X_i = log_c1 D_i); without it a peer could publish a wrong
+share and make the card decrypt to garbage, or to a card of its choice.
+
+Public reveal: every peer publishes its share and everyone combines. Private reveal to seat j: the
+other peers publish their shares, j computes its own share locally (`decryption_share`) and
+combines all of them (`combine_shares`); later j can prove the card to everyone by publishing its
+own share with a proof. Nothing else is needed: it is the same combination.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from protocol.crypto.elgamal import Ciphertext, Codebook
+from protocol.crypto.errors import InvalidProof, MalformedData
+from protocol.crypto.group import (
+    BASE,
+    IDENTITY,
+    POINT_BYTES,
+    L,
+    Point,
+    decode_point,
+    decode_scalar,
+    encode_scalar,
+    lincomb,
+    mul,
+    mul_base,
+    point_sum,
+    random_scalar,
+    sub,
+)
+from protocol.crypto.hashing import HashItem, challenge, hash512, hash_to_scalar
+
+DLEQ_LABEL: Final[str] = "skyjo-lan/v1/dleq"
+BATCH_LABEL: Final[str] = "skyjo-lan/v1/dleq-batch"
+BATCH_COEFFICIENTS_LABEL: Final[str] = "skyjo-lan/v1/dleq-batch/coefficients"
+
+
+@dataclass(frozen=True, slots=True)
+class DLEQProof:
+    """Chaum-Pedersen proof that log_G X = log_B D, in (challenge, response) form.
+
+    Chaum and Pedersen, "Wallet databases with observers", CRYPTO 1992 (the protocol proving
+    log_g h = log_m z); presented as "the Chaum-Pedersen protocol for DH-triples" in Boneh and
+    Shoup, "A Graduate Course in Applied Cryptography", Section 19.5.2; made non-interactive with
+    Fiat-Shamir (`hashing.challenge`). Prover: w random, A = wG, C = wB,
+    e = H(label, [G, X, B, D], [A, C], context), s = w + e*x. Verifier: A' = sG - eX,
+    C' = sB - eD, accept iff the hash of (A', C') is e. Cost: prove 1 fixed + 1 variable-base
+    multiplication, verify 1 fixed + 3 variable-base.
+    """
+
+    challenge: int
+    response: int
+
+    def __post_init__(self) -> None:
+        for name in ("challenge", "response"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or not 0 <= value < L:
+                raise MalformedData(f"{name} must be an integer in [0, L)")
+
+    def to_wire(self) -> tuple[bytes, bytes]:
+        """(e, s) as two 32-byte little-endian scalars."""
+        return (encode_scalar(self.challenge), encode_scalar(self.response))
+
+    @classmethod
+    def from_wire(cls, obj: object) -> DLEQProof:
+        """Parse a received proof; both scalars must be canonical (< L)."""
+        if not isinstance(obj, list | tuple) or len(obj) != 2:
+            raise MalformedData("a DLEQ proof is a pair (challenge, response)")
+        return cls(decode_scalar(obj[0]), decode_scalar(obj[1]))
+
+
+def prove_dleq(secret: int, public_key: Point, base: Point, image: Point, context: bytes) -> DLEQProof:
+    """Prove log_G(public_key) = log_base(image) = secret, bound to `context`."""
+    w = random_scalar()
+    e = challenge(DLEQ_LABEL, [BASE, public_key, base, image], [mul_base(w), mul(w, base)], context)
+    return DLEQProof(e, (w + e * secret) % L)
+
+
+def verify_dleq(public_key: Point, base: Point, image: Point, proof: DLEQProof, context: bytes) -> None:
+    """Raise `InvalidProof` unless log_G(public_key) = log_base(image) is proven under `context`."""
+    if IDENTITY in (public_key, base, image):  # decode_point refuses these; cheap safeguard
+        raise InvalidProof("DLEQ statement contains the identity")
+    e, s = proof.challenge, proof.response
+    a = lincomb([(s, BASE), (-e, public_key)])
+    c = lincomb([(s, base), (-e, image)])
+    if challenge(DLEQ_LABEL, [BASE, public_key, base, image], [a, c], context) != e:
+        raise InvalidProof("DLEQ proof does not verify")
+
+
+# --- decryption shares -------------------------------------------------------------------------
+
+
+def decryption_share(secret: int, ciphertext: Ciphertext) -> Point:
+    """D_i = x_i * c1 (one variable-base multiplication); use it for one's own share."""
+    return mul(secret, ciphertext.c1)
+
+
+@dataclass(frozen=True, slots=True)
+class DecryptionShare:
+    """A share D = x*c1 of one card with its DLEQ proof."""
+
+    share: Point
+    proof: DLEQProof
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.share, bytes) or len(self.share) != POINT_BYTES:
+            raise MalformedData(f"a share is a {POINT_BYTES}-byte point")
+        if not isinstance(self.proof, DLEQProof):
+            raise MalformedData("a share carries a DLEQProof")
+
+    def to_wire(self) -> tuple[bytes, bytes, bytes]:
+        """(D, e, s)."""
+        return (bytes(self.share), *self.proof.to_wire())
+
+    @classmethod
+    def from_wire(cls, obj: object) -> DecryptionShare:
+        """Parse and validate a received share (point validity, scalar ranges)."""
+        if not isinstance(obj, list | tuple) or len(obj) != 3:
+            raise MalformedData("a decryption share is (share, challenge, response)")
+        return cls(decode_point(obj[0]), DLEQProof.from_wire(obj[1:]))
+
+
+def make_share(secret: int, public_key: Point, ciphertext: Ciphertext, context: bytes) -> DecryptionShare:
+    """Our share of `ciphertext` with its proof (2 variable-base + 1 fixed-base multiplications)."""
+    d = decryption_share(secret, ciphertext)
+    return DecryptionShare(d, prove_dleq(secret, public_key, ciphertext.c1, d, context))
+
+
+def verify_share(public_key: Point, ciphertext: Ciphertext, share: DecryptionShare, context: bytes) -> None:
+    """Raise `InvalidProof` unless `share` is the holder of `public_key`'s share of `ciphertext`."""
+    verify_dleq(public_key, ciphertext.c1, share.share, share.proof, context)
+
+
+# --- batched shares ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ShareBatch:
+    """Shares of several ciphertexts by one key, with ONE proof for all of them.
+
+    Batching by random linear combination (the "composite" DLEQ proof of RFC 9497, "Oblivious
+    Pseudorandom Functions (OPRFs) Using Prime-Order Groups", Section 2.2, used there to prove many
+    evaluations under one key, as in Davidson et al., "Privacy Pass: bypassing internet challenges
+    anonymously", PoPETs 2018). Coefficients e_j = H(G, X, all c1_j, all D_j, context, j) are derived from
+    the whole statement, then one Chaum-Pedersen proof is made for (G, X) and
+    (C, D) = (sum e_j c1_j, sum e_j D_j).
+
+    Soundness: if some D_j != x*c1_j, write D_j = x*c1_j + E_j with E_j != 0. Then
+    D - x*C = sum e_j E_j, which is zero for at most one value of the coefficient of a nonzero E_j
+    once the others are fixed; since the e_j are random-oracle outputs computed after every D_j is
+    fixed, the batch proof can verify only with probability about q/L for q hash queries (the
+    random-linear-combination argument of Bellare, Garay, Rabin, "Fast batch verification for
+    modular exponentiation and digital signatures", EUROCRYPT 1998).
+
+    Cost for m shares: prove 2m variable-base multiplications (like m single proofs), verify
+    2m + 1 instead of 3m, and the message carries 64 bytes of proof instead of 64m.
+    """
+
+    shares: tuple[Point, ...]
+    proof: DLEQProof
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.shares, tuple) or not self.shares:
+            raise MalformedData("a share batch holds a non-empty tuple of shares")
+        for d in self.shares:
+            if not isinstance(d, bytes) or len(d) != POINT_BYTES:
+                raise MalformedData(f"a share is a {POINT_BYTES}-byte point")
+        if not isinstance(self.proof, DLEQProof):
+            raise MalformedData("a share batch carries a DLEQProof")
+
+    def to_wire(self) -> tuple[list[bytes], bytes, bytes]:
+        """([D_1..D_m], e, s)."""
+        return ([bytes(d) for d in self.shares], *self.proof.to_wire())
+
+    @classmethod
+    def from_wire(cls, obj: object, expected_len: int | None = None) -> ShareBatch:
+        """Parse and validate a received batch (each share a valid point, scalars < L)."""
+        if not isinstance(obj, list | tuple) or len(obj) != 3:
+            raise MalformedData("a share batch is (shares, challenge, response)")
+        raw = obj[0]
+        if not isinstance(raw, list | tuple) or not raw:
+            raise MalformedData("a share batch holds a non-empty list of shares")
+        if expected_len is not None and len(raw) != expected_len:
+            raise MalformedData(f"share batch has {len(raw)} shares, expected {expected_len}")
+        return cls(tuple(decode_point(d) for d in raw), DLEQProof.from_wire(obj[1:]))
+
+
+def _batch_statement(
+    public_key: Point, ciphertexts: Sequence[Ciphertext], shares: Sequence[Point]
+) -> list[HashItem]:
+    return [BASE, public_key, [c.c1 for c in ciphertexts], list(shares)]
+
+
+def _batch_coefficients(statement: list[HashItem], context: bytes, m: int) -> list[int]:
+    seed = hash512(BATCH_COEFFICIENTS_LABEL, statement, context)
+    return [hash_to_scalar(seed, j) for j in range(m)]
+
+
+def make_share_batch(
+    secret: int, public_key: Point, ciphertexts: Sequence[Ciphertext], context: bytes
+) -> ShareBatch:
+    """Our shares of `ciphertexts` with one batched proof (see `ShareBatch`)."""
+    if not ciphertexts:
+        raise ValueError("nothing to share")
+    shares = [decryption_share(secret, c) for c in ciphertexts]
+    statement = _batch_statement(public_key, ciphertexts, shares)
+    coefs = _batch_coefficients(statement, context, len(ciphertexts))
+    w = random_scalar()
+    a = mul_base(w)
+    c = lincomb((w * e_j, ct.c1) for e_j, ct in zip(coefs, ciphertexts, strict=True))
+    e = challenge(BATCH_LABEL, statement, [a, c], context)
+    return ShareBatch(tuple(shares), DLEQProof(e, (w + e * secret) % L))
+
+
+def verify_share_batch(
+    public_key: Point, ciphertexts: Sequence[Ciphertext], batch: ShareBatch, context: bytes
+) -> None:
+    """Raise `InvalidProof` unless every share of `batch` is x*c1 for the x of `public_key`."""
+    if len(batch.shares) != len(ciphertexts):
+        raise InvalidProof("share batch does not match the number of ciphertexts")
+    statement = _batch_statement(public_key, ciphertexts, batch.shares)
+    coefs = _batch_coefficients(statement, context, len(ciphertexts))
+    e, s = batch.proof.challenge, batch.proof.response
+    a = lincomb([(s, BASE), (-e, public_key)])
+    terms = [(s * e_j, ct.c1) for e_j, ct in zip(coefs, ciphertexts, strict=True)]
+    terms += [(-e * e_j, d) for e_j, d in zip(coefs, batch.shares, strict=True)]
+    c = lincomb(terms)
+    if challenge(BATCH_LABEL, statement, [a, c], context) != e:
+        raise InvalidProof("batched DLEQ proof does not verify")
+
+
+# --- combining ---------------------------------------------------------------------------------
+
+
+def combine_shares(ciphertext: Ciphertext, shares: Iterable[Point]) -> Point:
+    """M = c2 - sum D_i. For a private reveal, include one's own `decryption_share`."""
+    return sub(ciphertext.c2, point_sum(shares))
+
+
+def reveal_card(ciphertext: Ciphertext, shares: Iterable[Point], codebook: Codebook) -> int:
+    """The card index behind `ciphertext`, given every peer's share (`UnknownCard` otherwise)."""
+    return codebook.index_of(combine_shares(ciphertext, shares))

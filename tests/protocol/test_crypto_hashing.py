@@ -1,0 +1,67 @@
+"""Unambiguous encoding and the Fiat-Shamir challenge helper."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol.crypto.group import L
+from protocol.crypto.hashing import HashItem, challenge, encode, hash_to_scalar, make_context
+
+items = st.recursive(
+    st.binary(max_size=8) | st.integers(min_value=0, max_value=2**70) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _canon(item: HashItem) -> object:
+    if isinstance(item, bytes | int | str):
+        return (type(item).__name__, item)
+    return ("list", tuple(_canon(i) for i in item))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(items, max_size=3), st.lists(items, max_size=3))
+def test_encoding_is_injective(a: list[HashItem], b: list[HashItem]) -> None:
+    if _canon(a) != _canon(b):
+        assert encode(*a) != encode(*b)
+    else:
+        assert encode(*a) == encode(*b)
+
+
+def test_encoding_separates_boundaries_and_types() -> None:
+    assert encode(b"ab", b"c") != encode(b"a", b"bc")
+    assert encode([b"a", b"b"]) != encode(b"a", b"b")
+    assert encode(b"\x01") != encode(1)
+    assert encode("a") != encode(b"a")
+    assert encode([[]]) != encode([], [])
+    with pytest.raises(ValueError):
+        encode(-1)
+
+
+def test_challenge_binds_every_input() -> None:
+    base = challenge("label", [b"stmt"], [b"commit"], b"ctx")
+    assert 0 <= base < L
+    assert base == challenge("label", [b"stmt"], [b"commit"], b"ctx")
+    assert base != challenge("label2", [b"stmt"], [b"commit"], b"ctx")
+    assert base != challenge("label", [b"stmt2"], [b"commit"], b"ctx")
+    assert base != challenge("label", [b"stmt"], [b"commit2"], b"ctx")
+    assert base != challenge("label", [b"stmt"], [b"commit"], b"ctx2")
+    # moving an item from the statement to the commitments changes the challenge
+    assert challenge("l", [b"a", b"b"], [], b"") != challenge("l", [b"a"], [b"b"], b"")
+    with pytest.raises(TypeError):
+        challenge("label", [], [], "ctx")  # type: ignore[arg-type]
+
+
+def test_context_separates_sessions_seats_and_moments() -> None:
+    ctx = make_context(b"session", 1, b"h" * 32)
+    assert ctx != make_context(b"session", 2, b"h" * 32)
+    assert ctx != make_context(b"session2", 1, b"h" * 32)
+    assert ctx != make_context(b"session", 1, b"g" * 32)
+    assert len(ctx) == 64
+
+
+def test_hash_to_scalar_is_reduced() -> None:
+    assert all(0 <= hash_to_scalar(b"x", i) < L for i in range(50))
