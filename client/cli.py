@@ -72,6 +72,33 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from . import tournament
+
+    seats = [s.strip() for s in args.seats.split(",") if s.strip()]
+    options = _options(args)
+    new_game(args.game, len(seats), options)  # checks the table before any game is played
+    if args.games < 1 or args.jobs < 1:
+        print("skyjo-lan tournament: --games and --jobs must be at least 1", file=sys.stderr)
+        return 2
+
+    def progress(done: int, total: int) -> None:
+        if not args.json and sys.stderr.isatty():
+            print(f"\r{done}/{total} games", end="", file=sys.stderr, flush=True)
+
+    try:
+        report = tournament.run(args.game, seats, args.games, args.seed, options, args.jobs, progress)
+    except ValueError as exc:
+        print(f"skyjo-lan tournament: {exc}", file=sys.stderr)
+        return 2
+    if not args.json and sys.stderr.isatty():
+        print(file=sys.stderr)
+    if args.csv:
+        tournament.write_csv(report, args.csv)
+    print(tournament.dumps(report) if args.json else tournament.table(report))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="skyjo-lan",
@@ -95,6 +122,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave out wall time and speed (output depends on the seed only)",
     )
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("tournament", help="play bots against each other and print win rates and scores")
+    p.add_argument("--game", choices=GAMES, default="skyjo")
+    p.add_argument(
+        "--seats", default="strong,greedy,greedy,greedy", help="bot level per seat, comma-separated"
+    )
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (use 2 for both cores)")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--csv", metavar="FILE", help="also write the table to FILE as CSV")
+    p.set_defaults(func=cmd_tournament)
     return parser
 
 

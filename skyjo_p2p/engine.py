@@ -13,6 +13,7 @@ that follows the `Rules` protocol below, registered under its name.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -66,6 +67,9 @@ class Rules(Protocol):
 
 _RULES: dict[str, Rules] = {}
 
+_MODULES = {"skyjo": "skyjo_p2p.skyjo", "skyjo-action": "skyjo_p2p.action", "skip-bo": "skyjo_p2p.skipbo"}
+"""Game name -> the package whose `RULES` implements it (imported when first needed)."""
+
 
 def register(rules: Rules) -> None:
     _RULES[rules.name] = rules
@@ -73,31 +77,18 @@ def register(rules: Rules) -> None:
 
 def games() -> tuple[str, ...]:
     """Names of the games the engine knows."""
-    _load()
-    return tuple(_RULES)
+    return tuple(_MODULES)
 
 
 def rules_for(game: str) -> Rules:
-    _load()
-    try:
-        return _RULES[game]
-    except KeyError:
-        raise OptionError(f"unknown game {game!r} (games: {', '.join(_RULES)})") from None
-
-
-def _load() -> None:
-    if not _RULES:
-        from . import skyjo
-
-        register(skyjo.RULES)
-        for module in ("action", "skipbo"):
-            try:
-                imported = __import__(f"skyjo_p2p.{module}", fromlist=["RULES"])
-            except ModuleNotFoundError as exc:
-                if exc.name != f"skyjo_p2p.{module}":
-                    raise
-                continue
-            register(imported.RULES)
+    rules = _RULES.get(game)
+    if rules is None:
+        module = _MODULES.get(game)
+        if module is None:
+            raise OptionError(f"unknown game {game!r} (games: {', '.join(_MODULES)})")
+        register(importlib.import_module(module).RULES)
+        rules = _RULES[game]
+    return rules
 
 
 def new_game(
@@ -121,19 +112,19 @@ def legal_moves(state: TableState, seat: int) -> list[Move]:
     """Every move `seat` may make now; empty while a request is pending."""
     if state.pending:
         return []
-    return _RULES[state.game].legal_moves(state, seat)
+    return rules_for(state.game).legal_moves(state, seat)
 
 
 def deciders(state: TableState) -> tuple[int, ...]:
     """The seats that may move now."""
     if state.pending:
         return ()
-    return _RULES[state.game].deciders(state)
+    return rules_for(state.game).deciders(state)
 
 
 def apply(state: TableState, action: Move | Answer) -> tuple[TableState, list[Event]]:
     """Play a move or take an answer; return the new state and what happened (R-C4)."""
-    rules = _RULES[state.game]
+    rules = rules_for(state.game)
     events: list[Event] = []
     if isinstance(action, Move):
         if state.pending:
