@@ -99,6 +99,47 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    from protocol.errors import MalformedMessage
+    from protocol.verify import verify_bytes
+
+    try:
+        with open(args.file, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        print(f"skyjo-lan verify: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        verdict = verify_bytes(data)
+    except MalformedMessage as exc:
+        print(f"skyjo-lan verify: {args.file} is not a readable transcript: {exc.reason}", file=sys.stderr)
+        return 2
+    if args.json:
+        _print_json(verdict.as_dict())
+    else:
+        names = verdict.names or tuple(f"seat {s}" for s in range(verdict.players))
+        if verdict.valid:
+            state = "finished" if verdict.finished else f"in progress (round {verdict.round})"
+            print(
+                f"valid: {verdict.game}, {verdict.players} players, {verdict.frames} frames, "
+                f"{verdict.rounds_signed} round(s) signed by every seat, game {state}"
+            )
+            if verdict.truncated:
+                print("  note: the file ends with an incomplete record (a crash?); checked up to it")
+            for seat, total in enumerate(verdict.totals):
+                mark = "  winner" if seat in verdict.winners else ""
+                print(f"  seat {seat} ({names[seat]}): {total}{mark}")
+        else:
+            who = (
+                f"seat {verdict.blame} ({names[verdict.blame]})"
+                if verdict.blame is not None
+                else "no seat named"
+            )
+            print(f"INVALID: {verdict.fault}")
+            print(f"  to blame: {who}")
+    return 0 if verdict.valid else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="skyjo-lan",
@@ -135,6 +176,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--csv", metavar="FILE", help="also write the table to FILE as CSV")
     p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("verify", help="re-check a saved game: every signature, proof, move and score")
+    p.add_argument("file", help="a transcript file (saved games are under $XDG_DATA_HOME/skyjo-lan/games/)")
+    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.set_defaults(func=cmd_verify)
     return parser
 
 

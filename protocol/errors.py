@@ -1,0 +1,38 @@
+"""Typed errors of the agreement layer.
+
+Two families: input that cannot be attributed to anyone (bytes that are not a frame, a forged
+signature: `MalformedMessage`, `BadSignature`), and faults a seat is answerable for
+(`Misbehaviour`: an invalid proof, an illegal move, a message out of step, equivocation, a
+timeout). The session turns the second family into a `Blamed` event naming the seat.
+"""
+
+from __future__ import annotations
+
+
+class ProtocolError(Exception):
+    """Base of every error the protocol layer raises."""
+
+    @property
+    def reason(self) -> str:
+        return str(self.args[0]) if self.args else type(self).__name__
+
+
+class MalformedMessage(ProtocolError):
+    """Bytes that are not a well-formed frame or message of this protocol version."""
+
+
+class BadSignature(ProtocolError):
+    """A frame whose signature does not verify under the claimed seat's identity key."""
+
+
+class Misbehaviour(ProtocolError):
+    """A fault attributable to `seat` (signed by it, or a step it failed to take in time)."""
+
+    def __init__(self, seat: int, reason: str, evidence: tuple[bytes, ...] = ()) -> None:
+        super().__init__(reason)
+        self.seat = seat
+        self.evidence = evidence
+
+
+class SessionHalted(ProtocolError):
+    """The session stopped after a fault; no more moves can be played in it."""

@@ -1,0 +1,97 @@
+"""What a `Session` tells the program that drives it (besides frames to send)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from skyjo_p2p.core.events import Event as EngineEvent
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """Every seat's key is known and checked: the game begins."""
+
+
+@dataclass(frozen=True, slots=True)
+class Updated:
+    """The local game state changed; `facts` are the engine's events (moves, reveals, scores)."""
+
+    facts: tuple[EngineEvent, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class YourMove:
+    """This peer's seat may move now (`Session.legal_moves()` lists the moves)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRefused:
+    """A move this peer submitted was not played (it stopped being legal): choose again."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSigned:
+    """Every seat signed the same transcript hash at the end of `round`."""
+
+    round: int
+    transcript_hash: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    winners: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReceived:
+    seat: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class FrameRejected:
+    """Bytes that were not a valid frame of this session (not attributable: nobody signed them)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Blamed:
+    """`seat` broke the protocol; `evidence` holds the signed frames that prove it, if any."""
+
+    seat: int
+    reason: str
+    evidence: tuple[bytes, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Halted:
+    """The session stopped; nothing more will be played in it."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TimerRequest:
+    """Call `Session.timer_expired(name)` after `seconds` (the session keeps no clock)."""
+
+    name: str
+    seconds: float
+
+
+SessionEvent = (
+    Started
+    | Updated
+    | YourMove
+    | MoveRefused
+    | RoundSigned
+    | Finished
+    | ChatReceived
+    | FrameRejected
+    | Blamed
+    | Halted
+    | TimerRequest
+)

@@ -1,0 +1,876 @@
+"""The session: one peer's side of a game, sans I/O.
+
+Bytes in (`receive_frame`), bytes out (`data_to_send`), events out (`next_events`, including
+`TimerRequest`s, since the session keeps no clock). The program that drives it moves frames
+between peers (every frame goes to every other peer) and calls `timer_expired` when asked to.
+
+**Order.** Each seat's frames form a signed hash chain (see `messages`). The *game* messages are
+consumed in an order every honest peer derives the same way from the engine: the session runs
+one *job* at a time, and each job consumes a known message from known seats, in seat order:
+
+* keys: every seat commits to its ElGamal key share, then reveals it with a proof of knowledge;
+* a deal or reshuffle request: every seat shuffles in seat order (Terelius-Wikstrom proofs);
+* a batch of reveal requests: every seat that owes decryption shares sends them, with one proof;
+* a random request: every seat commits to a random value, then reveals it;
+* otherwise: the move of the lowest seat the engine lets decide;
+* after each round: every seat signs the transcript hash.
+
+Messages that arrive early wait in their sender's queue. Each consumed message extends the
+transcript hash; every proof is bound (Fiat-Shamir context) to the session, the prover's seat and
+the transcript hash at the start of its job, so no proof can be replayed elsewhere.
+
+**Faults.** Anything a seat signed that is wrong (an invalid proof, an illegal move, a message out
+of step, two different frames with one sequence number) halts the session with a `Blamed` event
+naming the seat. Every peer echoes the hash of each game frame it receives; a mismatch triggers
+the exchange of evidence, and two conflicting signed frames prove equivocation. A seat that does
+not send an automatic message within `step_timeout` is blamed when the timer expires.
+
+An observer session (seat None, no keys) checks everything and sends nothing: it is how
+`skyjo-lan verify` re-checks a saved transcript.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from skyjo_p2p.core.errors import IllegalMove, MalformedMove
+from skyjo_p2p.core.events import (
+    DealRequest,
+    Dealt,
+    GameOver,
+    RandomRequest,
+    RandomResult,
+    Reveal,
+    RevealRequest,
+    RoundEnded,
+    Shuffled,
+    ShuffleRequest,
+)
+from skyjo_p2p.core.events import (
+    Event as EngineEvent,
+)
+from skyjo_p2p.core.moves import Move
+from skyjo_p2p.core.state import TableState
+from skyjo_p2p.engine import apply, deciders, legal_moves, new_game, rules_for
+
+from . import crypto
+from .config import TableConfig
+from .crypto import CryptoError, InvalidProof
+from .deck import CardStore
+from .errors import BadSignature, MalformedMessage, Misbehaviour
+from .events import (
+    Blamed,
+    ChatReceived,
+    Finished,
+    FrameRejected,
+    Halted,
+    MoveRefused,
+    RoundSigned,
+    SessionEvent,
+    Started,
+    TimerRequest,
+    Updated,
+    YourMove,
+)
+from .messages import MAX_ACKS, SIDE_KINDS, Envelope, open_frame, seal, verifiers_for
+from .transcript import extend, transcript_start
+
+MAX_BUFFERED = 4096
+"""Frames buffered ahead of a gap in one sender's chain before further ones are refused."""
+
+
+@dataclass
+class _Chain:
+    """What we have of one seat's hash chain."""
+
+    next_seq: int
+    last_digest: bytes
+    frames: dict[int, Envelope] = field(default_factory=dict)
+    ahead: dict[int, Envelope] = field(default_factory=dict)
+
+
+@dataclass
+class _Blocked:
+    """What the session waits for: a description and the seats it waits on."""
+
+    name: str
+    seats: tuple[int, ...]
+    automatic: bool
+
+
+class Session:
+    """One peer's side of a game (or an observer's, with `seat=None`)."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        seat: int | None,
+        identity: Ed25519PrivateKey | None,
+        *,
+        step_timeout: float = 30.0,
+        move_timeout: float | None = None,
+    ) -> None:
+        if (seat is None) != (identity is None):
+            raise ValueError("a seat needs its identity key; an observer has neither")
+        if seat is not None and not 0 <= seat < config.players:
+            raise ValueError(f"no seat {seat} at this table")
+        self.config = config
+        self.me = seat
+        self._key = identity
+        if identity is not None and seat is not None:
+            mine = identity.public_key().public_bytes_raw()
+            if mine != config.identities[seat]:
+                raise ValueError(f"this identity key is not seat {seat}'s")
+        self.players = config.players
+        self.step_timeout = step_timeout
+        self.move_timeout = move_timeout
+        self._rules = rules_for(config.game)
+        self._verifiers = verifiers_for(config)
+        genesis = config.genesis_hash
+        self._chains = [_Chain(0, genesis) for _ in range(self.players)]
+        self._queues: list[deque[Envelope]] = [deque() for _ in range(self.players)]
+        self._out: list[bytes] = []
+        self._events: list[SessionEvent] = []
+        self.frames: list[bytes] = []
+        """Every accepted frame (ours included), in the order accepted: the transcript file."""
+        self.transcript_hash = transcript_start(config)
+        self._acks: list[list[Any]] = []
+        self._echo_claims: dict[tuple[int, int], dict[int, bytes]] = {}
+        self._evidence_sent: set[tuple[int, int]] = set()
+        self._jobs: deque[_Job] = deque([_Keys()])
+        self._job: _Job | None = None
+        self._job_number = 0
+        self._blocked: _Blocked | None = None
+        self._timer_for: str | None = None
+        self._submitted: Move | None = None
+        self._your_move_sent = False
+        self.halted: str | None = None
+        self.state: TableState | None = None
+        self.cards = CardStore(config.session_id)
+        self.secret: int | None = None
+        self.my_public_key: crypto.Point | None = None
+        self.public_keys: list[crypto.Point] = []
+        self.joint_key: crypto.Point | None = None
+        self.blamed: list[Blamed] = []
+        self.replaying = False
+        """True while a saved transcript is fed back in (our own frames are then accepted)."""
+
+    # --- the driver's side ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Take the first steps (send our key commitment)."""
+        self._advance()
+
+    def data_to_send(self) -> list[bytes]:
+        """Frames to send to every other peer, in order."""
+        out, self._out = self._out, []
+        return out
+
+    def next_events(self) -> list[SessionEvent]:
+        out, self._events = self._events, []
+        return out
+
+    def legal_moves(self) -> list[Move]:
+        """The moves this peer's seat may submit now."""
+        if self.state is None or self.me is None or self.halted:
+            return []
+        return legal_moves(self.state, self.me)
+
+    def submit_move(self, move: Move) -> None:
+        """Play a move for this peer's seat. Raises `IllegalMove` if it is not legal now."""
+        if self.me is None or self.state is None:
+            raise IllegalMove("an observer cannot move")
+        if self.halted:
+            raise IllegalMove(f"the game has stopped: {self.halted}")
+        if move.seat != self.me:
+            raise IllegalMove(f"this peer plays seat {self.me}, not seat {move.seat}")
+        if move not in legal_moves(self.state, self.me):
+            apply(self.state, move)  # raises IllegalMove with the engine's reason
+            raise IllegalMove("that move is not available now")
+        self._submitted = move
+        self._your_move_sent = False
+        self._advance()
+
+    def send_chat(self, text: str) -> None:
+        """Table talk, seen by every seat (R-B7); not part of the game's order."""
+        text = text.strip()[:500]
+        if text and self.me is not None and not self.halted:
+            self._emit("chat", {"text": text})
+
+    def receive_frame(self, frame: bytes) -> None:
+        """Take one frame from any peer. Faults become events; this never raises for bad input."""
+        try:
+            envelope = open_frame(frame, self.config, self._verifiers)
+        except (MalformedMessage, BadSignature) as exc:
+            self._events.append(FrameRejected(exc.reason))
+            return
+        try:
+            self._accept(envelope)
+            self._advance()
+        except Misbehaviour as fault:
+            self._blame(fault)
+        self._flush_acks()
+
+    def timer_expired(self, name: str) -> None:
+        """A `TimerRequest` ran out. If we still wait for the same thing, its seats are blamed."""
+        if self.halted:
+            return
+        if name.startswith("echo:"):
+            self._echo_timeout(name)
+            return
+        blocked = self._blocked
+        if blocked is None or blocked.name != name:
+            return
+        for seat in blocked.seats:
+            self._blame(Misbehaviour(seat, f"did not answer in time ({name})"), halt=False)
+        self._halt(f"timed out waiting for seat(s) {', '.join(map(str, blocked.seats))}")
+
+    # --- frames in ----------------------------------------------------------------------------
+
+    def _accept(self, envelope: Envelope) -> None:
+        chain = self._chains[envelope.seat]
+        if envelope.seat == self.me and envelope.seq >= chain.next_seq and not self.replaying:
+            self._events.append(FrameRejected("a frame signed with this peer's own key that it did not send"))
+            return
+        if envelope.seq < chain.next_seq:
+            known = chain.frames[envelope.seq]
+            if known.digest != envelope.digest:
+                raise Misbehaviour(
+                    envelope.seat,
+                    f"equivocation: two different signed frames #{envelope.seq}",
+                    (known.frame, envelope.frame),
+                )
+            return  # a duplicate (a resend after a reconnection): nothing new
+        if envelope.seq > chain.next_seq:
+            if envelope.seq in chain.ahead and chain.ahead[envelope.seq].digest != envelope.digest:
+                raise Misbehaviour(
+                    envelope.seat,
+                    f"equivocation: two different signed frames #{envelope.seq}",
+                    (chain.ahead[envelope.seq].frame, envelope.frame),
+                )
+            if len(chain.ahead) >= MAX_BUFFERED:
+                self._events.append(
+                    FrameRejected(f"too many frames ahead of a gap from seat {envelope.seat}")
+                )
+                return
+            chain.ahead[envelope.seq] = envelope
+            return
+        self._append(envelope)
+        while chain.next_seq in chain.ahead:
+            self._append(chain.ahead.pop(chain.next_seq))
+
+    def _append(self, envelope: Envelope) -> None:
+        chain = self._chains[envelope.seat]
+        if envelope.prev != chain.last_digest:
+            raise Misbehaviour(
+                envelope.seat,
+                f"frame #{envelope.seq} does not follow its previous frame (broken chain)",
+                (envelope.frame,),
+            )
+        chain.frames[envelope.seq] = envelope
+        chain.next_seq += 1
+        chain.last_digest = envelope.digest
+        self.frames.append(envelope.frame)
+        self._check_claims(envelope)
+        if envelope.kind in SIDE_KINDS:
+            self._side_message(envelope)
+        else:
+            self._queues[envelope.seat].append(envelope)
+            if envelope.seat != self.me and self.me is not None:
+                self._acks.append([envelope.seat, envelope.seq, envelope.digest])
+
+    # --- echoes, evidence, chat ---------------------------------------------------------------
+
+    def _side_message(self, envelope: Envelope) -> None:
+        if envelope.kind == "chat":
+            self._events.append(ChatReceived(envelope.seat, envelope.data["text"]))
+        elif envelope.kind == "echo":
+            for seat, seq, digest in envelope.data["acks"]:
+                if seat == envelope.seat or seat >= self.players:
+                    continue
+                self._echo_claims.setdefault((seat, seq), {})[envelope.seat] = digest
+                known = self._chains[seat].frames.get(seq)
+                if known is not None:
+                    self._check_claims(known)
+        elif envelope.kind == "evidence":
+            try:
+                other = open_frame(envelope.data["frame"], self.config, self._verifiers)
+            except (MalformedMessage, BadSignature) as exc:
+                raise Misbehaviour(
+                    envelope.seat, f"sent evidence that is not a valid frame: {exc.reason}"
+                ) from None
+            chain = self._chains[other.seat]
+            known = chain.frames.get(other.seq) or chain.ahead.get(other.seq)
+            if known is not None and known.digest != other.digest:
+                raise Misbehaviour(
+                    other.seat,
+                    f"equivocation: two different signed frames #{other.seq}",
+                    (known.frame, other.frame),
+                )
+
+    def _check_claims(self, envelope: Envelope) -> None:
+        claims = self._echo_claims.get((envelope.seat, envelope.seq))
+        if not claims:
+            return
+        if any(digest != envelope.digest for digest in claims.values()):
+            key = (envelope.seat, envelope.seq)
+            if key not in self._evidence_sent and self.me is not None:
+                self._evidence_sent.add(key)
+                self._emit("evidence", {"frame": envelope.frame})
+                self._events.append(TimerRequest(f"echo:{envelope.seat}:{envelope.seq}", self.step_timeout))
+
+    def _echo_timeout(self, name: str) -> None:
+        _, seat_text, seq_text = name.split(":")
+        seat, seq = int(seat_text), int(seq_text)
+        known = self._chains[seat].frames.get(seq)
+        claims = self._echo_claims.get((seat, seq), {})
+        liars = sorted(e for e, digest in claims.items() if known is not None and digest != known.digest)
+        for echoer in liars:
+            self._blame(
+                Misbehaviour(echoer, f"echoed a frame #{seq} of seat {seat} that it could not show"),
+                halt=False,
+            )
+        if liars:
+            self._halt("an echo could not be backed by a signed frame")
+
+    def _flush_acks(self) -> None:
+        while self._acks and self.me is not None and not self.halted:
+            batch, self._acks = self._acks[:MAX_ACKS], self._acks[MAX_ACKS:]
+            self._emit("echo", {"acks": batch})
+        self._acks = []
+
+    # --- frames out ---------------------------------------------------------------------------
+
+    def _emit(self, kind: str, data: dict[str, Any]) -> Envelope:
+        assert self.me is not None and self._key is not None
+        chain = self._chains[self.me]
+        envelope = seal(self.config, self._key, self.me, chain.next_seq, chain.last_digest, kind, data)
+        chain.frames[envelope.seq] = envelope
+        chain.next_seq += 1
+        chain.last_digest = envelope.digest
+        self.frames.append(envelope.frame)
+        self._out.append(envelope.frame)
+        if kind not in SIDE_KINDS:
+            self._queues[self.me].append(envelope)
+        return envelope
+
+    # --- the jobs -------------------------------------------------------------------------------
+
+    def _advance(self) -> None:
+        while not self.halted:
+            if self._job is None:
+                self._job = self._next_job()
+                if self._job is None:
+                    self._blocked = None
+                    return
+                self._job_number += 1
+                self._job.begin(self, self._job_number)
+            try:
+                done = self._job.run(self)
+            except Misbehaviour as fault:
+                self._blame(fault)
+                return
+            if done:
+                self._job = None
+                continue
+            self._wait(self._job.blocked(self))
+            return
+
+    def _next_job(self) -> _Job | None:
+        if self._jobs:
+            return self._jobs.popleft()
+        state = self.state
+        if state is None:
+            return None
+        if state.pending:
+            first = state.pending[0]
+            if isinstance(first, DealRequest | ShuffleRequest):
+                return _Shuffle(first)
+            if isinstance(first, RandomRequest):
+                return _Coin(first)
+            batch = []
+            for request in state.pending:
+                if not isinstance(request, RevealRequest):
+                    break
+                batch.append(request)
+            return _Reveals(tuple(batch))
+        if state.phase == "game_over":
+            return None
+        seats = deciders(state)
+        if not seats:
+            self._halt(f"the game cannot go on (phase {state.phase}, nobody may move)")
+            return None
+        return _MoveJob(min(seats))
+
+    def _wait(self, blocked: _Blocked) -> None:
+        self._blocked = blocked
+        if blocked.name == self._timer_for:
+            return
+        self._timer_for = blocked.name
+        if blocked.automatic:
+            self._events.append(TimerRequest(blocked.name, self.step_timeout))
+        elif self.move_timeout is not None and blocked.seats:
+            self._events.append(TimerRequest(blocked.name, self.move_timeout))
+
+    def head(self, seat: int, kind: str, job: int | None) -> Envelope | None:
+        """The next game message of `seat` if it is the one this job needs; a fault otherwise."""
+        queue = self._queues[seat]
+        if not queue:
+            return None
+        envelope = queue[0]
+        data_job = envelope.data.get("job")
+        if envelope.kind != kind or (job is not None and data_job != job):
+            expected = kind if job is None else f"{kind} for job {job}"
+            got = envelope.kind if data_job is None else f"{envelope.kind} for job {data_job}"
+            raise Misbehaviour(seat, f"sent {got} when {expected} was due", (envelope.frame,))
+        return envelope
+
+    def consume(self, envelope: Envelope) -> None:
+        self._queues[envelope.seat].popleft()
+        self.transcript_hash = extend(self.transcript_hash, envelope.digest)
+
+    def context(self, seat: int, transcript_hash: bytes) -> bytes:
+        return crypto.make_context(self.config.session_id, seat, transcript_hash)
+
+    def engine(self, action: Any) -> None:
+        """Apply an answer or a move to the engine and report what happened."""
+        assert self.state is not None
+        self.state, events = apply(self.state, action)
+        self.after_engine(events)
+
+    def after_engine(self, events: Iterable[EngineEvent]) -> None:
+        facts = tuple(events)
+        for fact in facts:
+            if isinstance(fact, RoundEnded):
+                self._jobs.append(_RoundSignature(fact.round))
+            elif isinstance(fact, GameOver):
+                self._events.append(Finished(fact.winners, fact.totals))
+        self._events.append(Updated(facts))
+        self._your_move_sent = False
+
+    def your_move(self) -> None:
+        if not self._your_move_sent:
+            self._your_move_sent = True
+            self._events.append(YourMove())
+
+    def take_submitted(self) -> Move | None:
+        move, self._submitted = self._submitted, None
+        return move
+
+    def refuse_submitted(self, reason: str) -> None:
+        self._events.append(MoveRefused(reason))
+
+    def start_game(self) -> None:
+        self.state, events = new_game(self.config.game, self.players, dict(self.config.options))
+        self._events.append(Started())
+        self.after_engine(events)
+
+    # --- faults -------------------------------------------------------------------------------
+
+    def _blame(self, fault: Misbehaviour, halt: bool = True) -> None:
+        event = Blamed(fault.seat, fault.reason, fault.evidence)
+        self.blamed.append(event)
+        self._events.append(event)
+        if halt:
+            self._halt(f"seat {fault.seat}: {fault.reason}")
+
+    def _halt(self, reason: str) -> None:
+        if self.halted is None:
+            self.halted = reason
+            self._events.append(Halted(reason))
+
+
+# --- jobs ---------------------------------------------------------------------------------------
+
+
+class _Job:
+    """One step of the game's order. `run` consumes what it can; True when the job is done."""
+
+    number = 0
+    start_hash = b""
+
+    def begin(self, session: Session, number: int) -> None:
+        self.number = number
+        self.start_hash = session.transcript_hash
+
+    def run(self, session: Session) -> bool:
+        raise NotImplementedError
+
+    def blocked(self, session: Session) -> _Blocked:
+        raise NotImplementedError
+
+
+def _crypto_fault(seat: int, what: str, exc: Exception) -> Misbehaviour:
+    reason = exc.args[0] if exc.args else type(exc).__name__
+    return Misbehaviour(seat, f"{what}: {reason}")
+
+
+class _Keys(_Job):
+    """Every seat commits to its key share X_i = x_i G, then reveals it with a Schnorr proof."""
+
+    def __init__(self) -> None:
+        self.phase = "commit"
+        self.next_seat = 0
+        self.commits: dict[int, bytes] = {}
+        self.reveal_hash = b""
+
+    def run(self, session: Session) -> bool:
+        me = session.me
+        if self.phase == "commit":
+            if me is not None and session.secret is None:
+                session.secret, session.my_public_key = crypto.keygen()
+                commit = crypto.key_commitment(session.my_public_key, session.context(me, self.start_hash))
+                session._emit("keycommit", {"commit": commit})
+            while self.next_seat < session.players:
+                envelope = session.head(self.next_seat, "keycommit", None)
+                if envelope is None:
+                    return False
+                session.consume(envelope)
+                self.commits[self.next_seat] = envelope.data["commit"]
+                self.next_seat += 1
+            self.phase, self.next_seat = "reveal", 0
+            self.reveal_hash = session.transcript_hash
+            if me is not None:
+                mine = session.my_public_key
+                assert session.secret is not None and mine is not None
+                proof = crypto.prove_key(session.secret, mine, session.context(me, self.reveal_hash))
+                session._emit("key", {"key": mine, "proof": list(proof.to_wire())})
+        while self.next_seat < session.players:
+            seat = self.next_seat
+            envelope = session.head(seat, "key", None)
+            if envelope is None:
+                return False
+            session.consume(envelope)
+            try:
+                public = crypto.decode_point(envelope.data["key"])
+                crypto.verify_key_commitment(
+                    self.commits[seat], public, session.context(seat, self.start_hash)
+                )
+                proof = crypto.SchnorrProof.from_wire(envelope.data["proof"])
+                crypto.verify_key(public, proof, session.context(seat, self.reveal_hash))
+            except CryptoError as exc:
+                raise _crypto_fault(seat, "key share refused", exc) from None
+            session.public_keys.append(public)
+            self.next_seat += 1
+        session.joint_key = crypto.joint_key(session.public_keys)
+        session.start_game()
+        return True
+
+    def blocked(self, session: Session) -> _Blocked:
+        kind = "keycommit" if self.phase == "commit" else "key"
+        missing = tuple(s for s in range(self.next_seat, session.players) if not session._queues[s])
+        return _Blocked(f"job:{self.number}:{kind}:{self.next_seat}", missing or (self.next_seat,), True)
+
+
+class _Shuffle(_Job):
+    """A fresh deck (deal) or a pile (reshuffle): each seat in turn shuffles with a proof.
+
+    A seat checks every shuffle before its own (in one batch, `verify_shuffle_chain`), and all the
+    later ones once the last is in; nothing is decrypted before every shuffle has been checked.
+    """
+
+    def __init__(self, request: DealRequest | ShuffleRequest) -> None:
+        self.request = request
+        self.decks: list[list[crypto.Ciphertext]] = []
+        self.proofs: list[crypto.ShuffleProof] = []
+        self.contexts: list[bytes] = []
+        self.verified = 0
+        self.next_seat = 0
+
+    def begin(self, session: Session, number: int) -> None:
+        super().begin(session, number)
+        request = self.request
+        assert session.state is not None and session.joint_key is not None
+        if isinstance(request, DealRequest):
+            if request.first == 0:
+                session.cards.new_round()
+            composition = session._rules.composition(session.state, request.deck)
+            if len(composition) != request.size:
+                raise AssertionError("deal size differs from the deck's composition")
+            book = session.cards.codebook(request.deck, request.size)
+            self.decks.append(book.initial_deck(session.joint_key))
+        else:
+            self.decks.append([session.cards.ciphertexts[h] for h in request.handles])
+
+    def _verify(self, session: Session, upto: int) -> None:
+        """Check proofs [verified, upto) in one batch; blame the first bad one."""
+        if upto <= self.verified:
+            return
+        start = self.verified
+        first_mine = session.me if session.me is not None and start <= session.me < upto else None
+        segments = [(start, upto)] if first_mine is None else [(start, first_mine), (first_mine + 1, upto)]
+        assert session.joint_key is not None
+        for lo, hi in segments:
+            if hi <= lo:
+                continue
+            try:
+                crypto.verify_shuffle_chain(
+                    self.decks[lo : hi + 1], self.proofs[lo:hi], session.joint_key, self.contexts[lo:hi]
+                )
+            except InvalidProof as exc:
+                bad = lo + (exc.index or 0)
+                raise Misbehaviour(bad, f"invalid shuffle: {exc.args[0]}") from None
+        self.verified = upto
+
+    def run(self, session: Session) -> bool:
+        assert session.joint_key is not None
+        while self.next_seat < session.players:
+            seat = self.next_seat
+            context = session.context(seat, session.transcript_hash)
+            if seat == session.me and not session._queues[seat]:
+                self._verify(session, seat)
+                outputs, proof = crypto.shuffle(self.decks[-1], session.joint_key, context)
+                session._emit(
+                    "shuffle",
+                    {
+                        "job": self.number,
+                        "deck": crypto.deck_to_wire(outputs),
+                        "proof": list(proof.to_wire()),
+                    },
+                )
+            envelope = session.head(seat, "shuffle", self.number)
+            if envelope is None:
+                return False
+            try:
+                outputs = crypto.deck_from_wire(envelope.data["deck"], expected_len=len(self.decks[0]))
+                proof = crypto.ShuffleProof.from_wire(envelope.data["proof"])
+            except CryptoError as exc:
+                raise _crypto_fault(seat, "malformed shuffle", exc) from None
+            session.consume(envelope)
+            self.decks.append(outputs)
+            self.proofs.append(proof)
+            self.contexts.append(context)
+            self.next_seat += 1
+        self._verify(session, session.players)
+        request = self.request
+        final = self.decks[-1]
+        if isinstance(request, DealRequest):
+            session.cards.place(request.deck, request.first, final)
+            session.engine(Dealt(request.deck, request.first, request.size))
+        else:
+            session.cards.place(request.deck, request.first, final)
+            session.engine(Shuffled(request.deck, request.handles, request.first))
+        return True
+
+    def blocked(self, session: Session) -> _Blocked:
+        return _Blocked(f"job:{self.number}:shuffle:{self.next_seat}", (self.next_seat,), True)
+
+
+class _Reveals(_Job):
+    """Decryption shares for a batch of reveal requests, one message (and one proof) per seat."""
+
+    def __init__(self, requests: tuple[RevealRequest, ...]) -> None:
+        self.requests = requests
+        self.owed: dict[int, list[int]] = {}
+        self.seats: list[int] = []
+        self.next_index = 0
+
+    def begin(self, session: Session, number: int) -> None:
+        super().begin(session, number)
+        for request in self.requests:
+            published = session.cards.published(request.handle)
+            for seat in range(session.players):
+                if seat == request.to or seat in published:
+                    continue
+                handles = self.owed.setdefault(seat, [])
+                if request.handle not in handles:
+                    handles.append(request.handle)
+        self.seats = sorted(self.owed)
+
+    def run(self, session: Session) -> bool:
+        me = session.me
+        cards = session.cards
+        while self.next_index < len(self.seats):
+            seat = self.seats[self.next_index]
+            handles = self.owed[seat]
+            ciphertexts = [cards.ciphertexts[h] for h in handles]
+            context = session.context(seat, self.start_hash)
+            if seat == me and not session._queues[seat]:
+                assert session.secret is not None
+                batch = crypto.make_share_batch(session.secret, session.public_keys[me], ciphertexts, context)
+                session._emit("shares", {"job": self.number, "batch": list(batch.to_wire())})
+            envelope = session.head(seat, "shares", self.number)
+            if envelope is None:
+                return False
+            try:
+                batch = crypto.ShareBatch.from_wire(envelope.data["batch"], expected_len=len(handles))
+                crypto.verify_share_batch(session.public_keys[seat], ciphertexts, batch, context)
+            except CryptoError as exc:
+                raise _crypto_fault(seat, "invalid decryption shares", exc) from None
+            session.consume(envelope)
+            for handle, share in zip(handles, batch.shares, strict=True):
+                cards.published(handle)[seat] = share
+            self.next_index += 1
+        assert session.state is not None
+        for request in self.requests:
+            session.engine(Reveal(request.handle, request.to, self._value(session, request)))
+        return True
+
+    def _value(self, session: Session, request: RevealRequest) -> int | None:
+        me = session.me
+        if request.to is not None and request.to != me:
+            return None
+        cards = session.cards
+        handle = request.handle
+        shares = dict(cards.published(handle))
+        ciphertext = cards.ciphertexts[handle]
+        if request.to is not None:
+            assert session.secret is not None
+            shares[request.to] = crypto.decryption_share(session.secret, ciphertext)
+        if len(shares) != session.players:
+            raise AssertionError(f"card {handle} lacks shares")
+        deck = cards.deck_of[handle]
+        assert session.state is not None
+        composition = session._rules.composition(session.state, deck)
+        book = cards.codebook(deck, len(composition))
+        try:
+            index = book.index_of(crypto.combine_shares(ciphertext, shares.values()))
+        except CryptoError:
+            session._halt(f"card {handle} did not decrypt to a card of the {deck} deck")
+            raise Misbehaviour(
+                request.to if request.to is not None else 0, "a card did not decrypt"
+            ) from None
+        return int(composition[index])
+
+    def blocked(self, session: Session) -> _Blocked:
+        seat = self.seats[self.next_index] if self.next_index < len(self.seats) else 0
+        return _Blocked(f"job:{self.number}:shares:{seat}", (seat,), True)
+
+
+class _Coin(_Job):
+    """A joint random number in [0, n): every seat commits to 32 random bytes, then reveals."""
+
+    def __init__(self, request: RandomRequest) -> None:
+        self.request = request
+        self.phase = "commit"
+        self.next_seat = 0
+        self.commits: dict[int, bytes] = {}
+        self.values: dict[int, bytes] = {}
+        self.mine: crypto.CoinContribution | None = None
+
+    @property
+    def label(self) -> str:
+        return f"random:{self.request.purpose}:{self.number}"
+
+    def run(self, session: Session) -> bool:
+        me = session.me
+        if self.phase == "commit":
+            if me is not None and self.mine is None and not session._queues[me]:
+                self.mine = crypto.CoinContribution.new()
+                commit = self.mine.commitment(self.label, session.context(me, self.start_hash), me)
+                session._emit("coincommit", {"job": self.number, "commit": commit})
+            while self.next_seat < session.players:
+                envelope = session.head(self.next_seat, "coincommit", self.number)
+                if envelope is None:
+                    return False
+                session.consume(envelope)
+                self.commits[self.next_seat] = envelope.data["commit"]
+                self.next_seat += 1
+            self.phase, self.next_seat = "reveal", 0
+            if me is not None and self.mine is not None:
+                session._emit("coin", {"job": self.number, "reveal": list(self.mine.to_wire())})
+        while self.next_seat < session.players:
+            seat = self.next_seat
+            envelope = session.head(seat, "coin", self.number)
+            if envelope is None:
+                return False
+            try:
+                reveal = crypto.CoinContribution.from_wire(envelope.data["reveal"])
+                crypto.verify_coin_reveal(
+                    self.commits[seat], self.label, session.context(seat, self.start_hash), seat, reveal
+                )
+            except CryptoError as exc:
+                raise _crypto_fault(seat, "coin reveal refused", exc) from None
+            session.consume(envelope)
+            self.values[seat] = reveal.value
+            self.next_seat += 1
+        value = crypto.combine_coins(self.label, self.start_hash, self.values, self.request.n)
+        session.engine(RandomResult(self.request.purpose, self.request.n, value))
+        return True
+
+    def blocked(self, session: Session) -> _Blocked:
+        return _Blocked(f"job:{self.number}:{self.phase}:{self.next_seat}", (self.next_seat,), True)
+
+
+class _MoveJob(_Job):
+    """The move of `seat`, the lowest seat the engine lets decide now."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+
+    def run(self, session: Session) -> bool:
+        seat = self.seat
+        if seat == session.me and not session._queues[seat]:
+            move = session.take_submitted()
+            if move is None:
+                session.your_move()
+                return False
+            assert session.state is not None
+            try:
+                apply(session.state, move)
+            except IllegalMove as exc:
+                session.refuse_submitted(exc.reason)
+                session._your_move_sent = False
+                session.your_move()
+                return False
+            session._emit("move", {"job": self.number, "move": move.to_dict()})
+        envelope = session.head(seat, "move", self.number)
+        if envelope is None:
+            return False
+        try:
+            move = Move.from_dict(envelope.data["move"], session._rules.schema)
+        except MalformedMove as exc:
+            raise Misbehaviour(seat, f"malformed move: {exc.reason}", (envelope.frame,)) from None
+        if move.seat != seat:
+            raise Misbehaviour(seat, f"sent a move for seat {move.seat}", (envelope.frame,))
+        assert session.state is not None
+        try:
+            state, events = apply(session.state, move)
+        except IllegalMove as exc:
+            raise Misbehaviour(
+                seat, f"illegal move {move.to_dict()}: {exc.reason}", (envelope.frame,)
+            ) from None
+        session.consume(envelope)
+        session.state = state
+        session.after_engine(events)
+        return True
+
+    def blocked(self, session: Session) -> _Blocked:
+        return _Blocked(f"job:{self.number}:move:{self.seat}", (self.seat,), False)
+
+
+class _RoundSignature(_Job):
+    """Every seat signs the transcript hash at the end of a round; all must be equal."""
+
+    def __init__(self, round_number: int) -> None:
+        self.round = round_number
+        self.next_seat = 0
+        self.sent = False
+
+    def run(self, session: Session) -> bool:
+        me = session.me
+        if me is not None and not self.sent:
+            self.sent = True
+            if not session._queues[me]:
+                session._emit("roundsig", {"job": self.number, "round": self.round, "hash": self.start_hash})
+        while self.next_seat < session.players:
+            seat = self.next_seat
+            envelope = session.head(seat, "roundsig", self.number)
+            if envelope is None:
+                return False
+            if envelope.data["round"] != self.round or envelope.data["hash"] != self.start_hash:
+                raise Misbehaviour(
+                    seat, f"signed a different transcript at the end of round {self.round}", (envelope.frame,)
+                )
+            session.consume(envelope)
+            self.next_seat += 1
+        session._events.append(RoundSigned(self.round, self.start_hash))
+        return True
+
+    def blocked(self, session: Session) -> _Blocked:
+        return _Blocked(f"job:{self.number}:roundsig:{self.next_seat}", (self.next_seat,), True)
