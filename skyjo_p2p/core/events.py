@@ -169,6 +169,18 @@ class RoundEnded(Fact):
 
 
 @dataclass(frozen=True, slots=True)
+class MoveVoided(Fact):
+    """A move that could only be judged once a private card was revealed turned out illegal.
+
+    The mover's own engine would have refused it (it knows the card); other peers could not
+    judge it before the reveal. Only a tampered client makes one: the session blames `seat`.
+    """
+
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class GameOver(Fact):
     winners: tuple[int, ...]
     totals: tuple[int, ...]
