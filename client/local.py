@@ -1,0 +1,99 @@
+"""A table on this machine: one person and N bots, each a real peer with its own keys.
+
+`skyjo-lan play` uses it. The peers run the full protocol (keys, shuffle proofs, shares, signed
+frames), joined by in-memory links instead of sockets: nothing listens and nothing is sent on any
+network. The game is saved like any other and can be checked with `skyjo-lan verify`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from protocol.config import TableConfig
+from protocol.session import Session
+from skyjo_p2p.bots import make_bot
+from skyjo_p2p.bots.base import Bot
+
+from .peer import LinkState, PeerRunner
+from .storage import TranscriptWriter
+
+
+class LocalTable:
+    """Seat 0 (or none, with `watch=True`) is the person; the others are bots of `bot_level`."""
+
+    def __init__(
+        self,
+        game: str,
+        bots: int,
+        bot_level: str = "greedy",
+        options: dict[str, Any] | None = None,
+        *,
+        names: Sequence[str] | None = None,
+        identity: Ed25519PrivateKey | None = None,
+        save: bool = True,
+        think_time: float = 0.4,
+        human: bool = True,
+        seed: str | None = None,
+    ) -> None:
+        players = bots + (1 if human else 0)
+        keys = [identity or Ed25519PrivateKey.generate()] + [
+            Ed25519PrivateKey.generate() for _ in range(players - 1)
+        ]
+        if not human:
+            keys[0] = Ed25519PrivateKey.generate()
+        default_names = (["you"] if human else []) + [f"bot {i + 1}" for i in range(bots)]
+        self.config = TableConfig(
+            session_id=secrets.token_bytes(32),
+            game=game,
+            players=players,
+            identities=tuple(k.public_key().public_bytes_raw() for k in keys),
+            options=dict(options or {}),
+            names=tuple(names or default_names),
+        )
+        self.writer = TranscriptWriter(self.config) if save else None
+        self.runners: list[PeerRunner] = []
+        for seat in range(players):
+            policy: Bot | None = None
+            if seat > 0 or not human:
+                policy = make_bot(bot_level, game, f"{seed or secrets.token_hex(8)}:{seat}")
+            record = self.writer if (seat == 0 and self.writer is not None) else None
+            session = Session(self.config, seat, keys[seat])
+            self.runners.append(
+                PeerRunner(session, policy, record=record, think_time=think_time if seat else 0.0)
+            )
+        for runner in self.runners:
+            runner.links = {s: LinkState("local") for s in range(players) if s != runner.seat}
+
+    @property
+    def human(self) -> PeerRunner:
+        return self.runners[0]
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Run every peer until the game ends (or the caller cancels)."""
+
+        def broadcaster(sender: int):  # type: ignore[no-untyped-def]
+            async def broadcast(frame: bytes) -> None:
+                for seat, runner in enumerate(self.runners):
+                    if seat != sender:
+                        runner.deliver(frame)
+
+            return broadcast
+
+        try:
+            async with trio.open_nursery() as nursery:
+                for seat, runner in enumerate(self.runners):
+                    await nursery.start(runner.run, broadcaster(seat))
+                task_status.started()
+                while not all(r.status.finished or r.status.halted for r in self.runners):
+                    await self.human.changed.wait()
+                await trio.sleep(0.2)  # let the last round signatures settle
+                for runner in self.runners:
+                    runner.close()
+        finally:
+            if self.writer is not None:
+                self.writer.close()

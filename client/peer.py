@@ -1,0 +1,244 @@
+"""A peer at the table: one `Session` driven under trio, with a bot or a person choosing its moves.
+
+`PeerRunner` owns its session. Frames from other peers come in through `deliver` (from whatever
+links the program has: in-memory channels for a local table, TCP streams on a LAN); frames the
+session produces go to every link through `broadcast`. Heavy work (shuffle proofs take tenths of a
+second) runs in a worker thread, one call at a time, so the event loop and the screen stay
+responsive. The session's timer requests become trio sleeps.
+
+The terminal UI reads the runner (`view`, `legal_moves`, `log`, `status`, `links`) and calls
+`submit_move` / `send_chat`; `changed` is a trio event set whenever something visible changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import trio
+
+from protocol.config import TableConfig
+from protocol.events import (
+    Blamed,
+    ChatReceived,
+    Finished,
+    FrameRejected,
+    Halted,
+    MoveRefused,
+    RoundSigned,
+    SessionEvent,
+    Started,
+    TimerRequest,
+    Updated,
+    YourMove,
+)
+from protocol.session import Session
+from skyjo_p2p.bots.base import Bot
+from skyjo_p2p.core.errors import IllegalMove
+from skyjo_p2p.core.events import Event as EngineEvent
+from skyjo_p2p.core.moves import Move
+from skyjo_p2p.core.state import TableState
+
+log = logging.getLogger("skyjo_lan.peer")
+
+Broadcast = Callable[[bytes], Awaitable[None]]
+"""Send one frame to every other peer (the links decide how)."""
+
+
+@dataclass
+class LinkState:
+    """How this peer sees another seat's link, for the status line."""
+
+    status: str = "connecting"  # connecting | connected | reconnecting | blamed | gone | local
+    retry_in: float | None = None
+    reason: str | None = None
+
+
+@dataclass
+class LogEntry:
+    """One line of the table's history: a fact from the engine, or a message about the game."""
+
+    kind: str  # "fact" | "chat" | "info" | "blame"
+    fact: EngineEvent | None = None
+    seat: int | None = None
+    text: str = ""
+
+
+@dataclass
+class PeerStatus:
+    started: bool = False
+    finished: bool = False
+    halted: str | None = None
+    waiting_for: tuple[int, ...] = ()
+    busy: str | None = None  # "shuffling", "revealing" ... while crypto work runs
+    blamed: list[Blamed] = field(default_factory=list)
+
+
+class PeerRunner:
+    """Drives one session. `policy` is a bot for a headless seat, or None for a person."""
+
+    def __init__(
+        self,
+        session: Session,
+        policy: Bot | None = None,
+        *,
+        record: Callable[[bytes], None] | None = None,
+        think_time: float = 0.0,
+    ) -> None:
+        self.session = session
+        self.config: TableConfig = session.config
+        self.seat = session.me
+        self.policy = policy
+        self.record = record
+        self.think_time = think_time
+        self.changed = trio.Event()
+        self.log: list[LogEntry] = []
+        self.status = PeerStatus()
+        self.links: dict[int, LinkState] = {}
+        self._inbox_send, self._inbox = trio.open_memory_channel[bytes | None](10_000)
+        self._broadcast: Broadcast | None = None
+        self._lock = trio.Lock()
+        self._nursery: trio.Nursery | None = None
+        self._recorded = 0
+        self._your_move = False
+        self._bot_busy = False
+
+    # --- for the UI -----------------------------------------------------------------------------
+
+    @property
+    def view(self) -> TableState | None:
+        return self.session.state
+
+    def legal_moves(self) -> list[Move]:
+        return self.session.legal_moves()
+
+    async def submit_move(self, move: Move) -> None:
+        """Play a move for this seat (raises IllegalMove at once if it is not legal)."""
+        async with self._lock:
+            await trio.to_thread.run_sync(self.session.submit_move, move)
+            await self._after_session()
+
+    async def send_chat(self, text: str) -> None:
+        async with self._lock:
+            self.session.send_chat(text)
+            if self.seat is not None and text.strip():
+                self.log.append(LogEntry("chat", seat=self.seat, text=text.strip()[:500]))
+            await self._after_session()
+
+    # --- wiring -----------------------------------------------------------------------------------
+
+    def deliver(self, frame: bytes) -> None:
+        """A frame arrived from a link (never blocks; frames are processed in order)."""
+        try:
+            self._inbox_send.send_nowait(frame)
+        except trio.WouldBlock:
+            log.warning("inbox full: dropping a frame (the sender will resend after reconnecting)")
+
+    async def run(
+        self, broadcast: Broadcast, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Run until the game ends or halts (or the surrounding nursery is cancelled)."""
+        self._broadcast = broadcast
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            async with self._lock:
+                self.session.start()
+                await self._after_session()
+            task_status.started()
+            async for frame in self._inbox:
+                if frame is None:
+                    break
+                async with self._lock:
+                    await trio.to_thread.run_sync(self.session.receive_frame, frame)
+                    await self._after_session()
+                if self.status.finished or self.status.halted:
+                    # keep answering late frames (echoes, a slow peer's round signature) briefly
+                    continue
+            nursery.cancel_scope.cancel()
+
+    def close(self) -> None:
+        with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError):
+            self._inbox_send.send_nowait(None)
+
+    async def _after_session(self) -> None:
+        """Send what the session produced, record it, handle its events."""
+        session = self.session
+        frames = session.data_to_send()
+        if self.record is not None:
+            while self._recorded < len(session.frames):
+                self.record(session.frames[self._recorded])
+                self._recorded += 1
+        if self._broadcast is not None:
+            for frame in frames:
+                await self._broadcast(frame)
+        for event in session.next_events():
+            self._handle(event)
+        self.changed.set()
+        self.changed = trio.Event()
+
+    def _handle(self, event: SessionEvent) -> None:
+        if isinstance(event, Updated):
+            self.log.extend(LogEntry("fact", fact=f) for f in event.facts)
+            self._your_move = False
+        elif isinstance(event, Started):
+            self.status.started = True
+        elif isinstance(event, YourMove):
+            self._your_move = True
+            if self.policy is not None and self._nursery is not None and not self._bot_busy:
+                self._bot_busy = True
+                self._nursery.start_soon(self._bot_move)
+        elif isinstance(event, MoveRefused):
+            self.log.append(LogEntry("info", text=f"move refused: {event.reason}"))
+        elif isinstance(event, Finished):
+            self.status.finished = True
+        elif isinstance(event, ChatReceived):
+            self.log.append(LogEntry("chat", seat=event.seat, text=event.text))
+        elif isinstance(event, Blamed):
+            self.status.blamed.append(event)
+            self.links.setdefault(event.seat, LinkState()).status = "blamed"
+            self.links[event.seat].reason = event.reason
+            self.log.append(LogEntry("blame", seat=event.seat, text=event.reason))
+            log.warning("seat %s blamed: %s", event.seat, event.reason)
+        elif isinstance(event, Halted):
+            self.status.halted = event.reason
+            self.log.append(LogEntry("info", text=f"game stopped: {event.reason}"))
+        elif isinstance(event, FrameRejected):
+            log.info("frame refused: %s", event.reason)
+        elif isinstance(event, RoundSigned):
+            self.log.append(LogEntry("info", text=f"round {event.round} signed by every seat"))
+        elif isinstance(event, TimerRequest) and self._nursery is not None:
+            self._nursery.start_soon(self._timer, event)
+
+    async def _timer(self, request: TimerRequest) -> None:
+        await trio.sleep(request.seconds)
+        async with self._lock:
+            self.session.timer_expired(request.name)
+            await self._after_session()
+
+    async def _bot_move(self) -> None:
+        """Play for a headless seat while it has a decision to make (a turn can take several)."""
+        assert self.policy is not None and self.seat is not None
+        policy, seat = self.policy, self.seat
+        try:
+            while True:
+                if self.think_time:
+                    await trio.sleep(self.think_time)
+                async with self._lock:
+                    state = self.session.state
+                    if state is None or self.session.halted or not self.session.legal_moves():
+                        return
+
+                    def decide_and_play(state: TableState = state) -> None:
+                        self.session.submit_move(policy.choose(state, seat))
+
+                    try:
+                        await trio.to_thread.run_sync(decide_and_play)
+                    except IllegalMove as exc:  # a bot bug must not take the table down
+                        log.error("bot at seat %s chose an illegal move: %s", seat, exc.reason)
+                        return
+                    finally:
+                        await self._after_session()
+        finally:
+            self._bot_busy = False
