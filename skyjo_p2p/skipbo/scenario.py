@@ -1,4 +1,4 @@
-"""SKIP-BO in the scenario runner: decks of 1..12 and "SB"; the table report (docs/scenarios-skip-bo.md).
+"""SKIP-BO in the scenario runner: decks of 1..12 and "SB"; the table report (docs/scenarios.md, SKIP-BO).
 
 The runner's state knows every card that was shown to anybody, so the report shows every hand (an
 onlooker who sees hands); stock cards under the top and the draw pile were shown to nobody and
@@ -36,7 +36,7 @@ def _name(state: SkipBoState, handle: int) -> int | str:
 
 
 def report(state: TableState) -> dict[str, Any]:
-    """The game's part of the scenario output (docs/scenarios-skip-bo.md)."""
+    """The game's part of the scenario output (docs/scenarios.md, SKIP-BO)."""
     assert isinstance(state, SkipBoState)
     players = []
     for seat in range(state.players):

@@ -153,7 +153,7 @@ def test_simulate_skipbo_refuses_teams_for_5_players(capsys):
 
 @pytest.mark.parametrize(("players", "seed"), [(2, 1), (3, 0), (4, 2), (5, 7), (6, 2)])
 def test_b2_documented_seeds_make_the_last_seat_deal_and_seat_0_start(capsys, players, seed):
-    """The table of docs/scenarios-skip-bo.md: with a given deck only the dealer comes from the seed."""
+    """The table of docs/scenarios.md, SKIP-BO: with a given deck only the dealer comes from the seed."""
     document = example(0, players=players, seed=seed, options={"stock_size": 5})
     code, out, _ = run(capsys, document)
     assert code == 0 and out["dealer"] == players - 1 and out["to_move"] == 0
