@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Self
 
 from .errors import UnexpectedAnswer
-from .events import EVERYONE, Request, RevealRequest
+from .events import EVERYONE, Event, Request, Reshuffled, RevealRequest, ShuffleRequest
 
 
 class TableState:
@@ -200,6 +200,22 @@ class TableState:
         req = RevealRequest(handle, to)
         if req not in self.pending and req not in out:
             out.append(req)
+
+    def ask(self, events: list[Event], requests: Sequence[Request]) -> None:
+        """Make `requests` pending (the engine waits for their answers) and report them."""
+        if requests:
+            self.pending = self.pending + tuple(requests)
+            events.extend(requests)
+
+    def reshuffle(self, deck: str, cards: tuple[int, ...], events: list[Event]) -> list[int]:
+        """Shuffle `cards` jointly (R-C2) into a new face-down pile; return it, bottom first.
+
+        The cards get new handles: nobody knows their new order, even of faces everyone saw.
+        """
+        first = self.allocate(deck, len(cards))
+        events.append(Reshuffled(deck, len(cards)))
+        self.ask(events, [ShuffleRequest(deck, cards, first)])
+        return list(range(first + len(cards) - 1, first - 1, -1))
 
     def masked_for(self, seat: int | None) -> Self:
         """What `seat` may know (None: an onlooker): a copy with every other value hidden."""

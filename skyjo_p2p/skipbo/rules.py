@@ -33,10 +33,8 @@ from ..core.events import (
     GameOver,
     RandomRequest,
     Request,
-    Reshuffled,
     RevealRequest,
     RoundEnded,
-    ShuffleRequest,
     TurnBegan,
 )
 from ..core.moves import Move, MoveSchema
@@ -257,12 +255,6 @@ def _move_table(seat: int) -> _MoveTable:
     return table
 
 
-def _ask(state: TableState, events: list[Event], requests: list[Request]) -> None:
-    if requests:
-        state.pending = state.pending + tuple(requests)
-        events.extend(requests)
-
-
 # --- a round: the deal (R-B1, R-B2) -----------------------------------------------------------
 
 
@@ -295,7 +287,7 @@ def start_round(state: SkipBoState, events: list[Event]) -> None:
         requests.append(RandomRequest("dealer", players))
     requests.append(DealRequest(DECK, first, total))
     requests.extend(RevealRequest(stock[-1], None) for stock in state.stocks)
-    _ask(state, events, requests)
+    state.ask(events, requests)
     state.resume = "dealt"
 
 
@@ -342,12 +334,11 @@ def _refill(state: SkipBoState, events: list[Event]) -> None:
     if take < need and state.set_aside:
         old = tuple(state.set_aside)
         state.set_aside = []
-        first = state.allocate(DECK, len(old))
-        state.draw = list(range(first + len(old) - 1, first - 1, -1))
-        events.append(Reshuffled(DECK, len(old)))
-        requests.append(ShuffleRequest(DECK, old, first))
+        state.ask(events, requests)  # the cards already drawn are shown first
+        requests = []
+        state.draw = state.reshuffle(DECK, old, events)
         state.resume = "refill"  # draw the rest once the new pile exists
-    _ask(state, events, requests)
+    state.ask(events, requests)
 
 
 # --- a turn: plays, the discard, the end (R-B3, R-B6, R-B7) ----------------------------------
@@ -450,7 +441,7 @@ def _play(state: SkipBoState, move: Move, events: list[Event]) -> None:
         state.discards[key] = cards[:-1]
     state.building[target] = state.building[target] + (handle,)
     state.placing = Placing(source, seat, owner, target, handle, index)
-    _ask(state, events, requests)
+    state.ask(events, requests)
     state.resume = "played"
 
 
@@ -500,7 +491,7 @@ def _discard(state: SkipBoState, move: Move, events: list[Event]) -> None:
     requests: list[Request] = []
     state.request_reveal(handle, None, requests)  # discard piles are face up
     state.placing = Placing("discard", seat, seat, pile, handle, index)
-    _ask(state, events, requests)
+    state.ask(events, requests)
     state.resume = "discarded"
 
 

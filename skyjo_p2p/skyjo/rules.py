@@ -26,10 +26,8 @@ from ..core.events import (
     LineRemoved,
     RandomRequest,
     Request,
-    Reshuffled,
     RevealRequest,
     RoundEnded,
-    ShuffleRequest,
     TurnBegan,
 )
 from ..core.moves import Move, MoveSchema
@@ -265,14 +263,8 @@ def start_round(state: SkyjoState, events: list[Event]) -> None:
     state.ender = None
     state.laps_left = 0
     state.choices = ()
-    _ask(state, events, [DealRequest(DECK, first, total), RevealRequest(start, None)])
+    state.ask(events, [DealRequest(DECK, first, total), RevealRequest(start, None)])
     state.resume = "setup"
-
-
-def _ask(state: TableState, events: list[Event], requests: list[Request]) -> None:
-    if requests:
-        state.pending = state.pending + tuple(requests)
-        events.extend(requests)
 
 
 def _reveal(state: SkyjoState, move: Move, events: list[Event]) -> None:
@@ -294,7 +286,7 @@ def _reveal(state: SkyjoState, move: Move, events: list[Event]) -> None:
         state.face_up[base + slot] = True
         state.request_reveal(state.grid[base + slot], None, requests)
     state.to_reveal[seat] = 0
-    _ask(state, events, requests)
+    state.ask(events, requests)
     state.resume = "setup"
 
 
@@ -309,7 +301,7 @@ def _after_setup(state: SkyjoState, events: list[Event]) -> None:
         _begin_round_play(state, tied[0], events)
         return
     state.choices = tuple(tied)
-    _ask(state, events, [RandomRequest("first-player", len(tied))])
+    state.ask(events, [RandomRequest("first-player", len(tied))])
     state.resume = "first_random"
 
 
@@ -391,7 +383,7 @@ def _draw(state: SkyjoState, move: Move, events: list[Event]) -> None:
         state.step = DRAWN
         requests: list[Request] = []
         state.request_reveal(handle, move.seat, requests)  # only the drawer sees it (R-S5)
-        _ask(state, events, requests)
+        state.ask(events, requests)
     elif move.source == "discard":
         if not state.discard:
             raise IllegalMove("the discard pile is empty")
@@ -417,10 +409,7 @@ def reshuffle_discard(state: SkyjoState, events: list[Event]) -> None:
     if not old:
         raise IllegalMove("no card is left to draw: the draw pile and the discard pile are empty")
     state.discard = state.discard[-1:]
-    first = state.allocate(DECK, len(old))
-    state.draw = list(range(first + len(old) - 1, first - 1, -1))
-    events.append(Reshuffled(DECK, len(old)))
-    _ask(state, events, [ShuffleRequest(DECK, old, first)])
+    state.draw = state.reshuffle(DECK, old, events)
 
 
 def _replace(state: SkyjoState, move: Move, events: list[Event]) -> None:
@@ -439,7 +428,7 @@ def _replace(state: SkyjoState, move: Move, events: list[Event]) -> None:
     state.request_reveal(old, None, requests)
     state.holding = None
     state.step = ""
-    _ask(state, events, requests)
+    state.ask(events, requests)
     state.resume = "end_turn"
 
 
@@ -453,7 +442,7 @@ def _discard(state: SkyjoState, move: Move, events: list[Event]) -> None:
     state.request_reveal(state.holding, None, requests)
     state.holding = None
     state.step = FLIP
-    _ask(state, events, requests)
+    state.ask(events, requests)
 
 
 def _flip(state: SkyjoState, move: Move, events: list[Event]) -> None:
@@ -468,7 +457,7 @@ def _flip(state: SkyjoState, move: Move, events: list[Event]) -> None:
     requests: list[Request] = []
     state.request_reveal(state.grid[index], None, requests)
     state.step = ""
-    _ask(state, events, requests)
+    state.ask(events, requests)
     state.resume = "end_turn"
 
 
@@ -566,7 +555,7 @@ def _start_scoring(state: SkyjoState, events: list[Event]) -> None:
         if handle != EMPTY and not state.face_up[index]:
             state.face_up[index] = True
             state.request_reveal(handle, None, requests)
-    _ask(state, events, requests)
+    state.ask(events, requests)
     state.resume = "score"
 
 
