@@ -1,4 +1,4 @@
-"""Options of SKYJO ACTION (R-A1, R-A8, R-A13); defaults are the official rules (docs/rules-action.md).
+"""Options of SKYJO ACTION (R-A1, R-A8, R-A13); defaults are the official rules (docs/rules.md, SKYJO ACTION).
 
 The variants are one option, ``variant``, because they exclude each other; the 3x3 grid is a
 separate option (``grid``) that combines with any of them. The deck composition of R-A1 lives in

@@ -1,4 +1,4 @@
-"""SKYJO ACTION in the scenario runner (docs/scenarios-action.md).
+"""SKYJO ACTION in the scenario runner (docs/scenarios.md, SKYJO ACTION).
 
 Decks: ``"deck"`` (the playing deck, top first: numbers, ``"*"`` for a star, and action card names in
 the action-in-deck variant) and ``"action_deck"`` (action card names, top first: the first four are

@@ -222,7 +222,7 @@ def test_simulate_solitaire_and_eight_players(capsys):
     assert "2 to 6 players, not 1" in capsys.readouterr().err
 
 
-# The worked examples of docs/scenarios-action.md, one per action card: each file starts from the
+# The worked examples of docs/scenarios.md, SKYJO ACTION, one per action card: each file starts from the
 # same table (seat 0 took the card with its setup star, seat 2 took a defense with its own).
 EXAMPLES = {
     "remove_from_each": {
