@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -140,6 +141,120 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if verdict.valid else 1
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    from .ui.play import play
+
+    if args.bots < 1:
+        print("skyjo-lan play: --bots must be at least 1", file=sys.stderr)
+        return 2
+    return play(
+        args.game,
+        args.bots,
+        args.bot_level,
+        _options(args),
+        name=args.name,
+        lang=args.lang,
+        no_color=args.no_color,
+        ascii_only=args.ascii,
+    )
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .ui.replay import replay
+
+    return replay(args.file, lang=args.lang, no_color=args.no_color, ascii_only=args.ascii)
+
+
+def _setup_logging(verbose: bool) -> None:
+    import logging
+
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+        stream=sys.stderr,
+    )
+
+
+def _password(args: argparse.Namespace) -> str | None:
+    if not args.password:
+        return None
+    env = os.environ.get("SKYJO_LAN_PASSWORD")
+    if env:
+        return env
+    import getpass
+
+    return getpass.getpass("table password: ")
+
+
+def cmd_host(args: argparse.Namespace) -> int:
+    from .netgame import HostOptions, run_host, run_resume
+
+    _setup_logging(args.verbose)
+    if args.resume:
+        return run_resume(args.bot)
+    options = _options(args)
+    seats = args.seats
+    new_game(args.game, seats, options)  # checks game, seat count and options before opening
+    if args.bots >= seats:
+        print("skyjo-lan host: --bots must leave at least the host's seat", file=sys.stderr)
+        return 2
+    opts = HostOptions(
+        game=args.game, options=options, table=args.name or f"{args.nick}'s table", seats=seats, bots=args.bots,
+        bot_level=args.bot_level, password=_password(args), port=args.port, interface=args.interface or "0.0.0.0",
+        name=args.nick, headless=args.bot, advertise=not args.no_mdns, think_time=args.think_time,
+    )
+    return run_host(opts)
+
+
+def cmd_join(args: argparse.Namespace) -> int:
+    from .netgame import JoinOptions, run_join, run_resume
+
+    _setup_logging(args.verbose)
+    if args.resume:
+        return run_resume(args.bot)
+    opts = JoinOptions(
+        target=args.table, name=args.nick, password=_password(args), headless=args.bot, interface=args.interface or "0.0.0.0",
+        pick=_pick_table if sys.stdin.isatty() and args.bot is None else None, think_time=args.think_time,
+    )
+    return run_join(opts)
+
+
+def _pick_table(tables: list[Any]) -> Any:
+    for number, ad in enumerate(tables, start=1):
+        lock = " (password)" if ad.password else ""
+        print(f"  {number}. {ad.name}: {ad.game}, {ad.taken}/{ad.seats} seated, {ad.host}:{ad.port}{lock}")
+    while True:
+        answer = input("table number (Enter for 1, q to quit): ").strip().lower()
+        if answer in ("q", "quit"):
+            return None
+        if not answer:
+            return tables[0]
+        if answer.isdigit() and 1 <= int(answer) <= len(tables):
+            return tables[int(answer) - 1]
+
+
+def cmd_discover(args: argparse.Namespace) -> int:
+    import trio
+
+    from .discovery import browse
+
+    interfaces = [args.interface] if args.interface else None
+    tables = trio.run(browse, args.seconds, interfaces)
+    if args.json:
+        _print_json([t.as_dict() for t in tables])
+        return 0
+    if not tables:
+        print("no table found on the LAN")
+        return 0
+    for ad in tables:
+        if ad.compatible:
+            lock = ", password" if ad.password else ""
+            print(f"{ad.name}: {ad.game}, {ad.taken}/{ad.seats} seated{lock}, {ad.host}:{ad.port}")
+        else:
+            print(f"{ad.name}: incompatible ({ad.problem})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="skyjo-lan",
@@ -181,6 +296,61 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a transcript file (saved games are under $XDG_DATA_HOME/skyjo-lan/games/)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=cmd_verify)
+
+    def screen_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--lang", choices=("en", "fr"), help="the screen's language (default: the locale's)")
+        p.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1, TERM=dumb)")
+        p.add_argument(
+            "--ascii",
+            action="store_true",
+            help="ASCII drawing only (chosen for you if the locale is not UTF-8)",
+        )
+
+    p = sub.add_parser("play", help="play on this machine against bots (no network needed)")
+    p.add_argument("--game", choices=GAMES, default="skyjo")
+    p.add_argument("--bots", type=int, default=3, help="how many bots sit at the table")
+    p.add_argument("--bot-level", choices=("random", "greedy", "strong"), default="greedy")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
+    p.add_argument("--name", help="your name at the table")
+    screen_options(p)
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("replay", help="step through a saved game, forward and back")
+    p.add_argument("file", help="a saved game (under $XDG_DATA_HOME/skyjo-lan/games/)")
+    screen_options(p)
+    p.set_defaults(func=cmd_replay)
+
+    def network_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--nick", "--as", dest="nick", default=os.environ.get("USER", "player")[:32], help="your name at the table")
+        p.add_argument("--password", action="store_true", help="the table has a password (asked, or $SKYJO_LAN_PASSWORD)")
+        p.add_argument("--bot", metavar="LEVEL", choices=("random", "greedy", "strong"), help="play this seat with a bot (no terminal needed)")
+        p.add_argument("--resume", action="store_true", help="continue this machine's unfinished game after a crash")
+        p.add_argument("--interface", default=None, metavar="IP", help="listen and announce on this address only")
+        p.add_argument("--think-time", type=float, default=0.0, help=argparse.SUPPRESS)
+        p.add_argument("-v", "--verbose", action="store_true", help="log network events to standard error")
+
+    p = sub.add_parser("host", help="open a table on the LAN and play")
+    p.add_argument("--game", choices=GAMES, default="skyjo")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
+    p.add_argument("--name", help="the table's name (shown to others)")
+    p.add_argument("--seats", type=int, default=4, help="players at the table, bots included")
+    p.add_argument("--bots", type=int, default=0, help="bot peers this machine adds")
+    p.add_argument("--bot-level", choices=("random", "greedy", "strong"), default="greedy")
+    p.add_argument("--port", type=int, default=0, help="the lobby's TCP port (default: any free port)")
+    p.add_argument("--no-mdns", action="store_true", help="do not announce the table (join with HOST:PORT)")
+    network_options(p)
+    p.set_defaults(func=cmd_host)
+
+    p = sub.add_parser("join", help="find a table on the LAN (or HOST:PORT) and play")
+    p.add_argument("table", nargs="?", help="a table name, or HOST:PORT; without it, choose from the tables found")
+    network_options(p)
+    p.set_defaults(func=cmd_join)
+
+    p = sub.add_parser("discover", help="list the tables announced on the LAN")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--seconds", type=float, default=3.0, help="how long to listen")
+    p.add_argument("--interface", default=None, metavar="IP")
+    p.set_defaults(func=cmd_discover)
     return parser
 
 

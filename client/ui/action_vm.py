@@ -1,0 +1,630 @@
+"""SKYJO ACTION for the screen: the table model, every decision of the nine action cards as paths
+of targets, and the log's sentences."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from skyjo_p2p.action.cards import KIND_NAMES, STAR, is_action
+from skyjo_p2p.action.facts import (
+    ActionDiscarded,
+    ActionFound,
+    ActionPlayed,
+    ActionTaken,
+    Blocked,
+    Buried,
+    Exchanged,
+    ExtraTurns,
+    LinesKept,
+    NoEffect,
+    Peeked,
+    Swapped,
+    TurnSkipped,
+)
+from skyjo_p2p.action.state import (
+    CHOOSE,
+    DRAW3,
+    DRAWN,
+    EXCHANGE,
+    FLIP,
+    FOUND,
+    LINES,
+    OFFER,
+    PEEK,
+    PICK,
+    REPLAY,
+    SETUP,
+    STEAL,
+    SWAP,
+    TOOK,
+    TURN,
+    ActionState,
+)
+from skyjo_p2p.core.events import LineRemoved, Moved, Revealed, RevealRequest, TurnBegan
+from skyjo_p2p.core.moves import Move
+from skyjo_p2p.grid import EMPTY
+
+from .canvas import Span, Target
+from .cards import BACK, NO_CARD, CardView, skyjo_band, skyjo_card
+from .i18n import tr, tr_spans, who_key
+from .model import Button, Decision, Option
+from .narrate import Item, Line, Narrator, value_span
+from .skyjo_vm import DISCARD, DRAW, GridSeat, SkyjoTable, grid_cards, waiting_text
+
+ACTION_PILE: Target = ("pile", "action")
+ACTION_DISCARD: Target = ("pile", "action-discard")
+BUTTONLIKE = frozenset({"button", "line", "order", "faces", "menu"})
+
+
+def decider(state: ActionState) -> int | None:
+    """The seat that must decide now (None during setup, requests, scoring and at game over)."""
+    if state.pending or state.step in ("", SETUP):
+        return None
+    actor: int | None = state.actor
+    return actor
+
+
+def card(value: int | None, lang: str = "en") -> CardView:
+    """Any ACTION card: a number, a star or an action card (its short name in `lang`)."""
+    if value is None:
+        return BACK
+    if value == STAR:
+        return CardView("face", "★", "star", short="★", special=True)
+    if is_action(value):
+        kind = KIND_NAMES[value]
+        return CardView(
+            "face",
+            tr(lang, f"action.short.{kind}"),
+            "action",
+            short=tr(lang, f"action.tiny.{kind}"),
+            sub=tr(lang, f"action.sub.{kind}"),
+            special=True,
+            title=tr(lang, f"action.name.{kind}"),
+        )
+    return skyjo_card(value)
+
+
+def card_name(value: int | None, lang: str) -> str:
+    """A card in words: "7", "a star", "Swap own"."""
+    if value is None:
+        return "?"
+    if value == STAR:
+        return tr(lang, "action.star")
+    if is_action(value):
+        return tr(lang, f"action.name.{KIND_NAMES[value]}")
+    return str(value)
+
+
+@dataclass
+class ActionTable(SkyjoTable):
+    market: list[CardView] = field(default_factory=list)
+    action_deck: int = 0
+    action_discard: list[CardView] = field(default_factory=list)
+    in_play: list[CardView] = field(default_factory=list)
+    drawn: list[CardView] = field(default_factory=list)
+    has_market: bool = True
+    actor: int | None = None
+
+
+def table_model(state: ActionState, me: int | None, names: Sequence[str], lang: str = "en") -> ActionTable:
+    turn = state.turn if state.phase == TURN else None
+    actor = decider(state)
+    seats = []
+    for seat in range(state.players):
+        cards, shown = grid_cards(state, seat, me, lambda v: card(v, lang))
+        badges = []
+        if seat == turn and state.extra:
+            badges.append(f"+{state.extra}")
+        seats.append(
+            GridSeat(
+                seat=seat,
+                name=names[seat],
+                cards=cards,
+                rows=state.shape.rows,
+                cols=state.shape.cols,
+                total=state.totals[seat],
+                shown=shown,
+                active=seat == turn,
+                ender=seat == state.ender,
+                me=seat == me,
+                waiting=state.step == SETUP and state.to_reveal[seat] > 0,
+                held=[card(state.values[h], lang) for h in state.held[seat]],
+                badges=badges,
+                held_row=state.options.has_market,
+            )
+        )
+    top = state.discard_top()
+    discard = NO_CARD
+    if top is not None:
+        discard = card(state.values[top], lang) if state.is_public(top) else BACK
+    drawn = [card(state.values[h], lang) for h in state.holding]
+    return ActionTable(
+        seats=seats,
+        me=me,
+        draw_count=len(state.draw),
+        discard=discard,
+        discard_count=len(state.discard),
+        holding=drawn[0] if len(drawn) == 1 else None,
+        holder=turn if state.holding else None,
+        round=state.round,
+        target=state.options.target_score,
+        ender=state.ender,
+        phase=state.phase,
+        market=[NO_CARD if h == EMPTY else card(state.values[h], lang) for h in state.market],
+        action_deck=len(state.action_deck),
+        action_discard=[card(state.values[h], lang) for h in state.action_discard],
+        in_play=[card(state.values[h], lang) for h in state.in_play],
+        drawn=drawn if len(drawn) > 1 else [],
+        has_market=state.options.has_market,
+        actor=actor,
+    )
+
+
+# --- decisions ----------------------------------------------------------------------------------
+
+
+def _order_label(lang: str, values: list[int | None]) -> str:
+    names = [card_name(v, lang) for v in values]
+    if len(names) == 1:
+        return names[0]
+    return tr(lang, "action.order", seq=", ".join(names), top=names[-1])
+
+
+def paths(state: ActionState, me: int, move: Move, lang: str) -> list[tuple[Target, ...]]:
+    """The ways to pick `move`, target by target."""
+    kind = move.kind
+    size = state.size
+    base = me * size
+    if kind == "draw":
+        return [(DRAW if move.source == "deck" else DISCARD,)]
+    if kind == "take":
+        return [(("market", move.index),)] if move.source == "market" else [(ACTION_PILE,)]
+    if kind in ("play", "discard-action"):
+        return [(("held", me, move.index), ("button", kind))]
+    if kind in ("replace", "flip"):
+        return [(("grid", me, move.slot),)]
+    if kind == "discard":
+        return [(DISCARD,)]
+    if kind in ("pass", "keep-lines"):
+        return [(("button", kind),)]
+    if kind == "remove-line":
+        line = next((ln for ln, _ in state.ctx if ln.kind == move.line and ln.index == move.index), None)
+        order = move.order or (line.slots if line is not None else ())
+        values = [state.values[state.grid[base + s]] for s in order]
+        return [(("line", move.line, move.index), ("order", _order_label(lang, values)))]
+    if kind == "pick":
+        if move.slot is not None:
+            return [(("grid", move.target, move.slot),)]
+        return [(("held", move.target, move.index),)]
+    if kind == "swap":
+        a, b = ("grid", me, move.slot), ("grid", me, move.slot2)
+        up = move.face_up
+        return [(a, b, ("faces", up[1], up[0])), (b, a, ("faces", up[0], up[1]))]
+    if kind == "keep":
+        others = (
+            [state.values[state.holding[i]] for i in move.order]
+            if move.order
+            else [state.values[h] for i, h in enumerate(state.holding) if i != move.index]
+        )
+        return [(("drawn3", move.index), ("grid", me, move.slot), ("order", _order_label(lang, others)))]
+    if kind == "keep-none":
+        order = move.order or tuple(range(len(state.holding)))
+        return [
+            (
+                ("button", "keep-none"),
+                ("order", _order_label(lang, [state.values[state.holding[i]] for i in order])),
+            )
+        ]
+    if kind == "peek":
+        line = state.shape.line(move.line or "", move.index or 0)
+        slots = line.slots if line is not None else ()
+        target = move.target
+        tbase = (target or 0) * size
+        return [(("grid", target, s), ("button", move.line)) for s in slots if state.grid[tbase + s] != EMPTY]
+    if kind == "replay":
+        return [(("menu", move.index),)]
+    if kind == "steal":
+        return [(("held", move.target, move.index),)]
+    if kind == "exchange":
+        up = move.face_up
+        return [(("grid", me, move.slot), ("grid", move.target, move.slot2), ("faces", up[1], up[0]))]
+    if kind in ("keep-action", "drop-action"):
+        if move.index is not None and state.step == DRAW3:
+            return [(("drawn3", move.index), ("button", kind))]
+        return [(("button", kind),)]
+    return []
+
+
+def decision(state: ActionState, me: int, moves: Sequence[Move], lang: str) -> Decision | None:
+    if not moves:
+        return None
+    if moves[0].kind == "reveal":
+        options = [Option(tuple(("grid", me, s) for s in m.slots), m) for m in moves]
+        return Decision("action.setup", options, multi=len(moves[0].slots))
+    options = [Option(path, move) for move in moves for path in paths(state, me, move, lang)]
+    depth_keys: dict[int, dict[Target, str]] = {}
+    reserved: dict[Target, str] = {DRAW: "1", DISCARD: "2", ACTION_PILE: "7"}
+    reserved.update({("market", i): str(3 + i) for i in range(4)})
+    for depth in range(max(len(o.path) for o in options)):
+        keys: dict[Target, str] = {}
+        number = 0
+        seen: set[Target] = set()
+        for option in options:
+            if depth >= len(option.path):
+                continue
+            target = option.path[depth]
+            if target in seen:
+                continue
+            seen.add(target)
+            if depth == 0 and target in reserved:
+                keys[target] = reserved[target]
+            elif target[0] in BUTTONLIKE and number < 9:
+                number += 1
+                keys[target] = str(number)
+        depth_keys[depth] = keys
+    labels = {t: button_label(state, me, t, (), lang) for o in options for t in o.path if t[0] in BUTTONLIKE}
+    focus: dict[Target, frozenset[Target]] = {}
+    for option in options:
+        for target in option.path:
+            if target[0] == "line":
+                line = state.shape.line(str(target[1]), int(target[2]))  # type: ignore[call-overload]
+                if line is not None:
+                    focus[target] = frozenset(("grid", me, s) for s in line.slots)
+    step = state.step if state.step else "turn"
+    return Decision(
+        f"action.{step}",
+        options,
+        labels=labels,
+        depth_keys=depth_keys,
+        focus=focus,
+        auto=frozenset({"order"}),
+    )
+
+
+def _value_at(state: ActionState, target: Target) -> int | None:
+    kind = target[0]
+    if kind == "grid":
+        handle = state.grid[int(target[1]) * state.size + int(target[2])]  # type: ignore[call-overload]
+        return None if handle == EMPTY else state.values[handle]
+    if kind == "drawn3":
+        index = int(target[1])  # type: ignore[call-overload]
+        return state.values[state.holding[index]] if index < len(state.holding) else None
+    if kind == "held":
+        cards = state.held[int(target[1])]  # type: ignore[call-overload]
+        index = int(target[2])  # type: ignore[call-overload]
+        return state.values[cards[index]] if index < len(cards) else None
+    return None
+
+
+def button_label(state: ActionState, me: int, target: Target, chosen: tuple[Target, ...], lang: str) -> str:
+    kind = target[0]
+    if kind == "button":
+        name = str(target[1])
+        if name in ("row", "column") and chosen:
+            line = _line_of(state, chosen[-1], name)
+            return tr(lang, f"action.peek.{name}", n=(line or 0) + 1)
+        return tr(lang, f"action.button.{name}")
+    if kind == "line":
+        return tr(lang, f"action.remove.{target[1]}", n=int(target[2]) + 1)  # type: ignore[call-overload]
+    if kind == "order":
+        return str(target[1])
+    if kind == "menu":
+        index = int(target[1])  # type: ignore[call-overload]
+        handle = state.action_discard[index] if index < len(state.action_discard) else None
+        return card_name(state.values[handle] if handle is not None else None, lang)
+    if kind == "faces":
+        first, second = bool(target[1]), bool(target[2])
+        if len(chosen) >= 2:
+            a = (
+                card_name(_value_at(state, chosen[0]), lang)
+                if _known(state, me, chosen[0])
+                else tr(lang, "action.hidden")
+            )
+            b = (
+                card_name(_value_at(state, chosen[1]), lang)
+                if _known(state, me, chosen[1])
+                else tr(lang, "action.hidden")
+            )
+        else:
+            a, b = tr(lang, "action.first"), tr(lang, "action.second")
+        up, down = tr(lang, "action.up"), tr(lang, "action.down")
+        if len(chosen) >= 2 and a == b:
+            a, b = f"{a}1", f"{b}2"
+        return f"{a} {up if first else down}  {b} {up if second else down}"
+    return str(target)
+
+
+def _known(state: ActionState, me: int, target: Target) -> bool:
+    if target[0] != "grid":
+        return True
+    handle = state.grid[int(target[1]) * state.size + int(target[2])]  # type: ignore[call-overload]
+    return handle != EMPTY and state.knows(me, handle)
+
+
+def _line_of(state: ActionState, target: Target, kind: str) -> int | None:
+    if target[0] != "grid":
+        return None
+    slot: int = int(target[2])  # type: ignore[call-overload]
+    cols: int = state.shape.cols
+    return slot % cols if kind == "column" else slot // cols
+
+
+def prompt(
+    state: ActionState,
+    me: int | None,
+    names: Sequence[str],
+    lang: str,
+    dec: Decision | None,
+    chosen: tuple[Target, ...],
+) -> tuple[str, list[Button]]:
+    if dec is None or me is None:
+        text = waiting_text(state, me, names, lang)
+        actor = decider(state)
+        if actor is not None and actor != me and state.step not in (CHOOSE, DRAWN, TOOK, FLIP):
+            text = tr(lang, "action.wait.step", who=names[actor], what=tr(lang, f"action.what.{state.step}"))
+        return text, []
+    step = dec.kind.split(".", 1)[1]
+    depth = len(chosen)
+    keys = dec.key_map(depth)
+    from .decisions import candidates
+
+    buttons = [
+        Button(t, button_label(state, me, t, chosen, lang), keys.get(t))
+        for t in candidates(dec, chosen)
+        if t[0] in BUTTONLIKE and t[0] != "menu"
+    ]
+    if step == "setup":
+        return tr(lang, "skyjo.prompt.setup", n=dec.multi, left=dec.multi - len(chosen)), []
+    if step == CHOOSE:
+        if chosen:
+            value = _value_at(state, chosen[0])
+            return tr(lang, "action.prompt.held", card=card_name(value, lang)), buttons
+        return tr(lang, "action.prompt.choose"), buttons
+    if step in (DRAWN, TOOK):
+        value = state.values[state.holding[0]] if state.holding else None
+        if step == DRAWN and any(o.path == (DISCARD,) for o in dec.options):
+            buttons.append(Button(DISCARD, tr(lang, "skyjo.button.discard", v=card_name(value, lang)), "2"))
+        return tr(lang, f"skyjo.prompt.{step}", v=card_name(value, lang)), buttons
+    if step == FLIP:
+        return tr(lang, "skyjo.prompt.flip"), buttons
+    if step == OFFER:
+        text = tr(lang, "action.prompt.offer")
+        more = state.offers.count(me)
+        if more:
+            text += " " + tr(lang, "action.prompt.offer_more", n=more + 1)
+        return text, buttons
+    if step == LINES:
+        key = "action.prompt.lines_order" if chosen else "action.prompt.lines"
+        return tr(lang, key), buttons
+    if step == PICK:
+        victim = int(state.ctx[0]) if state.ctx else 0
+        return tr(lang, "action.prompt.pick", who=names[victim]), buttons
+    if step == SWAP:
+        return tr(
+            lang, ("action.prompt.swap", "action.prompt.swap2", "action.prompt.faces")[min(depth, 2)]
+        ), buttons
+    if step == DRAW3:
+        if depth == 0:
+            return tr(lang, "action.prompt.draw3"), buttons
+        if chosen[0][0] == "drawn3" and depth == 1:
+            return tr(
+                lang, "action.prompt.draw3_slot", v=card_name(_value_at(state, chosen[0]), lang)
+            ), buttons
+        return tr(lang, "action.prompt.order"), buttons
+    if step == PEEK:
+        return tr(lang, "action.prompt.peek2" if chosen else "action.prompt.peek"), buttons
+    if step == REPLAY:
+        return tr(lang, "action.prompt.replay"), buttons
+    if step == STEAL:
+        return tr(lang, "action.prompt.steal"), buttons
+    if step == EXCHANGE:
+        left = int(state.ctx[0]) if state.ctx else 1
+        number = 3 - left
+        key = ("action.prompt.exchange", "action.prompt.exchange2", "action.prompt.faces")[min(depth, 2)]
+        return tr(lang, key, n=number), buttons
+    if step == FOUND:
+        return tr(lang, "action.prompt.found"), buttons
+    return tr(lang, "help.skyjo.turn"), buttons
+
+
+def turn_text(state: ActionState, me: int | None, names: Sequence[str], lang: str) -> str:
+    from .skyjo_vm import turn_text as classic
+
+    return classic(state, me, names, lang)
+
+
+# --- the log ------------------------------------------------------------------------------------
+
+
+class ActionNarrator(Narrator):
+    """Moves and the action cards' facts, with card values as this seat knows them.
+
+    Cards are followed by handle: a drawn card's handle comes with its (private) reveal, so its
+    value shows in the sentence once anyone may see it; a replaced face-down card is the public
+    reveal that follows the move.
+    """
+
+    def __init__(self, players: int, me: int | None, names: Sequence[str], lang: str, size: int = 12) -> None:
+        super().__init__(players, me, names, lang)
+        self.values: dict[int, int] = {}
+        self.turn: dict[str, Any] | None = None
+        self.collect: list[int] | None = None
+
+    def fact(self, fact: Any) -> None:
+        if isinstance(fact, Revealed):
+            if fact.value is not None:
+                self.values[fact.handle] = fact.value
+            turn = self.turn
+            if turn is not None and fact.to is not None and fact.to == turn["seat"] and turn["drawn"] is None:
+                turn["drawn"] = fact.handle
+            if self.collect is not None and fact.to is None:
+                self.collect.append(fact.handle)
+        elif isinstance(fact, TurnBegan):
+            self.turn = None
+            self.collect = None
+        elif isinstance(fact, Moved):
+            self.moved(fact.move)
+        elif isinstance(
+            fact,
+            ActionTaken
+            | ActionPlayed
+            | ActionDiscarded
+            | ActionFound
+            | Blocked
+            | Buried
+            | Exchanged
+            | Peeked
+            | ExtraTurns
+            | NoEffect
+            | TurnSkipped
+            | LinesKept
+            | Swapped,
+        ):
+            self.items.append(Item("fact", fact, getattr(fact, "seat", None)))
+        elif isinstance(fact, LineRemoved):
+            self.items.append(Item("line", fact, fact.seat))
+        elif not isinstance(fact, RevealRequest):
+            super().fact(fact)
+
+    def moved(self, move: Move) -> None:
+        seat = move.seat
+        kind = move.kind
+        if kind == "reveal":
+            self.collect = []
+            self.items.append(Item("setup", self.collect, seat))
+            return
+        if kind == "draw":
+            self.turn = {"seat": seat, "source": move.source, "drawn": None, "action": "", "shown": []}
+            self.items.append(Item("turn", self.turn, seat))
+            self.collect = None
+            return
+        if kind in ("replace", "discard", "flip") and self.turn is not None and self.turn["seat"] == seat:
+            if kind == "flip":
+                self.turn["flipped"] = []
+                self.collect = self.turn["flipped"]
+            else:
+                self.turn["action"] = kind
+                self.collect = self.turn["shown"]
+            return
+        self.collect = None
+
+    def name_of(self, handle: int | None) -> Span:
+        if handle is None or handle not in self.values:
+            return Span(tr(self.lang, "action.a_card"), "dim")
+        value = self.values[handle]
+        if value == STAR:
+            return Span(tr(self.lang, "action.star"), "fg.star")
+        if is_action(value):
+            return Span(card_name(value, self.lang), "fg.action")
+        return value_span(value, skyjo_band)
+
+    def tell(self, item: Item) -> list[Line]:
+        lang, me = self.lang, self.me
+        who = self.who(item.seat)
+        if item.kind == "setup":
+            if not item.data:
+                return []
+            line = tr_spans(lang, who_key("skyjo.log.setup", item.seat, me), who=who, cards=Span("{cards}"))
+            return [_splice(line, [self.name_of(h) for h in item.data])]
+        if item.kind == "turn":
+            return [self.tell_turn(item.data, who)]
+        if item.kind == "line":
+            fact: LineRemoved = item.data
+            numbers = [v for v in fact.values if v != STAR]
+            v = value_span(numbers[0], skyjo_band) if numbers else Span(tr(lang, "action.stars"), "fg.star")
+            return [tr_spans(lang, who_key(f"skyjo.log.{fact.line}", item.seat, me), "good", who=who, v=v)]
+        if item.kind == "fact":
+            return [self.tell_fact(item.data, who)]
+        return super().tell(item)
+
+    def tell_turn(self, turn: dict[str, Any], who: Span) -> Line:
+        lang, me, seat = self.lang, self.me, turn["seat"]
+        drawn = turn["drawn"]
+        if turn["source"] == "deck":
+            if drawn is not None and drawn in self.values:
+                line = tr_spans(lang, who_key("skyjo.log.drew", seat, me), who=who, v=self.name_of(drawn))
+            else:
+                line = tr_spans(lang, who_key("skyjo.log.drew_unknown", seat, me), who=who)
+        else:
+            line = tr_spans(lang, who_key("action.log.took_discard", seat, me), who=who)
+        shown = [h for h in turn["shown"] if h != drawn]
+        if turn["action"] == "replace":
+            if shown:
+                line += tr_spans(lang, "skyjo.log.replaced_hidden", v=self.name_of(shown[0]))
+            else:
+                line += tr_spans(lang, "skyjo.log.replaced_unknown")
+        elif turn["action"] == "discard":
+            line += tr_spans(lang, "skyjo.log.discarded")
+            flipped = turn.get("flipped")
+            if flipped:
+                line += tr_spans(lang, "skyjo.log.flipped", v=self.name_of(flipped[0]))
+        line.append(Span("."))
+        return line
+
+    def tell_fact(self, fact: Any, who: Span) -> Line:
+        lang, me = self.lang, self.me
+        seat = getattr(fact, "seat", None)
+        if isinstance(fact, ActionTaken):
+            key = "action.log.taken_star" if fact.star else "action.log.taken"
+            return tr_spans(lang, who_key(key, seat, me), who=who, card=self.name_of(fact.handle))
+        if isinstance(fact, ActionPlayed):
+            return tr_spans(
+                lang, who_key("action.log.played", seat, me), "title", who=who, card=self.name_of(fact.handle)
+            )
+        if isinstance(fact, ActionDiscarded):
+            return tr_spans(
+                lang, who_key("action.log.dropped", seat, me), who=who, card=self.name_of(fact.handle)
+            )
+        if isinstance(fact, ActionFound):
+            key = "action.log.found_kept" if fact.kept else "action.log.found_dropped"
+            return tr_spans(lang, who_key(key, seat, me), who=who, card=self.name_of(fact.handle))
+        if isinstance(fact, Blocked):
+            return tr_spans(
+                lang,
+                who_key("action.log.blocked", seat, me),
+                "good",
+                who=who,
+                attacker=self.who(fact.attacker, plain=True),
+            )
+        if isinstance(fact, Buried):
+            return tr_spans(lang, who_key("action.log.buried", seat, me), "warn", who=who)
+        if isinstance(fact, Swapped):
+            return tr_spans(lang, who_key("action.log.swapped", seat, me), who=who)
+        if isinstance(fact, Exchanged):
+            key = "action.log.exchange_blocked" if fact.blocked else "action.log.exchanged"
+            return tr_spans(lang, who_key(key, seat, me), who=who, other=self.who(fact.other, plain=True))
+        if isinstance(fact, Peeked):
+            line = tr(lang, f"skyjo.{fact.line}", n=fact.index + 1)
+            return tr_spans(
+                lang,
+                who_key("action.log.peeked", seat, me),
+                who=who,
+                line=line,
+                other=self.who(fact.target, plain=True),
+            )
+        if isinstance(fact, ExtraTurns):
+            if fact.count == 0:
+                return tr_spans(lang, who_key("action.log.extra_lost", seat, me), "dim", who=who)
+            return tr_spans(lang, "action.log.extra", who=self.who(seat, plain=True), n=fact.left)
+        if isinstance(fact, NoEffect):
+            return tr_spans(lang, "action.log.no_effect", "dim", card=self.name_of(fact.handle))
+        if isinstance(fact, TurnSkipped):
+            return tr_spans(lang, who_key("action.log.skipped", seat, me), "dim", who=who)
+        if isinstance(fact, LinesKept):
+            return tr_spans(lang, who_key("action.log.kept_lines", seat, me), "dim", who=who)
+        return [Span(str(fact), "dim")]
+
+
+def _splice(line: Line, cards: list[Span]) -> Line:
+    out: Line = []
+    for span in line:
+        if span.text == "{cards}":
+            for number, card_span in enumerate(cards):
+                if number:
+                    out.append(Span(", "))
+                out.append(card_span)
+        else:
+            out.append(span)
+    return out

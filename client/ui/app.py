@@ -1,0 +1,537 @@
+"""The controller: keys in, moves out, and the `ScreenModel` of the moment.
+
+`GameUI` reads a *source* (a live `PeerRunner` through `RunnerSource`, or a replay step) and keeps
+what belongs to the screen only: the cursor, the targets picked so far, overlays, the chat line.
+`handle_key` returns *effects* (`Submit`, `Chat`, `Quit`) that the terminal loop carries out, so
+the controller itself is synchronous and easy to test. Keys are names: "left", "enter", "esc",
+"tab", "btab", "backspace", "home", "end", "pgup", "pgdn", "resize", or the character typed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from skyjo_p2p.core.events import DealRequest, RandomRequest, RevealRequest, RoundEnded, ShuffleRequest
+from skyjo_p2p.core.moves import Move
+from skyjo_p2p.core.state import TableState
+from skyjo_p2p.engine import legal_moves
+
+from . import decisions
+from .canvas import Frame, Rect, Target
+from .games import GameAdapter, adapter
+from .i18n import tr
+from .model import Decision, HelpView, LinkView, ResultView, ScreenModel, UiView
+from .narrate import LogLike, Narrator
+
+
+class Source(Protocol):
+    """What the screen reads about a table."""
+
+    game: str
+    seat: int | None
+    names: Sequence[str]
+
+    def state(self) -> TableState | None: ...
+
+    def log(self) -> Sequence[LogLike]: ...
+
+    def legal_moves(self) -> list[Move]: ...
+
+    def links(self) -> list[LinkView]: ...
+
+    def halted(self) -> str | None: ...
+
+
+class RunnerSource:
+    """A live table: one `PeerRunner`."""
+
+    def __init__(self, runner: Any) -> None:
+        self.runner = runner
+        config = runner.config
+        self.game: str = config.game
+        self.seat: int | None = runner.seat
+        self.names: Sequence[str] = list(config.names) or [f"#{s + 1}" for s in range(config.players)]
+        self._retry_seen: dict[int, tuple[tuple[str, float], float]] = {}
+
+    def state(self) -> TableState | None:
+        state: TableState | None = self.runner.view
+        return state
+
+    def log(self) -> Sequence[LogLike]:
+        entries: Sequence[LogLike] = self.runner.log
+        return entries
+
+    def legal_moves(self) -> list[Move]:
+        state = self.runner.view
+        if state is None or self.seat is None or self.runner.status.halted or self.runner.status.finished:
+            return []
+        return legal_moves(state, self.seat)
+
+    def links(self) -> list[LinkView]:
+        """Each other seat's link; a reconnection's `retry_in` counts down from when it was set."""
+        out = []
+        now = time.monotonic()
+        for seat, link in sorted(self.runner.links.items()):
+            retry = link.retry_in
+            if retry is not None:
+                key = (link.status, retry)
+                seen = self._retry_seen.get(seat)
+                if seen is None or seen[0] != key:
+                    self._retry_seen[seat] = seen = (key, now)
+                retry = max(0.0, retry - (now - seen[1]))
+            else:
+                self._retry_seen.pop(seat, None)
+            out.append(LinkView(seat, self.names[seat], link.status, retry))
+        return out
+
+    def halted(self) -> str | None:
+        halted: str | None = self.runner.status.halted
+        return halted
+
+
+@dataclass(frozen=True)
+class Submit:
+    move: Move
+
+
+@dataclass(frozen=True)
+class Chat:
+    text: str
+
+
+@dataclass(frozen=True)
+class Quit:
+    pass
+
+
+Effect = Submit | Chat | Quit
+
+ARROWS = {
+    "left": "left",
+    "right": "right",
+    "up": "up",
+    "down": "down",
+    "h": "left",
+    "l": "right",
+    "k": "up",
+    "j": "down",
+}
+
+
+@dataclass
+class UiState:
+    cursor: Target | None = None
+    chosen: tuple[Target, ...] = ()
+    overlay: str | None = None
+    chat: str | None = None
+    flash: str = ""
+    sending: bool = False
+    rects: dict[Target, Rect] = field(default_factory=dict)
+    rounds_seen: int = -1
+    result_closed: bool = False
+    decision_key: Any = None
+
+
+class GameUI:
+    """The screen's state for one table, and what each key does."""
+
+    def __init__(self, source: Source, lang: str = "en", *, saved: str = "", footer: str = "") -> None:
+        self.source = source
+        self.lang = lang
+        self.saved = saved
+        self.footer = footer
+        self.ui = UiState()
+        self.adapter: GameAdapter = adapter(source.game)
+        self.narrator: Narrator | None = None
+        self.decision: Decision | None = None
+        self._state: TableState | None = None
+
+    # --- reading the table ------------------------------------------------------------------------
+
+    def _narrator(self, state: TableState | None) -> Narrator:
+        if self.narrator is None:
+            players = len(self.source.names)
+            self.narrator = self.adapter.narrator(
+                players, self.source.seat, self.source.names, self.lang, state
+            )
+        return self.narrator
+
+    def refresh(self) -> None:
+        """Recompute the decision from the source (call before drawing)."""
+        source = self.source
+        state = source.state()
+        if state is not self._state:
+            self._state = state
+            self.ui.sending = False
+        if state is None or source.seat is None or self.ui.sending:
+            self._set_decision(None)
+        else:
+            moves = source.legal_moves()
+            self._set_decision(self.adapter.decision(state, source.seat, moves, self.lang) if moves else None)
+        if state is not None:
+            rounds = sum(1 for r in state.history if isinstance(r, RoundEnded))
+            if self.ui.rounds_seen < 0:
+                self.ui.rounds_seen = rounds
+            elif rounds > self.ui.rounds_seen:
+                self.ui.rounds_seen = rounds
+                if state.phase != "game_over" and self.ui.overlay is None:
+                    self.ui.overlay = "round"
+            if (
+                state.phase == "game_over"
+                and not self.ui.result_closed
+                and self.ui.overlay in (None, "round")
+            ):
+                self.ui.overlay = "result"
+
+    def _set_decision(self, dec: Decision | None) -> None:
+        ui = self.ui
+        key = None if dec is None else (dec.kind, tuple(o.move for o in dec.options))
+        if key != ui.decision_key:
+            ui.decision_key = key
+            ui.chosen = ()
+            previous = ui.rects.get(ui.cursor) if ui.cursor is not None else None
+            self.decision = dec
+            ui.cursor = None
+            self._place_cursor(previous)
+        else:
+            self.decision = dec
+
+    def _candidates(self) -> list[Target]:
+        if self.decision is None:
+            return []
+        return decisions.candidates(self.decision, self.ui.chosen)
+
+    def _place_cursor(self, previous: Rect | None = None) -> None:
+        targets = self._candidates()
+        ui = self.ui
+        if ui.cursor in targets:
+            return
+        if not targets:
+            ui.cursor = None
+            return
+        if self.decision is not None and self.decision.multi and previous is not None:
+            ui.cursor = decisions.nearest(previous, targets, ui.rects)
+            return
+        ui.cursor = targets[0]
+
+    def screen(self) -> ScreenModel:
+        """The model of the screen now."""
+        self.refresh()
+        source, lang, ui = self.source, self.lang, self.ui
+        state = source.state()
+        me = source.seat
+        names = list(source.names)
+        ad = self.adapter
+        model = ScreenModel(
+            lang=lang,
+            game=source.game,
+            title=source.game.upper(),
+            subtitle="",
+            turn_text="",
+            me=me,
+            names=names,
+            links=source.links(),
+            footer=self.footer,
+        )
+        narrator = self._narrator(state)
+        narrator.update(source.log())
+        model.log = narrator.lines(60)
+        halted = source.halted()
+        if state is None:
+            model.notice = "\n".join([tr(lang, "notice.keys"), tr(lang, "notice.keys_hint")])
+            if halted:
+                model.notice = "\n".join([tr(lang, "notice.halted"), halted])
+        else:
+            model.subtitle = ad.subtitle(state, lang)
+            model.turn_text = ad.turn_text(state, me, names, lang)
+            model.table = ad.table_model(state, me, names, lang)
+            text, buttons = ad.prompt(state, me, names, lang, self.decision, ui.chosen)
+            model.prompt, model.buttons = text, buttons
+            if self.decision is None:
+                busy = busy_text(state, lang)
+                if busy:
+                    model.prompt = busy
+                    model.prompt_style = "dim"
+            if halted:
+                model.prompt = tr(lang, "prompt.halted", reason=halted)
+                model.prompt_style = "error"
+            model.scores = ad.score_sheet(state, names, me, lang)
+            if state.phase == "game_over":
+                model.result = self._result(state, names)
+            model.round_over = self._round_over(state, names)
+        candidates = self._candidates()
+        keys = self.decision.key_map(len(ui.chosen)) if self.decision is not None else {}
+        focus: frozenset[Target] = frozenset()
+        if self.decision is not None and ui.cursor is not None:
+            focus = self.decision.focus.get(ui.cursor, frozenset())
+        model.ui = UiView(
+            candidates=frozenset(candidates),
+            cursor=ui.cursor,
+            chosen=ui.chosen,
+            keys={t: k for t, k in keys.items() if t in candidates},
+            focus=focus,
+        )
+        model.overlay = ui.overlay
+        if ui.overlay == "help":
+            model.help = self._help()
+        model.chat = ui.chat
+        model.flash = ui.flash
+        return model
+
+    def _result(self, state: TableState, names: list[str]) -> ResultView:
+        me = self.source.seat
+        order = sorted(
+            range(state.players), key=lambda s: state.totals[s], reverse=not self.adapter.lowest_wins
+        )
+        winners = list(state.winners)
+        shown = [tr(self.lang, "you") if s == me else names[s] for s in range(state.players)]
+        return ResultView(
+            winners=[shown[s] for s in winners],
+            ranking=[(shown[s], state.totals[s], s in winners) for s in order],
+            me_won=me in winners,
+            saved=self.saved,
+        )
+
+    def _round_over(self, state: TableState, names: list[str]) -> tuple[str, list[str]] | None:
+        records = [r for r in state.history if isinstance(r, RoundEnded)]
+        if not records:
+            return None
+        record = records[-1]
+        lang = self.lang
+        me = self.source.seat
+        shown = [tr(lang, "you") if s == me else names[s] for s in range(state.players)]
+        width = max(len(n) for n in shown) + 2
+        rows = []
+        for seat in range(state.players):
+            line = f"{shown[seat][:16].ljust(width)}"
+            if record.doubled and seat == record.ender:
+                line += tr(lang, "round.row_doubled", raw=record.raw[seat], score=record.scores[seat])
+            else:
+                line += tr(lang, "round.row", score=record.scores[seat])
+            line += "   " + tr(lang, "round.total", n=record.totals[seat])
+            rows.append(line)
+        if record.ender is not None:
+            rows.append("")
+            if self.adapter.lowest_wins:
+                key = "round.ender_doubled" if record.doubled else "round.ender"
+            else:
+                key = "round.stock_emptied"
+            rows.append(tr(lang, key, who=shown[record.ender]))
+        return tr(lang, "round.title", n=record.round), rows
+
+    def _help(self) -> HelpView:
+        lang = self.lang
+        rows: list[tuple[str, str]] = []
+        dec = self.decision
+        if dec is not None:
+            rows.append(("", tr(lang, f"help.{dec.kind}")))
+            rows.append(("", ""))
+            rows.append((tr(lang, "help.k.arrows"), tr(lang, "help.move")))
+            rows.append((tr(lang, "help.k.enter"), tr(lang, "help.choose")))
+            rows.append(("Tab", tr(lang, "help.tab")))
+            keys = dec.key_map(len(self.ui.chosen))
+            state = self.source.state()
+            buttons = {}
+            if state is not None:
+                _, shown = self.adapter.prompt(
+                    state, self.source.seat, list(self.source.names), lang, dec, self.ui.chosen
+                )
+                buttons = {b.target: b.label for b in shown}
+            for target in self._candidates():
+                key = keys.get(target)
+                if key:
+                    rows.append((key, buttons.get(target) or self.describe(target)))
+            if self.ui.chosen:
+                rows.append((tr(lang, "help.k.esc"), tr(lang, "help.back")))
+        else:
+            rows.append(("", tr(lang, "help.waiting")))
+            rows.append(("", ""))
+        rows.append(("s", tr(lang, "help.scores")))
+        rows.append(("t", tr(lang, "help.chat")))
+        rows.append(("q", tr(lang, "help.quit")))
+        rows.append(("?", tr(lang, "help.help")))
+        return HelpView(tr(lang, "help.title"), rows)
+
+    def describe(self, target: Target) -> str:
+        """A target in words, for the help overlay."""
+        lang = self.lang
+        dec = self.decision
+        if dec is not None and target in dec.labels:
+            return dec.labels[target]
+        kind = target[0]
+        if kind == "pile":
+            return tr(lang, f"target.{target[1]}")
+        if kind in ("hand", "building", "sdiscard", "market"):
+            return tr(lang, f"target.{kind}", n=int(target[-1]) + 1)  # type: ignore[call-overload]
+        if kind == "stock":
+            return tr(lang, "target.stock")
+        return str(target)
+
+    # --- keys ---------------------------------------------------------------------------------------
+
+    def on_frame(self, frame: Frame) -> None:
+        """Remember where the last frame drew each target (for the arrows)."""
+        self.ui.rects = frame.targets
+
+    def submitted(self, error: str | None) -> None:
+        """The terminal loop reports how a `Submit` went."""
+        if error:
+            self.ui.sending = False
+            self.ui.flash = tr(self.lang, "flash.refused", reason=error)
+            self.ui.decision_key = None
+
+    def handle_key(self, key: str) -> list[Effect]:
+        ui = self.ui
+        if key == "resize":
+            return []
+        if ui.chat is not None:
+            return self._chat_key(key)
+        if ui.overlay == "quit":
+            if key in ("y", "Y", "o", "O"):
+                return [Quit()]
+            if key in ("n", "N", "esc", "q"):
+                ui.overlay = None
+            return []
+        if ui.overlay in ("help", "scores", "round"):
+            if key == "q" and self._game_over():
+                return [Quit()]
+            previous = ui.overlay
+            ui.overlay = None
+            if key == "s" and previous != "scores":
+                ui.overlay = "scores"
+            elif key == "?" and previous != "help":
+                ui.overlay = "help"
+            elif key == "q":
+                ui.overlay = "quit"
+            if previous == "scores" and self._game_over() and not ui.result_closed:
+                ui.overlay = "result" if key not in ("s", "q") else ui.overlay
+            return []
+        if ui.overlay == "result":
+            if key == "q":
+                return [Quit()]
+            if key == "s":
+                ui.overlay = "scores"
+            elif key in ("esc", "enter"):
+                ui.overlay = None
+                ui.result_closed = True
+            return []
+        ui.flash = ""
+        if key == "?":
+            ui.overlay = "help"
+            return []
+        if key == "s":
+            ui.overlay = "scores"
+            return []
+        if key == "t":
+            ui.chat = ""
+            return []
+        if key == "q":
+            if self._game_over():
+                return [Quit()]
+            ui.overlay = "quit"
+            return []
+        if key == "enter" and self._game_over() and self.decision is None:
+            ui.overlay = "result"
+            ui.result_closed = False
+            return []
+        return self._decision_key(key)
+
+    def _game_over(self) -> bool:
+        state = self.source.state()
+        return state is not None and state.phase == "game_over"
+
+    def _chat_key(self, key: str) -> list[Effect]:
+        ui = self.ui
+        assert ui.chat is not None
+        if key == "esc":
+            ui.chat = None
+        elif key == "enter":
+            text, ui.chat = ui.chat.strip(), None
+            if text:
+                return [Chat(text)]
+        elif key == "backspace":
+            ui.chat = ui.chat[:-1]
+        elif len(key) == 1 and key.isprintable() and len(ui.chat) < 200:
+            ui.chat += key
+        elif key == "space":
+            ui.chat += " "
+        return []
+
+    def _decision_key(self, key: str) -> list[Effect]:
+        ui = self.ui
+        dec = self.decision
+        if dec is None:
+            return []
+        targets = self._candidates()
+        if key in ARROWS:
+            ui.cursor = decisions.move_cursor(ui.cursor, ARROWS[key], targets, ui.rects)
+        elif key == "tab":
+            ui.cursor = decisions.cycle(ui.cursor, 1, targets, ui.rects)
+        elif key == "btab":
+            ui.cursor = decisions.cycle(ui.cursor, -1, targets, ui.rects)
+        elif key in ("enter", "space", " "):
+            if ui.cursor is not None and (ui.cursor in targets or ui.cursor in ui.chosen):
+                return self.pick(ui.cursor)
+        elif key in ("esc", "backspace"):
+            if ui.chosen:
+                last = ui.chosen[-1]
+                ui.chosen = ui.chosen[:-1]
+                ui.cursor = last
+        else:
+            keys = dec.key_map(len(ui.chosen))
+            for target in targets:
+                if keys.get(target) == key:
+                    ui.cursor = target
+                    return self.pick(target)
+        return []
+
+    def pick(self, target: Target) -> list[Effect]:
+        """Choose `target`: one more step of the decision, or the move itself."""
+        ui = self.ui
+        dec = self.decision
+        if dec is None:
+            return []
+        if dec.multi:
+            if target in ui.chosen:
+                ui.chosen = tuple(t for t in ui.chosen if t != target)
+                return []
+            ui.chosen = (*ui.chosen, target)
+        else:
+            ui.chosen = (*ui.chosen, target)
+        option = decisions.complete(dec, ui.chosen)
+        if option is not None:
+            ui.sending = True
+            ui.chosen = ()
+            self.decision = None
+            ui.decision_key = None
+            return [Submit(option.move)]
+        remaining = self._candidates()
+        if not dec.multi and len(remaining) == 1 and remaining[0][0] in dec.auto:
+            return self.pick(remaining[0])
+        if not dec.multi:
+            ui.cursor = remaining[0] if remaining else None
+        elif remaining and ui.cursor not in remaining:
+            # the next card in reading order after the one just picked
+            ordered = decisions.order([*remaining, target], ui.rects)
+            after = ordered[ordered.index(target) + 1 :] + ordered[: ordered.index(target)]
+            ui.cursor = after[0] if after else remaining[0]
+        return []
+
+
+def busy_text(state: TableState, lang: str) -> str:
+    """What the table is busy with while nobody may move (the protocol's steps)."""
+    if not state.pending:
+        return ""
+    first = state.pending[0]
+    if isinstance(first, DealRequest):
+        return tr(lang, "busy.deal")
+    if isinstance(first, ShuffleRequest):
+        return tr(lang, "busy.shuffle")
+    if isinstance(first, RandomRequest):
+        return tr(lang, "busy.random")
+    if isinstance(first, RevealRequest):
+        return tr(lang, "busy.reveal")
+    return ""

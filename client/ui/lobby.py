@@ -1,0 +1,393 @@
+"""The lobby screen: who sits at the table, their keys, who is ready; the host starts the game.
+
+The LAN code (issue 7) fills a `LobbyView` and hands the UI a `LobbySource`; this module draws it
+(`render_lobby`, a pure function like `render.render`) and runs it (`run_lobby_ui`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import trio
+
+from .canvas import Canvas, Frame, Rect, Span, wrap
+from .caps import Caps, detect_caps, detect_lang
+from .i18n import tr
+from .model import Button, ScreenModel, UiView
+from .render import MIN_HEIGHT, MIN_WIDTH, dialog, draw_buttons, logo, too_small
+from .terminal import Terminal, open_terminal
+
+
+@dataclass
+class LobbySeat:
+    """One seat as the lobby shows it."""
+
+    name: str = ""
+    fingerprint: str = ""  # `client.storage.fingerprint` of the seat's identity key
+    ready: bool = False
+    bot: bool = False
+    host: bool = False
+    me: bool = False
+    link: str = "connected"  # connected | connecting | reconnecting | blamed | gone | local
+    retry_in: float | None = None
+    known: bool | None = None  # seen before on this machine (known_peers); None: not checked
+    empty: bool = False  # a free seat
+
+
+@dataclass
+class LobbyView:
+    """Everything the lobby screen shows; the LAN code fills it."""
+
+    table: str
+    game: str
+    seats: list[LobbySeat]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    password: bool = False
+    is_host: bool = False
+    address: str = ""  # HOST:PORT friends can join with
+    status: str = ""  # a message in words (already in the player's language), e.g. "waiting for Ben"
+    can_start: bool = False  # the host may start now (every seat taken and ready)
+    starting: bool = False  # the game begins: run_lobby_ui returns "start"
+    closed: str = ""  # why the table is gone (the host left ...): shown; the next key returns "closed"
+    chat: list[tuple[str, str]] = field(default_factory=list)  # (name, text), oldest first
+
+
+class LobbySource(Protocol):
+    """What the LAN code gives the lobby screen."""
+
+    def lobby(self) -> LobbyView: ...
+
+    def changed(self) -> trio.Event:
+        """An event set at the next change (a fresh one each time, like `PeerRunner.changed`)."""
+        ...
+
+    async def set_ready(self, ready: bool) -> None: ...
+
+    async def start(self) -> None:
+        """Host only: start the game (called when `can_start`)."""
+        ...
+
+    async def send_chat(self, text: str) -> None: ...
+
+    async def leave(self) -> None: ...
+
+
+GAME_TITLES = {"skyjo": "SKYJO", "skyjo-action": "SKYJO ACTION", "skip-bo": "SKIP-BO"}
+
+
+@dataclass
+class LobbyScreen:
+    """The lobby's view-model: the view plus the screen's own state."""
+
+    view: LobbyView
+    lang: str
+    overlay: str | None = None  # help | quit
+    chat: str | None = None
+    cursor: str | None = None
+
+
+def _option_text(options: Mapping[str, Any]) -> str:
+    if not options:
+        return ""
+    parts = []
+    for key in sorted(options):
+        value = options[key]
+        if isinstance(value, bool):
+            value = "on" if value else "off"
+        parts.append(f"{key} {value}")
+    return " · ".join(parts)
+
+
+def _buttons(screen: LobbyScreen) -> list[Button]:
+    view, lang = screen.view, screen.lang
+    mine = next((s for s in view.seats if s.me), None)
+    ready = bool(mine and mine.ready)
+    buttons = [Button(("button", "ready"), tr(lang, "lobby.unready" if ready else "lobby.ready"), "r")]
+    if view.is_host:
+        buttons.append(Button(("button", "start"), tr(lang, "lobby.start"), "s"))
+    buttons.append(Button(("button", "leave"), tr(lang, "lobby.leave"), "q"))
+    return buttons
+
+
+def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Frame:
+    c = Canvas(width, height, caps)
+    lang = screen.lang
+    if width < MIN_WIDTH or height < MIN_HEIGHT:
+        too_small(c, lang)
+        return c.frame()
+    view = screen.view
+    c.fill(Rect(0, 0, width, 1), " ", "header")
+    x = logo(c, 0, view.game)
+    taken = sum(1 for s in view.seats if not s.empty)
+    title = tr(lang, "lobby.header", table=view.table, n=taken, total=len(view.seats))
+    right = c.put_right(width - 1, 0, f" {tr(lang, 'lobby.title')} ", "header.turn")
+    c.put(x + 1, 0, title, "header", right - x - 2)
+
+    y = 2
+    label_w = 14
+    rows = [
+        (tr(lang, "lobby.game"), GAME_TITLES.get(view.game, view.game)),
+        (tr(lang, "lobby.options"), _option_text(view.options) or tr(lang, "lobby.default_options")),
+        (tr(lang, "lobby.password"), tr(lang, "yes" if view.password else "no")),
+    ]
+    if view.address:
+        rows.append(
+            (tr(lang, "lobby.join"), tr(lang, "lobby.join_how", table=view.table, address=view.address))
+        )
+    for label, value in rows:
+        c.put(2, y, label, "dim")
+        c.put(2 + label_w, y, value, "text", width - label_w - 4)
+        y += 1
+    y += 1
+    cols = [2, 8, 28, 49, 67]
+    heads = ["lobby.seat", "lobby.player", "lobby.key", "lobby.link", "lobby.ready_col"]
+    for col, head in zip(cols, heads, strict=True):
+        c.put(col, y, tr(lang, head), "title")
+    y += 1
+    c.hline(2, y, width - 4)
+    y += 1
+    for number, seat in enumerate(view.seats, 1):
+        if y >= height - 6:
+            break
+        c.put(cols[0], y, f"{number}", "dim")
+        if seat.empty:
+            c.put(cols[1], y, tr(lang, "lobby.free"), "dim")
+            y += 1
+            continue
+        name = seat.name
+        tags = []
+        if seat.me:
+            tags.append(tr(lang, "lobby.you"))
+        if seat.host:
+            tags.append(tr(lang, "lobby.host"))
+        if seat.bot:
+            tags.append(tr(lang, "lobby.bot"))
+        if seat.known is False and not seat.me:
+            tags.append(tr(lang, "lobby.new_key"))
+        label = f"{name} ({', '.join(tags)})" if tags else name
+        c.put(cols[1], y, label, "name.me" if seat.me else f"p{(number - 1) % 8}", cols[2] - cols[1] - 1)
+        c.put(
+            cols[2],
+            y,
+            seat.fingerprint or "-",
+            "warn" if seat.known is False else "text",
+            cols[3] - cols[2] - 1,
+        )
+        symbol, style, text = _link(c, lang, seat)
+        c.put(cols[3], y, f"{symbol} {text}", style, cols[4] - cols[3] - 1)
+        mark = (
+            f"{c.g('check')} {tr(lang, 'lobby.is_ready')}"
+            if seat.ready
+            else f"{c.g('dot')} {tr(lang, 'lobby.not_ready')}"
+        )
+        c.put(cols[4], y, mark, "good" if seat.ready else "dim", width - cols[4] - 1)
+        y += 1
+    y += 1
+    for line in wrap(tr(lang, "lobby.keys_hint"), width - 4)[:2]:
+        c.put(2, y, line, "dim")
+        y += 1
+    # chat
+    chat_top = y + 1
+    room = height - 3 - chat_top
+    if room > 0 and view.chat:
+        for offset, (name, text) in enumerate(view.chat[-room:]):
+            cx = 2 + c.put(2, chat_top + offset, f"{name}: ", "title")
+            c.put(cx, chat_top + offset, text, "chat", width - cx - 2)
+    # prompt, buttons, status
+    py = height - 3
+    cursor = ("button", screen.cursor) if screen.cursor else None
+    ui = UiView(candidates=frozenset(b.target for b in _buttons(screen)), cursor=cursor)
+    model = ScreenModel(lang, view.game, "", "", "", None, [], ui=ui)
+    if screen.chat is not None:
+        x = c.put(1, py, tr(lang, "chat.label"), "title") + 2
+        end = x + c.put(x, py, screen.chat[-(width - x - 2) :], "input")
+        c.put(end, py, "_", "cursor")
+        c.put(1, py + 1, tr(lang, "chat.hint"), "dim")
+    else:
+        status = (
+            view.closed
+            or view.status
+            or (tr(lang, "lobby.can_start") if view.is_host and view.can_start else tr(lang, "lobby.waiting"))
+        )
+        c.put(0, py, c.g("turn") + " ", "prompt.mark")
+        c.put(2, py, status, "error" if view.closed else "prompt", width - 3)
+        draw_buttons(c, 2, py + 1, _buttons(screen), model)
+    c.fill(Rect(0, height - 1, width, 1), " ", "status")
+    c.put_right(width - 1, height - 1, tr(lang, "lobby.status_keys"), "status.keys")
+    if screen.overlay == "quit":
+        dialog(
+            c,
+            tr(lang, "lobby.leave_title"),
+            [[Span(tr(lang, "lobby.leave_text"))]],
+            tr(lang, "quit.keys"),
+            "warn",
+        )
+    elif screen.overlay == "help":
+        rows = [
+            ("r", tr(lang, "lobby.help.ready")),
+            ("s", tr(lang, "lobby.help.start")),
+            ("t", tr(lang, "help.chat")),
+            ("q", tr(lang, "lobby.help.leave")),
+            ("?", tr(lang, "help.help")),
+        ]
+        dialog(
+            c,
+            tr(lang, "help.title"),
+            [[Span(k, "key"), Span("  "), Span(d)] for k, d in rows],
+            tr(lang, "help.close"),
+        )
+    return c.frame()
+
+
+def _link(c: Canvas, lang: str, seat: LobbySeat) -> tuple[str, str, str]:
+    if seat.me:
+        return c.g("dot"), "dim", tr(lang, "lobby.link.me")
+    if seat.link in ("connected", "local"):
+        return c.g("ok"), "link.ok", tr(lang, f"lobby.link.{seat.link}")
+    if seat.link in ("connecting", "reconnecting"):
+        extra = f" {round(seat.retry_in)}s" if seat.retry_in is not None else ""
+        return c.g("wait"), "link.wait", tr(lang, f"lobby.link.{seat.link}") + extra
+    return (
+        c.g("bad"),
+        "link.bad",
+        tr(lang, f"lobby.link.{seat.link}" if seat.link in ("blamed", "gone") else "lobby.link.gone"),
+    )
+
+
+@dataclass(frozen=True)
+class LobbyAction:
+    name: str  # ready | unready | start | chat | leave
+    text: str = ""
+
+
+class LobbyUI:
+    """Keys of the lobby screen -> actions for the LAN code."""
+
+    def __init__(self, source: LobbySource, lang: str) -> None:
+        self.source = source
+        self.screen_state = LobbyScreen(source.lobby(), lang)
+        self.rects: dict[Any, Rect] = {}
+
+    def screen(self) -> LobbyScreen:
+        self.screen_state.view = self.source.lobby()
+        return self.screen_state
+
+    def on_frame(self, frame: Frame) -> None:
+        self.rects = frame.targets
+
+    def handle_key(self, key: str) -> list[LobbyAction]:
+        s = self.screen_state
+        view = s.view
+        if view.closed:
+            return [LobbyAction("closed")]
+        if s.chat is not None:
+            if key == "esc":
+                s.chat = None
+            elif key == "enter":
+                text, s.chat = s.chat.strip(), None
+                return [LobbyAction("chat", text)] if text else []
+            elif key == "backspace":
+                s.chat = s.chat[:-1]
+            elif key == "space":
+                s.chat += " "
+            elif len(key) == 1 and key.isprintable():
+                s.chat += key
+            return []
+        if s.overlay == "quit":
+            if key in ("y", "Y", "o", "O"):
+                return [LobbyAction("leave")]
+            s.overlay = None
+            return []
+        if s.overlay == "help":
+            s.overlay = None
+            return []
+        mine = next((seat for seat in view.seats if seat.me), None)
+        if key in ("r", "space") or (key == "enter" and s.cursor in (None, "ready")):
+            return [LobbyAction("unready" if mine and mine.ready else "ready")]
+        if (key == "enter" and s.cursor == "start") or key == "s":
+            return [LobbyAction("start")] if view.is_host and view.can_start else []
+        if key == "enter" and s.cursor == "leave":
+            s.overlay = "quit"
+        elif key in ("left", "right", "tab", "h", "l"):
+            names = ["ready", *(["start"] if view.is_host else []), "leave"]
+            index = names.index(s.cursor) if s.cursor in names else 0
+            index = (index + (-1 if key in ("left", "h") else 1)) % len(names)
+            s.cursor = names[index]
+        elif key == "t":
+            s.chat = ""
+        elif key == "?":
+            s.overlay = "help"
+        elif key == "q":
+            s.overlay = "quit"
+        return []
+
+
+async def run_lobby_ui(
+    source: LobbySource,
+    *,
+    lang: str | None = None,
+    caps: Caps | None = None,
+    terminal: Terminal | None = None,
+) -> str:
+    """Show the lobby until the game starts ("start"), the player leaves ("leave") or the table
+    closes ("closed"). With no `terminal`, one is opened (and closed) here."""
+    language = detect_lang(lang)
+    if terminal is None:
+        async with open_terminal(caps or detect_caps()) as opened:
+            return await run_lobby_ui(source, lang=language, terminal=opened)
+    from .run import run_screen
+
+    ui = LobbyUI(source, language)
+    outcome = {"result": "leave"}
+
+    class _Adapter:
+        def screen(self) -> Any:
+            return ui.screen()
+
+        def handle_key(self, key: str) -> list[Any]:
+            return ui.handle_key(key)
+
+        def on_frame(self, frame: Frame) -> None:
+            ui.on_frame(frame)
+
+    async with trio.open_nursery() as nursery:
+
+        async def on_effect(action: Any) -> bool:
+            if not isinstance(action, LobbyAction):
+                return False
+            if action.name in ("ready", "unready"):
+                nursery.start_soon(source.set_ready, action.name == "ready")
+            elif action.name == "start":
+                nursery.start_soon(source.start)
+            elif action.name == "chat":
+                nursery.start_soon(source.send_chat, action.text)
+            elif action.name == "leave":
+                await source.leave()
+                outcome["result"] = "leave"
+                return True
+            elif action.name == "closed":
+                outcome["result"] = "closed"
+                return True
+            return False
+
+        async def watch_start(cancel: Callable[[], None]) -> None:
+            while True:
+                if source.lobby().starting:
+                    outcome["result"] = "start"
+                    cancel()
+                    return
+                await source.changed().wait()
+
+        with trio.CancelScope() as scope:
+            nursery.start_soon(watch_start, scope.cancel)
+            await run_screen(
+                terminal,
+                _Adapter(),
+                on_effect,
+                changed=source.changed,
+                render_fn=lambda screen, w, h, caps: render_lobby(screen, w, h, caps),
+            )
+        nursery.cancel_scope.cancel()
+    return outcome["result"]

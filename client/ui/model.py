@@ -1,0 +1,138 @@
+"""The view-model: everything a screen shows, as plain data, already in the player's language.
+
+`build_screen` (in `app`) fills a `ScreenModel` from a table source (a live `PeerRunner` or a
+replay step) and the controller's state (cursor, overlays...); `render.render` draws it. Each game
+contributes its table model (`skyjo_vm.SkyjoTable`, `skipbo_vm.SkipBoTable`, ...) and its
+`Decision`s: the legal moves of the moment, each reached by a *path* of targets the player picks
+one after the other (a card to take, then a pile to put it on). The player can only walk paths
+that exist, so no illegal move can ever be composed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from skyjo_p2p.core.moves import Move
+
+from .canvas import Span, Target
+
+
+@dataclass(frozen=True)
+class Option:
+    """A legal move and the targets to pick to make it."""
+
+    path: tuple[Target, ...]
+    move: Move
+
+
+@dataclass
+class Decision:
+    """What this seat must decide now.
+
+    `kind` names it (for the prompt and the help); `multi` > 0 means "pick that many targets, in
+    any order" (SKYJO's setup); `keys` gives some targets a digit; `labels` names the targets
+    shown as buttons (choices that are not a card on the table).
+    """
+
+    kind: str
+    options: list[Option]
+    multi: int = 0
+    keys: dict[Target, str] = field(default_factory=dict)
+    labels: dict[Target, str] = field(default_factory=dict)
+    depth_keys: dict[int, dict[Target, str]] = field(default_factory=dict)
+    """Digits that differ by step: depth -> target -> key (overrides `keys`)."""
+    focus: dict[Target, frozenset[Target]] = field(default_factory=dict)
+    """Targets to highlight while the cursor is on a target (a line's cards)."""
+    auto: frozenset[str] = frozenset()
+    """Kinds of target picked without asking when they are the only choice left (an order)."""
+
+    def key_map(self, depth: int) -> dict[Target, str]:
+        return {**self.keys, **self.depth_keys.get(depth, {})}
+
+
+@dataclass(frozen=True)
+class Button:
+    target: Target
+    label: str
+    key: str | None = None
+
+
+@dataclass
+class UiView:
+    """The controller's state, as the renderer needs it."""
+
+    candidates: frozenset[Target] = frozenset()
+    cursor: Target | None = None
+    chosen: tuple[Target, ...] = ()
+    keys: dict[Target, str] = field(default_factory=dict)
+    focus: frozenset[Target] = frozenset()
+    """Targets to highlight along with the cursor (e.g. the cards of a line being chosen)."""
+
+
+@dataclass(frozen=True)
+class LinkView:
+    seat: int
+    name: str
+    status: str  # connected | connecting | reconnecting | blamed | gone | local
+    retry_in: float | None = None
+
+
+@dataclass(frozen=True)
+class ScoreCell:
+    points: int
+    raw: int
+    doubled: bool = False
+    ender: bool = False
+
+
+@dataclass
+class ScoreSheet:
+    names: list[str]
+    rounds: list[tuple[int, list[ScoreCell]]]
+    totals: list[int]
+    lowest_wins: bool = True
+    live: list[int | None] = field(default_factory=list)
+    """The round in progress: each seat's visible points (SKYJO), or None."""
+
+
+@dataclass
+class ResultView:
+    winners: list[str]
+    ranking: list[tuple[str, int, bool]]  # name, total, winner
+    me_won: bool
+    saved: str = ""
+
+
+@dataclass
+class HelpView:
+    title: str
+    rows: list[tuple[str, str]]
+
+
+@dataclass
+class ScreenModel:
+    lang: str
+    game: str
+    title: str
+    subtitle: str
+    turn_text: str
+    me: int | None
+    names: list[str]
+    table: Any = None
+    prompt: str = ""
+    prompt_style: str = "prompt"
+    buttons: list[Button] = field(default_factory=list)
+    log: list[list[Span]] = field(default_factory=list)
+    links: list[LinkView] = field(default_factory=list)
+    ui: UiView = field(default_factory=UiView)
+    overlay: str | None = None  # help | scores | round | quit | result | chat
+    help: HelpView | None = None
+    scores: ScoreSheet | None = None
+    round_over: tuple[str, list[str]] | None = None
+    result: ResultView | None = None
+    chat: str | None = None
+    flash: str = ""
+    footer: str = ""
+    notice: str = ""
+    """A centred message instead of the table (before the game starts, while loading ...)."""

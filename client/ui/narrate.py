@@ -1,0 +1,169 @@
+"""The short log under the table: engine facts, chat and protocol news told as sentences.
+
+A narrator reads `PeerRunner.log` (or a replay's) entry by entry and keeps *items*; sentences are
+made from items each time the log is drawn, so a sentence fills in as the cards it names are
+revealed ("bot 1 drew a card" becomes "bot 1 drew 7, replaced a hidden 11"). Each game subclasses
+`Narrator` for its own facts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from skyjo_p2p.core.events import GameOver, RoundEnded
+
+from .canvas import Span
+from .i18n import join_names, tr, tr_spans, who_key
+
+
+class LogLike(Protocol):
+    kind: str
+    fact: Any
+    seat: int | None
+    text: str
+
+
+@dataclass
+class Item:
+    kind: str
+    data: Any = None
+    seat: int | None = None
+
+
+Line = list[Span]
+
+_SIGNED = re.compile(r"^round (\d+) signed by every seat$")
+_REFUSED = re.compile(r"^move refused: (.*)$")
+_STOPPED = re.compile(r"^game stopped: (.*)$")
+
+
+class Narrator:
+    """Common items: chat, protocol news, round ends and the game's end."""
+
+    lowest_wins = True
+
+    def __init__(self, players: int, me: int | None, names: Sequence[str], lang: str) -> None:
+        self.players = players
+        self.me = me
+        self.names = list(names)
+        self.lang = lang
+        self.items: list[Item] = []
+        self.fed = 0
+
+    # --- reading the log ------------------------------------------------------------------------
+
+    def update(self, log: Sequence[LogLike]) -> None:
+        for entry in log[self.fed :]:
+            self.entry(entry)
+        self.fed = len(log)
+
+    def entry(self, entry: LogLike) -> None:
+        if entry.kind == "fact":
+            self.fact(entry.fact)
+        elif entry.kind == "chat":
+            self.items.append(Item("chat", entry.text, entry.seat))
+        elif entry.kind == "blame":
+            self.items.append(Item("blame", entry.text, entry.seat))
+        elif entry.kind == "info":
+            self.items.append(Item("info", entry.text))
+
+    def fact(self, fact: Any) -> None:
+        if isinstance(fact, RoundEnded):
+            self.items.append(Item("round", fact))
+        elif isinstance(fact, GameOver):
+            self.items.append(Item("gameover", fact))
+
+    # --- telling ----------------------------------------------------------------------------------
+
+    def lines(self, count: int) -> list[Line]:
+        """The last `count` sentences (oldest first)."""
+        out: list[Line] = []
+        for item in reversed(self.items):
+            for line in reversed(self.tell(item)):
+                out.append(line)
+                if len(out) >= count:
+                    return list(reversed(out))
+        return list(reversed(out))
+
+    def tell(self, item: Item) -> list[Line]:
+        lang = self.lang
+        if item.kind == "chat":
+            return [[self.who(item.seat), Span(": ", "chat"), Span(str(item.data), "chat")]]
+        if item.kind == "blame":
+            return [tr_spans(lang, "log.blame", "error", who=self.who(item.seat), reason=str(item.data))]
+        if item.kind == "info":
+            return [self.info(str(item.data))]
+        if item.kind == "round":
+            return self.tell_round(item.data)
+        if item.kind == "gameover":
+            fact: GameOver = item.data
+            names = [self.name(s) for s in fact.winners]
+            total = fact.totals[fact.winners[0]] if fact.winners else 0
+            if len(fact.winners) > 1:
+                key = "log.gameover.many"
+            else:
+                key = "log.gameover.me" if self.me in fact.winners else "log.gameover"
+            return [tr_spans(lang, key, "good", names=join_names(lang, names), total=total)]
+        return []
+
+    def info(self, text: str) -> Line:
+        lang = self.lang
+        match = _SIGNED.match(text)
+        if match:
+            return tr_spans(lang, "log.signed", "dim", n=int(match.group(1)))
+        match = _REFUSED.match(text)
+        if match:
+            return tr_spans(lang, "log.refused", "error", reason=match.group(1))
+        match = _STOPPED.match(text)
+        if match:
+            return tr_spans(lang, "log.stopped", "error", reason=match.group(1))
+        return [Span(text, "dim")]
+
+    def tell_round(self, fact: RoundEnded) -> list[Line]:
+        lang = self.lang
+        parts: list[Span] = tr_spans(lang, "log.round", "title", n=fact.round)
+        for seat, points in enumerate(fact.scores):
+            if seat:
+                parts.append(Span(", ", "text"))
+            parts.append(self.who(seat, plain=True))
+            parts.append(Span(f" {points}", "bold"))
+        lines = [parts]
+        if fact.doubled and fact.ender is not None:
+            lines.append(
+                tr_spans(
+                    lang,
+                    who_key("log.doubled", fact.ender, self.me),
+                    "warn",
+                    who=self.who(fact.ender),
+                    raw=fact.raw[fact.ender],
+                    score=fact.scores[fact.ender],
+                )
+            )
+        return lines
+
+    # --- helpers ----------------------------------------------------------------------------------
+
+    def name(self, seat: int | None) -> str:
+        if seat is None:
+            return "?"
+        if seat == self.me:
+            return tr(self.lang, "you")
+        return self.names[seat] if 0 <= seat < len(self.names) else f"#{seat}"
+
+    def who(self, seat: int | None, plain: bool = False) -> Span:
+        """A seat's name as the subject of a sentence (capitalised "You" for the player)."""
+        if seat is None:
+            return Span("?", "dim")
+        style = "name.me" if seat == self.me else f"p{seat % 8}"
+        if seat == self.me:
+            return Span(tr(self.lang, "you" if plain else "You"), style)
+        return Span(self.name(seat), style)
+
+
+def value_span(value: int | None, band: Callable[[int], str], text: str | None = None) -> Span:
+    if value is None:
+        return Span(text or "?", "dim")
+    return Span(text if text is not None else str(value), f"fg.{band(value)}")

@@ -1,0 +1,93 @@
+"""`skyjo-lan play`: a table on this machine, you against bots, over the real protocol."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Any
+
+import trio
+
+from skyjo_p2p.bots import make_bot
+from skyjo_p2p.engine import new_game
+
+from .caps import detect_caps, detect_lang
+from .i18n import tr
+
+BOT_NAMES = ("Ada", "Bob", "Cyd", "Dot", "Eve", "Fay", "Gil")
+THINK_ENV = "SKYJO_LAN_BOT_THINK"
+"""Seconds a bot waits before each move (default 0.5): a hidden setting for tests and the impatient."""
+
+
+def think_time() -> float:
+    try:
+        return max(0.0, float(os.environ.get(THINK_ENV, "0.5")))
+    except ValueError:
+        return 0.5
+
+
+def bot_level(level: str, game: str) -> tuple[str, bool]:
+    """The level to use, and whether the asked one does not exist for this game yet."""
+    try:
+        make_bot(level, game, "probe")
+        return level, False
+    except ValueError:
+        return "random", True
+
+
+def play(
+    game: str,
+    bots: int,
+    level: str,
+    options: dict[str, Any],
+    *,
+    name: str | None,
+    lang: str | None,
+    no_color: bool,
+    ascii_only: bool,
+) -> int:
+    from client.local import LocalTable
+    from client.storage import load_identity
+
+    from .run import run_game_ui
+    from .terminal import open_terminal
+
+    language = detect_lang(lang)
+    caps = detect_caps(no_color=no_color, ascii_only=ascii_only)
+    new_game(game, bots + 1, options)  # checks the game, the player count and the options first
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        print(
+            "skyjo-lan play: needs a terminal (run it in a terminal window or over ssh -t)", file=sys.stderr
+        )
+        return 2
+    asked = level
+    level, missing = bot_level(level, game)
+    me = (name or tr(language, "you")).strip()[:32] or "you"
+    names = [me, *[n for n in BOT_NAMES if n.lower() != me.lower()][:bots]]
+    table = LocalTable(
+        game,
+        bots,
+        level,
+        options,
+        names=names,
+        identity=load_identity(),
+        think_time=think_time(),
+    )
+    saved = str(table.writer.path) if table.writer is not None else ""
+    if missing:
+        from client.peer import LogEntry
+
+        table.human.log.append(LogEntry("info", text=tr(language, "play.no_level", level=asked, game=game)))
+
+    async def main() -> None:
+        async with open_terminal(caps) as terminal, trio.open_nursery() as nursery:
+            nursery.start_soon(table.run)
+            await run_game_ui(table.human, lang=language, terminal=terminal, saved=saved)
+            nursery.cancel_scope.cancel()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        trio.run(main)
+    if saved:
+        print(tr(language, "play.saved", path=saved))
+    return 0

@@ -1,0 +1,386 @@
+"""Rendering: `render(model, width, height, caps) -> Frame`, a pure function.
+
+The screen, top to bottom: a header (game, round, whose turn), the table (drawn by the game's
+module: `render_skyjo`, `render_skipbo`, `render_action`), the prompt (what to do now, with its
+buttons), and a status line (the other players' links and the main keys). Overlays (help, score
+sheet, round summary, result, quit confirmation) are boxes drawn over the table. Below 80x24 the
+whole screen is a "terminal too small" notice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from .canvas import Canvas, Frame, Rect, Span, clip, text_width, wrap
+from .caps import Caps
+from .i18n import tr
+from .model import Button, ScreenModel
+
+MIN_WIDTH, MIN_HEIGHT = 80, 24
+WIDE = 150
+"""From this width on, the log has its own panel on the right."""
+
+TableDrawer = Callable[[Canvas, Rect, ScreenModel], None]
+_DRAWERS: dict[str, TableDrawer] = {}
+
+
+def register(game: str, drawer: TableDrawer) -> None:
+    _DRAWERS[game] = drawer
+
+
+def _drawer(game: str) -> TableDrawer | None:
+    if not _DRAWERS:
+        from . import render_action, render_skipbo, render_skyjo  # noqa: F401 - they register
+    return _DRAWERS.get(game)
+
+
+def render(model: ScreenModel, width: int, height: int, caps: Caps) -> Frame:
+    canvas = Canvas(width, height, caps)
+    if width < MIN_WIDTH or height < MIN_HEIGHT:
+        too_small(canvas, model.lang)
+        return canvas.frame()
+    header(canvas, model)
+    area = Rect(0, 1, width, height - 4)
+    if model.notice or model.table is None:
+        notice(canvas, area, model)
+    else:
+        drawer = _drawer(model.game)
+        if width >= WIDE:
+            # a wide screen: the table on the left, the log in a panel on the right
+            log_w = min(90, max(50, width - 130))
+            table = Rect(0, 1, width - log_w - 1, height - 4)
+            panel = Rect(table.right, 2, log_w, height - 6)
+            canvas.box(panel, "frame", "round", tr(model.lang, "log.title"), "dim")
+            draw_log(canvas, Rect(panel.x + 2, panel.y + 1, panel.w - 4, panel.h - 2), model)
+            if drawer is not None:
+                drawer(canvas, table, replace(model, log=[]))
+        elif drawer is not None:
+            drawer(canvas, area, model)
+    prompt(canvas, model)
+    status(canvas, model)
+    overlay(canvas, model)
+    return canvas.frame()
+
+
+# --- the frame around the table --------------------------------------------------------------------
+
+
+def too_small(c: Canvas, lang: str) -> None:
+    lines = [
+        (tr(lang, "small.title"), "title"),
+        ("", "text"),
+        (tr(lang, "small.size", w=c.width, h=c.height, mw=MIN_WIDTH, mh=MIN_HEIGHT), "text"),
+        (tr(lang, "small.hint"), "dim"),
+    ]
+    top = max(0, (c.height - len(lines)) // 2)
+    for i, (text, style) in enumerate(lines):
+        for j, part in enumerate(wrap(text, max(c.width - 2, 1))[:2]):
+            c.put_center(0, top + i + j, c.width, part, style)
+
+
+def logo(c: Canvas, x: int, game: str) -> int:
+    """The game's name in the header, its letters in the cards' colours."""
+    if game == "skip-bo":
+        text, bands = " SKIP-BO ", ["sb1", "sb1", "sb5", "sb5", "sb9", "sb9", "wild", "wild", "wild"]
+    elif game == "skyjo-action":
+        text, bands = " SKYJO ACTION ", ["neg"] * 7 + ["action"] * 7
+    else:
+        text, bands = " SKYJO ", ["neg", "neg", "zero", "low", "mid", "high", "high"]
+    for i, ch in enumerate(text):
+        c.put(x + i, 0, ch, f"logo.{bands[i]}" if c.caps.color else "header.title")
+    return x + len(text)
+
+
+def header(c: Canvas, m: ScreenModel) -> None:
+    c.fill(Rect(0, 0, c.width, 1), " ", "header")
+    x = logo(c, 0, m.game)
+    right = c.width - 1
+    if m.turn_text:
+        mine = m.turn_text == tr(m.lang, "header.your_turn")
+        right = c.put_right(c.width - 1, 0, f" {m.turn_text} ", "header.turn" if mine else "header")
+    c.put(x + 1, 0, m.subtitle, "header", max(0, right - x - 2))
+
+
+def notice(c: Canvas, area: Rect, m: ScreenModel) -> None:
+    lines = m.notice.split("\n") if m.notice else [tr(m.lang, "notice.starting")]
+    top = area.y + max(0, (area.h - len(lines)) // 2)
+    for i, text in enumerate(lines):
+        c.put_center(area.x, top + i, area.w, text, "title" if i == 0 else "dim")
+    if m.log:
+        y = area.bottom - min(len(m.log), 4)
+        draw_log(c, Rect(2, y, area.w - 4, area.bottom - y), m)
+
+
+def draw_log(c: Canvas, rect: Rect, m: ScreenModel, title: bool = False) -> None:
+    if rect.h <= 0 or rect.w <= 4:
+        return
+    y = rect.y
+    rows = rect.h
+    if title:
+        c.put(rect.x, y, tr(m.lang, "log.title"), "dim")
+        y += 1
+        rows -= 1
+    lines = m.log[-rows:] if rows > 0 else []
+    for offset, line in enumerate(lines):
+        x = rect.x
+        for span in line:
+            room = rect.right - x
+            if room <= 0:
+                break
+            x += c.put(x, y + offset, span.text, span.style, room)
+
+
+def prompt(c: Canvas, m: ScreenModel) -> None:
+    """Two lines above the status line: what to do now, and its buttons (or the chat input)."""
+    y = c.height - 3
+    c.fill(Rect(0, y, c.width, 2), " ", "text")
+    if m.chat is not None:
+        label = tr(m.lang, "chat.label")
+        x = c.put(1, y, label, "title") + 2
+        text = m.chat[-(c.width - x - 2) :] if text_width(m.chat) > c.width - x - 2 else m.chat
+        end = x + c.put(x, y, text, "input")
+        c.put(end, y, "_", "cursor")
+        c.put(1, y + 1, tr(m.lang, "chat.hint"), "dim")
+        return
+    c.put(0, y, c.g("turn") + " " if m.ui.candidates else "  ", "prompt.mark")
+    room = c.width - 3
+    lines = wrap(m.prompt, room) if m.prompt else []
+    buttons_width = sum(text_width(c.text(b.label)) + 5 for b in m.buttons)
+    if m.buttons and buttons_width + 2 > room:
+        c.put(2, y, m.prompt, m.prompt_style, room)
+        button_menu(c, m)  # too many choices for one line: a list over the table
+    elif m.buttons:
+        if len(lines) <= 1 and text_width(m.prompt) + 3 + buttons_width <= room:
+            c.put(2, y, m.prompt, m.prompt_style, room)
+            draw_buttons(c, 2 + text_width(c.text(m.prompt)) + 3, y, m.buttons, m)
+        else:
+            c.put(2, y, m.prompt, m.prompt_style, room)  # one line (cut if need be): buttons below
+            draw_buttons(c, 2, y + 1, m.buttons, m)
+    else:
+        for offset, line in enumerate(lines[:2]):
+            c.put(
+                2,
+                y + offset,
+                line if offset == 0 or len(lines) <= 2 else " ".join(lines[1:]),
+                m.prompt_style,
+                room,
+            )
+    if m.flash:
+        c.fill(Rect(0, y - 1, c.width, 1))
+        c.put(2, y - 1, m.flash, "error", room)
+
+
+def draw_buttons(c: Canvas, x: int, y: int, buttons: list[Button], m: ScreenModel) -> None:
+    for button in buttons:
+        on = m.ui.cursor == button.target
+        live = button.target in m.ui.candidates
+        key = m.ui.keys.get(button.target, button.key or "")
+        left, right = ("▶", "◀") if on else ("[", "]")
+        if not c.caps.unicode and on:
+            left, right = (">", "<")
+        style = "button.cursor" if on else ("button" if live else "dim")
+        start = x
+        x += c.put(x, y, left, style)
+        if key:
+            x += c.put(x, y, key, "key" if not on else style)
+            x += c.put(x, y, " ", style)
+        x += c.put(x, y, button.label, style)
+        x += c.put(x, y, right, style)
+        c.mark(button.target, Rect(start, y, x - start, 1))
+        x += 2
+
+
+def button_menu(c: Canvas, m: ScreenModel) -> None:
+    """The buttons as a vertical list in a box (when they do not fit on the prompt's line)."""
+    lines = []
+    for button in m.buttons:
+        on = m.ui.cursor == button.target
+        key = m.ui.keys.get(button.target, button.key or " ")
+        lines.append(
+            [
+                Span(f"{c.g('turn') if on else ' '} ", "prompt.mark"),
+                Span(key, "key"),
+                Span(" "),
+                Span(button.label, "button.cursor" if on else "dialog.body"),
+            ]
+        )
+    title = clip(c.text(m.prompt), c.width - 10)
+    rect = dialog(c, title, lines, tr(m.lang, "menu.keys"))
+    for i, button in enumerate(m.buttons):
+        c.mark(button.target, Rect(rect.x + 2, rect.y + 2 + i, rect.w - 4, 1))
+
+
+def status(c: Canvas, m: ScreenModel) -> None:
+    y = c.height - 1
+    c.fill(Rect(0, y, c.width, 1), " ", "status")
+    keys = m.footer or tr(m.lang, "status.keys")
+    links = [link for link in m.links if link.seat != m.me]
+    need = sum(
+        text_width(c.text(link.name)) + 6 for link in links if link.status not in ("connected", "local")
+    )
+    need += sum(text_width(c.text(link.name)) + 4 for link in links if link.status in ("connected", "local"))
+    if not m.footer and need + text_width(c.text(keys)) + 14 > c.width:
+        keys = tr(m.lang, "status.keys_short")
+    right = c.put_right(c.width - 1, y, keys, "status.keys")
+    x = 1
+    for link in m.links:
+        if link.seat == m.me:
+            continue
+        symbol, style, extra = _link_look(c, m.lang, link.status, link.retry_in)
+        piece = f"{link.name} {symbol}{extra}"
+        if x + text_width(c.text(piece)) + 2 >= right:
+            break
+        x += c.put(x, y, link.name + " ", "status")
+        x += c.put(x, y, symbol + extra, style)
+        x += c.put(x, y, "  ", "status")
+
+
+def _link_look(c: Canvas, lang: str, status: str, retry_in: float | None) -> tuple[str, str, str]:
+    if status in ("connected", "local"):
+        return c.g("ok"), "link.ok", ""
+    if status in ("reconnecting", "connecting"):
+        extra = f" {tr(lang, 'link.retry', s=max(0, round(retry_in)))}" if retry_in is not None else ""
+        return c.g("wait"), "link.wait", extra
+    if status == "blamed":
+        return c.g("bad"), "link.bad", f" {tr(lang, 'link.blamed')}"
+    return c.g("bad"), "link.bad", f" {tr(lang, 'link.gone')}"
+
+
+# --- overlays --------------------------------------------------------------------------------------
+
+
+def overlay(c: Canvas, m: ScreenModel) -> None:
+    if m.overlay == "help" and m.help is not None:
+        rows = [(k, d) for k, d in m.help.rows]
+        key_w = max((text_width(c.text(k)) for k, _ in rows), default=4)
+        desc_w = min(max((text_width(c.text(d)) for k, d in rows if k), default=10), c.width - key_w - 10)
+        desc_w = max(desc_w, 50)
+        lines: list[list[Span]] = []
+        for key, desc in rows:
+            if not key:  # a sentence: the whole width
+                lines.extend([Span(part)] for part in wrap(desc, key_w + 2 + desc_w))
+                continue
+            parts = wrap(desc, desc_w)
+            lines.append([Span(key.ljust(key_w), "key"), Span("  "), Span(parts[0])])
+            for extra in parts[1:]:
+                lines.append([Span(" " * (key_w + 2)), Span(extra)])
+        dialog(c, m.help.title, lines, tr(m.lang, "help.close"))
+    elif m.overlay == "scores" and m.scores is not None:
+        score_sheet(c, m)
+    elif m.overlay == "round" and m.round_over is not None:
+        title, summary = m.round_over
+        dialog(c, title, [[Span(r)] for r in summary], tr(m.lang, "round.continue"))
+    elif m.overlay == "quit":
+        dialog(
+            c,
+            tr(m.lang, "quit.title"),
+            [[Span(line)] for line in tr(m.lang, "quit.text").split("\n")],
+            tr(m.lang, "quit.keys"),
+            style="warn",
+        )
+    elif m.overlay == "result" and m.result is not None:
+        result(c, m)
+
+
+def dialog(
+    c: Canvas, title: str, lines: list[list[Span]], footer: str = "", style: str = "dialog", width: int = 0
+) -> Rect:
+    inner = max(
+        [sum(text_width(c.text(s.text)) for s in line) for line in lines]
+        + [text_width(c.text(title)) + 4, text_width(c.text(footer)) + 4, width]
+    )
+    inner = min(inner, c.width - 6)
+    height = min(len(lines), c.height - 6)
+    w, h = inner + 4, height + 4
+    rect = Rect((c.width - w) // 2, max(1, (c.height - h) // 2), w, h)
+    c.fill(rect, " ", "dialog.body")
+    c.box(rect, style, "double" if style == "warn" else "round", title, "dialog.title")
+    for i, line in enumerate(lines[:height]):
+        x = rect.x + 2
+        for span in line:
+            room = rect.right - 2 - x
+            if room <= 0:
+                break
+            x += c.put(
+                x, rect.y + 2 + i, span.text, span.style if span.style != "text" else "dialog.body", room
+            )
+    if footer:
+        text = clip(f" {c.text(footer)} ", w - 4)
+        c.put(rect.right - 2 - text_width(text), rect.bottom - 1, text, "dialog.footer")
+    return rect
+
+
+def score_sheet(c: Canvas, m: ScreenModel) -> None:
+    sheet = m.scores
+    assert sheet is not None
+    lang = m.lang
+    names = [clip(c.text(n), 10) for n in sheet.names]
+    col = max([6] + [text_width(n) + 1 for n in names])
+    label_w = max(text_width(tr(lang, "scores.round", n=99)), text_width(tr(lang, "scores.total")), 8) + 1
+    lines: list[list[Span]] = []
+    head = [Span(" " * label_w)] + [
+        Span(n.rjust(col), f"p{i % 8}" if i != m.me else "name.me") for i, n in enumerate(names)
+    ]
+    lines.append(head)
+    max_rows = max(c.height - 12, 3)
+    rounds = sheet.rounds[-max_rows:]
+    for number, cells in rounds:
+        row = [Span(tr(lang, "scores.round", n=number).ljust(label_w), "dim")]
+        for cell in cells:
+            mark = ""
+            style = "dialog.body"
+            if cell.doubled:
+                mark = c.g("times")
+                style = "warn"
+            elif cell.ender:
+                mark = c.g("flag")
+            row.append(Span(f"{mark}{cell.points}".rjust(col), style))
+        lines.append(row)
+    if sheet.live and any(v is not None for v in sheet.live):
+        row = [Span(tr(lang, "scores.now").ljust(label_w), "dim")]
+        row += [Span(("" if v is None else str(v)).rjust(col), "dim") for v in sheet.live]
+        lines.append(row)
+    best = (min if sheet.lowest_wins else max)(sheet.totals) if sheet.totals else 0
+    total_row = [Span(tr(lang, "scores.total").ljust(label_w), "title")]
+    total_row += [Span(str(t).rjust(col), "good" if t == best else "title") for t in sheet.totals]
+    lines.append([Span(c.g("hline") * (label_w + col * len(names)), "dim")])
+    lines.append(total_row)
+    notes = []
+    if any(cell.doubled for _, cells in sheet.rounds for cell in cells):
+        notes.append(tr(lang, "scores.doubled_note", mark=c.g("times")))
+    if any(cell.ender and not cell.doubled for _, cells in sheet.rounds for cell in cells):
+        notes.append(tr(lang, "scores.ender_note", mark=c.g("flag")))
+    notes.append(tr(lang, "scores.lowest" if sheet.lowest_wins else "scores.highest"))
+    lines.append([])
+    lines.extend([[Span(n, "dim")] for n in notes])
+    dialog(c, tr(lang, "scores.title"), lines, tr(lang, "scores.close"))
+
+
+def result(c: Canvas, m: ScreenModel) -> None:
+    res = m.result
+    assert res is not None
+    lang = m.lang
+    lines: list[list[Span]] = []
+    if res.me_won and len(res.winners) == 1:
+        lines.append([Span(tr(lang, "result.you_win"), "good")])
+    elif len(res.winners) == 1:
+        lines.append([Span(tr(lang, "result.winner", who=res.winners[0]), "good")])
+    else:
+        lines.append([Span(tr(lang, "result.tie", names=", ".join(res.winners)), "good")])
+    lines.append([])
+    for place, (name, total, won) in enumerate(res.ranking, 1):
+        crown = c.g("crown") if won else " "
+        lines.append(
+            [
+                Span(f" {place}. ", "dim"),
+                Span(crown + " ", "good" if won else "dialog.body"),
+                Span(clip(c.text(name), 16).ljust(17), "title" if won else "dialog.body"),
+                Span(str(total).rjust(5), "good" if won else "dialog.body"),
+            ]
+        )
+    if res.saved:
+        lines.append([])
+        for part in wrap(tr(lang, "result.saved", path=res.saved), 56):
+            lines.append([Span(part, "dim")])
+    dialog(c, tr(lang, "result.title"), lines, tr(lang, "result.keys"), width=40)

@@ -1,0 +1,287 @@
+"""`skyjo-lan replay FILE`: step through a saved game, forward and back.
+
+The transcript is fed to an observer `Session` (as `skyjo-lan verify` does: every signature and
+proof is checked on the way), and the table is kept after every move: each step shows the table
+as everyone saw it once that move was played and its cards revealed (hands and private cards stay
+hidden, as they were). Keys: → n l Space next, ← p h back, Home/End first/last, PgUp/PgDn a
+round back/forward, s the score sheet, q quit.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from protocol.events import Blamed, ChatReceived, Halted, RoundSigned, Updated
+from protocol.session import Session
+from protocol.transcript import load_checked
+from skyjo_p2p.core.events import Moved, RoundEnded
+from skyjo_p2p.core.moves import Move
+from skyjo_p2p.core.state import TableState
+
+from .app import GameUI, Quit
+from .caps import detect_caps, detect_lang
+from .i18n import tr
+from .model import LinkView, ScreenModel
+
+
+@dataclass
+class LogItem:
+    """A log entry as `client.peer.LogEntry` has it (without importing the runtime)."""
+
+    kind: str
+    fact: Any = None
+    seat: int | None = None
+    text: str = ""
+
+
+@dataclass
+class Step:
+    state: TableState
+    log_len: int
+    round: int
+
+
+@dataclass
+class Replay:
+    game: str
+    names: list[str]
+    steps: list[Step] = field(default_factory=list)
+    log: list[LogItem] = field(default_factory=list)
+    problem: str = ""
+
+
+def load_replay(data: bytes, progress: Callable[[int, int], None] | None = None) -> Replay:
+    """Replay a transcript file's bytes into steps. Raises `MalformedMessage` if it is not one."""
+    config, frames, _ = load_checked(data)
+    names = list(config.names) or [f"#{s + 1}" for s in range(config.players)]
+    replay = Replay(config.game, names)
+    observer = Session(config, None, None)
+    observer.start()
+    log = replay.log
+    snapshots: list[tuple[TableState, int]] = []
+    for number, frame in enumerate(frames):
+        observer.receive_frame(frame)
+        for event in observer.next_events():
+            if isinstance(event, Updated):
+                log.extend(LogItem("fact", fact) for fact in event.facts)
+            elif isinstance(event, ChatReceived):
+                log.append(LogItem("chat", seat=event.seat, text=event.text))
+            elif isinstance(event, RoundSigned):
+                log.append(LogItem("info", text=f"round {event.round} signed by every seat"))
+            elif isinstance(event, Blamed):
+                log.append(LogItem("blame", seat=event.seat, text=event.reason))
+            elif isinstance(event, Halted):
+                replay.problem = event.reason
+        if observer.state is not None and (not snapshots or snapshots[-1][0] is not observer.state):
+            snapshots.append((observer.state, len(log)))
+        if progress is not None and number % 25 == 0:
+            progress(number, len(frames))
+        if observer.halted:
+            break
+    moves = [i for i, item in enumerate(log) if isinstance(item.fact, Moved)]
+    boundaries = [*moves, len(log) + 1]
+    # the table before the first move, then after each move (before the next one)
+    cursor = 0
+    for limit in boundaries:
+        best: tuple[TableState, int] | None = None
+        while cursor < len(snapshots) and snapshots[cursor][1] <= limit:
+            best = snapshots[cursor]
+            cursor += 1
+        if best is None:
+            continue
+        state, length = best
+        rounds = sum(1 for item in log[:length] if isinstance(item.fact, RoundEnded))
+        if not replay.steps or replay.steps[-1].state is not state:
+            replay.steps.append(Step(state, length, rounds))
+    if progress is not None:
+        progress(len(frames), len(frames))
+    return replay
+
+
+class ReplaySource:
+    """One step of a replay, seen as a table source by `GameUI`."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        self.game = replay.game
+        self.seat: int | None = None
+        self.names: Sequence[str] = replay.names
+        self.index = 0
+
+    def state(self) -> TableState | None:
+        return self.replay.steps[self.index].state if self.replay.steps else None
+
+    def log(self) -> Sequence[LogItem]:
+        if not self.replay.steps:
+            return self.replay.log
+        return self.replay.log[: self.replay.steps[self.index].log_len]
+
+    def legal_moves(self) -> list[Move]:
+        return []
+
+    def links(self) -> list[LinkView]:
+        return []
+
+    def halted(self) -> str | None:
+        if self.replay.problem and self.index == len(self.replay.steps) - 1:
+            return self.replay.problem
+        return None
+
+
+class ReplayUI:
+    """Replay keys around a `GameUI` that shows the current step."""
+
+    def __init__(self, replay: Replay, lang: str) -> None:
+        self.replay = replay
+        self.lang = lang
+        self.source = ReplaySource(replay)
+        self.game = GameUI(self.source, lang)
+        self.game.ui.rounds_seen = 0
+
+    def _fresh(self) -> None:
+        # the narrator reads the log from the start: a step back needs a new one
+        self.game.narrator = None
+
+    def go(self, index: int) -> None:
+        last = max(0, len(self.replay.steps) - 1)
+        index = max(0, min(index, last))
+        if index < self.source.index:
+            self._fresh()
+            self.game.ui.rounds_seen = self.replay.steps[index].round if self.replay.steps else 0
+        self.source.index = index
+        if index < last:
+            self.game.ui.result_closed = False
+            if self.game.ui.overlay == "result":
+                self.game.ui.overlay = None
+
+    def round_jump(self, direction: int) -> None:
+        steps = self.replay.steps
+        here = steps[self.source.index].round if steps else 0
+        if direction > 0:
+            target = next((i for i, s in enumerate(steps) if s.round > here), len(steps) - 1)
+        else:
+            start = next((i for i, s in enumerate(steps) if s.round >= here), 0)
+            if start >= self.source.index and here > 0:
+                start = next((i for i, s in enumerate(steps) if s.round >= here - 1), 0)
+            target = start
+        self.go(target)
+
+    def screen(self) -> ScreenModel:
+        model = self.game.screen()
+        total = len(self.replay.steps)
+        label = tr(self.lang, "replay.step", n=self.source.index + 1 if total else 0, total=total)
+        model.subtitle = f"{tr(self.lang, 'header.replay')} · {label} · {model.subtitle}"
+        model.footer = tr(self.lang, "replay.keys")
+        model.ui.candidates = frozenset()
+        if not model.prompt or model.prompt_style != "error":
+            model.prompt = tr(self.lang, "replay.prompt")
+            model.prompt_style = "dim"
+        model.buttons = []
+        return model
+
+    def on_frame(self, frame: Any) -> None:
+        self.game.on_frame(frame)
+
+    def handle_key(self, key: str) -> list[Any]:
+        game = self.game
+        if game.ui.overlay in ("help", "scores", "round", "quit") or key in ("s", "?", "t"):
+            if key == "t":
+                return []
+            effects = game.handle_key(key)
+            return effects
+        if game.ui.overlay == "result" and key not in ("q",):
+            game.ui.overlay = None
+            game.ui.result_closed = True
+            return []
+        if key == "q":
+            return [Quit()]
+        index = self.source.index
+        if key in ("right", "n", "l", "space", "enter", "down", "j"):
+            self.go(index + 1)
+        elif key in ("left", "p", "h", "up", "k", "backspace"):
+            self.go(index - 1)
+        elif key in ("home", "g"):
+            self.go(0)
+        elif key in ("end", "G"):
+            self.go(len(self.replay.steps) - 1)
+        elif key in ("pgdn", "N"):
+            self.round_jump(1)
+        elif key in ("pgup", "P"):
+            self.round_jump(-1)
+        return []
+
+
+def replay(path: str, *, lang: str | None, no_color: bool, ascii_only: bool) -> int:
+    from protocol.errors import MalformedMessage
+
+    from .render import render
+    from .run import run_screen
+    from .terminal import open_terminal
+
+    language = detect_lang(lang)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        print(f"skyjo-lan replay: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        print("skyjo-lan replay: needs a terminal", file=sys.stderr)
+        return 2
+    caps = detect_caps(no_color=no_color, ascii_only=ascii_only)
+    outcome: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with open_terminal(caps) as terminal:
+            done, total = [0], [1]
+
+            def progress(n: int, of: int) -> None:
+                done[0], total[0] = n, max(of, 1)
+
+            async def load() -> None:
+                try:
+                    outcome["replay"] = await trio.to_thread.run_sync(
+                        load_replay, data, progress, abandon_on_cancel=True
+                    )
+                except MalformedMessage as exc:
+                    outcome["error"] = exc.reason
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(load)
+                while "replay" not in outcome and "error" not in outcome:
+                    width, height = terminal.size
+                    model = ScreenModel(language, "skyjo", "", tr(language, "header.replay"), "", None, [])
+                    model.notice = "\n".join(
+                        [
+                            tr(language, "replay.loading"),
+                            tr(language, "replay.progress", n=done[0], total=total[0]),
+                        ]
+                    )
+                    terminal.draw(render(model, width, height, terminal.caps))
+                    for key in terminal.read_keys():
+                        if key in ("q", "esc"):
+                            nursery.cancel_scope.cancel()
+                            outcome["error"] = ""
+                    await trio.sleep(0.1)
+            if "replay" not in outcome:
+                return
+            ui = ReplayUI(outcome["replay"], language)
+
+            async def on_effect(effect: Any) -> bool:
+                return isinstance(effect, Quit)
+
+            await run_screen(terminal, ui, on_effect)
+
+    try:
+        trio.run(main)
+    except KeyboardInterrupt:
+        return 130
+    if outcome.get("error"):
+        print(f"skyjo-lan replay: {path} is not a readable transcript: {outcome['error']}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,159 @@
+"""The screen loop: keys and table changes in, frames out, under trio.
+
+`run_screen` drives any controller (an object with `screen()`, `handle_key(key)` and
+`on_frame(frame)`): a redraw follows every key at once, and changes of the table at most about
+thirty times a second. `run_game_ui` plays one seat of a live table through its `PeerRunner`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import trio
+
+from skyjo_p2p.core.errors import IllegalMove
+
+from .app import Chat, Effect, GameUI, Quit, RunnerSource, Submit
+from .canvas import Frame
+from .caps import Caps, detect_caps, detect_lang
+from .render import render
+from .terminal import Terminal, open_terminal, watch_resize
+
+REDRAW_INTERVAL = 1 / 30
+"""Table changes (not keys) redraw at most this often."""
+
+
+class Controller(Protocol):
+    def screen(self) -> Any: ...
+
+    def handle_key(self, key: str) -> list[Any]: ...
+
+    def on_frame(self, frame: Frame) -> None: ...
+
+
+EffectHandler = Callable[[Any], Awaitable[bool]]
+"""Carries out one effect; True stops the screen."""
+
+
+async def run_screen(
+    terminal: Terminal,
+    controller: Controller,
+    on_effect: EffectHandler,
+    changed: Callable[[], trio.Event] | None = None,
+    tick: float = 1.0,
+    draw_hook: Callable[[Frame], None] | None = None,
+    render_fn: Callable[[Any, int, int, Caps], Frame] = render,
+) -> None:
+    """Run one screen until an effect says stop."""
+    state = _LoopState()
+
+    async def keys() -> None:
+        async for batch in terminal.keys():
+            for key in batch:
+                if key == "redraw":
+                    terminal.clear()
+                    continue
+                for effect in controller.handle_key(key):
+                    if await on_effect(effect):
+                        state.stop = True
+                        state.wake(True)
+                        return
+            state.wake(True)
+
+    async def watch() -> None:
+        assert changed is not None
+        while True:
+            await changed().wait()
+            state.wake()
+
+    async def ticks() -> None:
+        while True:
+            await trio.sleep(tick)
+            state.wake()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(keys)
+        nursery.start_soon(watch_resize, terminal, lambda: state.wake(True))
+        nursery.start_soon(ticks)
+        if changed is not None:
+            nursery.start_soon(watch)
+        while not state.stop:
+            width, height = terminal.size
+            frame = render_fn(controller.screen(), width, height, terminal.caps)
+            controller.on_frame(frame)
+            terminal.draw(frame)
+            if draw_hook is not None:
+                draw_hook(frame)
+            last = time.monotonic()
+            await state.event.wait()
+            state.event = trio.Event()
+            if not state.key and not state.stop:
+                # a change of the table: let a burst of frames settle (a key cuts the wait short)
+                delay = last + REDRAW_INTERVAL - time.monotonic()
+                if delay > 0:
+                    with trio.move_on_after(delay):
+                        while not state.key and not state.stop:
+                            await state.event.wait()
+                            state.event = trio.Event()
+            state.key = False
+        nursery.cancel_scope.cancel()
+
+
+class _LoopState:
+    """What wakes the screen loop: a key (redraw at once) or a change (redraw soon)."""
+
+    def __init__(self) -> None:
+        self.event = trio.Event()
+        self.key = False
+        self.stop = False
+
+    def wake(self, from_key: bool = False) -> None:
+        if from_key:
+            self.key = True
+        self.event.set()
+
+
+async def run_game_ui(
+    runner: Any,
+    *,
+    lang: str | None = None,
+    caps: Caps | None = None,
+    terminal: Terminal | None = None,
+    saved: str = "",
+    footer: str = "",
+) -> str:
+    """Play `runner`'s seat in the terminal until the player leaves. Returns "quit".
+
+    `runner` is a `client.peer.PeerRunner` that something else runs (a `LocalTable`, or the LAN
+    mesh). With no `terminal`, one is opened (and closed) here.
+    """
+    language = detect_lang(lang)
+    if terminal is None:
+        async with open_terminal(caps or detect_caps()) as opened:
+            return await run_game_ui(runner, lang=language, terminal=opened, saved=saved, footer=footer)
+    ui = GameUI(RunnerSource(runner), language, saved=saved, footer=footer)
+
+    async with trio.open_nursery() as nursery:
+
+        async def submit(move: Any) -> None:
+            try:
+                await runner.submit_move(move)
+            except IllegalMove as exc:
+                ui.submitted(exc.reason)
+            else:
+                ui.submitted(None)
+
+        async def on_effect(effect: Effect) -> bool:
+            if isinstance(effect, Submit):
+                nursery.start_soon(submit, effect.move)
+            elif isinstance(effect, Chat):
+                nursery.start_soon(runner.send_chat, effect.text)
+            elif isinstance(effect, Quit):
+                return True
+            return False
+
+        await run_screen(terminal, ui, on_effect, changed=lambda: runner.changed)
+        nursery.cancel_scope.cancel()
+    return "quit"

@@ -1,0 +1,345 @@
+"""The thin curses layer: it owns the screen, turns style names into colours, reads keys.
+
+Everything else is pure. `Terminal` is opened with `open_terminal()` (an async context manager,
+under trio): keys come from `keys()`, an async iterator fed by `trio.lowlevel.wait_readable` on
+standard input (no polling, no thread: the event loop stays free while crypto runs in worker
+threads); SIGWINCH is received through trio and the screen is resized at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import curses
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import trio
+
+from .canvas import Frame, text_width
+from .caps import Caps, setup_locale
+
+# colour numbers: (8-colour terminal, 256-colour terminal); -1 is the terminal's default
+_C = {
+    "default": (-1, -1),
+    "black": (curses.COLOR_BLACK, 16),
+    "white": (curses.COLOR_WHITE, 231),
+    "grey": (curses.COLOR_WHITE, 245),
+    "red": (curses.COLOR_RED, 160),
+    "green": (curses.COLOR_GREEN, 34),
+    "yellow": (curses.COLOR_YELLOW, 220),
+    "blue": (curses.COLOR_BLUE, 19),
+    "lightblue": (curses.COLOR_CYAN, 45),
+    "cyan": (curses.COLOR_CYAN, 51),
+    "magenta": (curses.COLOR_MAGENTA, 127),
+    "orange": (curses.COLOR_MAGENTA, 208),
+    "purple": (curses.COLOR_MAGENTA, 97),
+    "gold": (curses.COLOR_YELLOW, 214),
+}
+
+B, D, R, U = curses.A_BOLD, curses.A_DIM, curses.A_REVERSE, curses.A_UNDERLINE
+
+# style -> (foreground, background, attributes) in colour
+COLOUR_STYLES: dict[str, tuple[str, str, int]] = {
+    "text": ("default", "default", 0),
+    "dim": ("grey", "default", 0),
+    "bold": ("default", "default", B),
+    "title": ("default", "default", B),
+    "header": ("default", "default", R),
+    "header.title": ("default", "default", R | B),
+    "header.turn": ("black", "yellow", B),
+    "status": ("default", "default", 0),
+    "status.keys": ("grey", "default", 0),
+    "card": ("default", "default", 0),
+    "card.neg": ("white", "blue", B),
+    "card.zero": ("black", "lightblue", B),
+    "card.low": ("black", "green", B),
+    "card.mid": ("black", "yellow", B),
+    "card.high": ("white", "red", B),
+    "card.sb1": ("white", "blue", B),
+    "card.sb5": ("black", "green", B),
+    "card.sb9": ("white", "red", B),
+    "card.wild": ("black", "orange", B),
+    "card.star": ("gold", "black", B),
+    "card.action": ("white", "magenta", B),
+    "card.back": ("purple", "default", 0),
+    "card.known": ("black", "white", B),
+    "logo.neg": ("white", "blue", B),
+    "logo.zero": ("black", "lightblue", B),
+    "logo.low": ("black", "green", B),
+    "logo.mid": ("black", "yellow", B),
+    "logo.high": ("white", "red", B),
+    "logo.sb1": ("white", "blue", B),
+    "logo.sb5": ("black", "green", B),
+    "logo.sb9": ("white", "red", B),
+    "logo.wild": ("black", "orange", B),
+    "logo.action": ("white", "magenta", B),
+    "fg.neg": ("blue", "default", B),
+    "fg.zero": ("lightblue", "default", B),
+    "fg.low": ("green", "default", B),
+    "fg.mid": ("yellow", "default", B),
+    "fg.high": ("red", "default", B),
+    "fg.sb1": ("blue", "default", B),
+    "fg.sb5": ("green", "default", B),
+    "fg.sb9": ("red", "default", B),
+    "fg.wild": ("orange", "default", B),
+    "fg.star": ("gold", "default", B),
+    "fg.action": ("magenta", "default", B),
+    "cursor": ("black", "white", B),
+    "selected": ("green", "default", B),
+    "key": ("black", "cyan", B),
+    "frame": ("default", "default", 0),
+    "active": ("yellow", "default", B),
+    "name.me": ("cyan", "default", B),
+    "prompt": ("default", "default", B),
+    "prompt.mark": ("yellow", "default", B),
+    "button": ("default", "default", B),
+    "button.cursor": ("black", "white", B),
+    "link.ok": ("green", "default", B),
+    "link.wait": ("yellow", "default", B),
+    "link.bad": ("red", "default", B),
+    "chat": ("cyan", "default", 0),
+    "error": ("red", "default", B),
+    "warn": ("yellow", "default", B),
+    "good": ("green", "default", B),
+    "dialog": ("default", "default", B),
+    "dialog.body": ("default", "default", 0),
+    "dialog.title": ("default", "default", B),
+    "dialog.footer": ("grey", "default", 0),
+    "input": ("default", "default", U),
+    **{
+        f"p{i}": (c, "default", B)
+        for i, c in enumerate(["magenta", "green", "yellow", "lightblue", "red", "white", "orange", "gold"])
+    },
+}
+
+# style -> attributes without colour: shapes and these carry the meaning
+MONO_STYLES: dict[str, int] = {
+    "dim": D,
+    "bold": B,
+    "title": B,
+    "header": R,
+    "header.title": R | B,
+    "header.turn": R | B,
+    "card.back": D,
+    "card.known": U | B,
+    "cursor": R | B,
+    "selected": B,
+    "key": R,
+    "active": B,
+    "name.me": B,
+    "prompt": B,
+    "prompt.mark": B,
+    "button": B,
+    "button.cursor": R | B,
+    "link.bad": B,
+    "error": B,
+    "warn": B,
+    "good": B,
+    "dialog": B,
+    "dialog.title": B,
+    "dialog.footer": D,
+    "input": U,
+    "status.keys": D,
+}
+
+
+KEY_NAMES = {
+    curses.KEY_LEFT: "left",
+    curses.KEY_RIGHT: "right",
+    curses.KEY_UP: "up",
+    curses.KEY_DOWN: "down",
+    curses.KEY_ENTER: "enter",
+    curses.KEY_BACKSPACE: "backspace",
+    curses.KEY_DC: "delete",
+    curses.KEY_HOME: "home",
+    curses.KEY_END: "end",
+    curses.KEY_PPAGE: "pgup",
+    curses.KEY_NPAGE: "pgdn",
+    curses.KEY_BTAB: "btab",
+    curses.KEY_RESIZE: "resize",
+}
+CHAR_NAMES = {
+    "\n": "enter",
+    "\r": "enter",
+    "\x1b": "esc",
+    "\t": "tab",
+    "\x7f": "backspace",
+    "\b": "backspace",
+    " ": "space",
+    "\x0c": "redraw",
+}
+
+
+_SEQUENCES = {"A": "up", "B": "down", "C": "right", "D": "left", "H": "home", "F": "end", "Z": "btab"}
+
+
+def names_of(raw: list[int | str]) -> list[str]:
+    """Key names for what curses read. An escape sequence curses did not decode (a terminal that
+    sends cursor keys in the other mode than its terminfo entry says) is decoded here."""
+    out: list[str] = []
+    i = 0
+    while i < len(raw):
+        key = raw[i]
+        if key == "\x1b" and i + 2 < len(raw) and raw[i + 1] in ("[", "O") and raw[i + 2] in _SEQUENCES:
+            out.append(_SEQUENCES[str(raw[i + 2])])
+            i += 3
+            continue
+        name = key_name(key)
+        if name is not None:
+            out.append(name)
+        i += 1
+    return out
+
+
+def key_name(key: int | str) -> str | None:
+    if isinstance(key, int):
+        return KEY_NAMES.get(key)
+    return CHAR_NAMES.get(key, key if key.isprintable() else None)
+
+
+class Terminal:
+    """An open curses screen. Use `open_terminal()`."""
+
+    def __init__(self, screen: Any, caps: Caps) -> None:
+        self.screen = screen
+        self.caps = caps
+        self._pairs: dict[tuple[int, int], int] = {}
+        self._attrs: dict[str, int] = {}
+        self._last: list[Any] | None = None
+        self.colors256 = caps.color and curses.COLORS >= 256
+
+    @property
+    def size(self) -> tuple[int, int]:
+        rows, cols = self.screen.getmaxyx()
+        return cols, rows
+
+    def attr(self, style: str) -> int:
+        cached = self._attrs.get(style)
+        if cached is not None:
+            return cached
+        if not self.caps.color:
+            value = MONO_STYLES.get(style, 0)
+        else:
+            fg, bg, attrs = COLOUR_STYLES.get(style, ("default", "default", 0))
+            index = 1 if self.colors256 else 0
+            pair = self._pair(_C[fg][index], _C[bg][index])
+            value = attrs | curses.color_pair(pair)
+            if fg == "grey" and not self.colors256:
+                value = (value & ~curses.A_COLOR) | D
+        self._attrs[style] = value
+        return value
+
+    def _pair(self, fg: int, bg: int) -> int:
+        if (fg, bg) == (-1, -1):
+            return 0
+        number = self._pairs.get((fg, bg))
+        if number is None:
+            number = len(self._pairs) + 1
+            if number >= curses.COLOR_PAIRS:
+                return 0
+            try:
+                curses.init_pair(number, fg, bg)
+            except curses.error:
+                return 0
+            self._pairs[(fg, bg)] = number
+        return number
+
+    def draw(self, frame: Frame, force: bool = False) -> None:
+        """Show `frame` (nothing is sent if it is the same as the last one)."""
+        lines = frame.lines
+        if not force and lines == self._last:
+            return
+        self._last = lines
+        screen = self.screen
+        screen.erase()
+        rows, cols = screen.getmaxyx()
+        for y, line in enumerate(lines[:rows]):
+            x = 0
+            for span in line:
+                text = span.text
+                if x >= cols:
+                    break
+                with contextlib.suppress(curses.error):  # the bottom-right cell "fails" after writing
+                    screen.addstr(y, x, text, self.attr(span.style))
+                x += text_width(text)
+        screen.noutrefresh()
+        curses.doupdate()
+
+    def clear(self) -> None:
+        self._last = None
+        self.screen.clear()
+
+    def resize(self) -> None:
+        """Take the terminal's new size (after SIGWINCH)."""
+        try:
+            size = os.get_terminal_size(sys.__stdout__.fileno() if sys.__stdout__ else 1)
+        except OSError:
+            return
+        with contextlib.suppress(curses.error):
+            curses.resizeterm(size.lines, size.columns)
+        self.clear()
+
+    def read_keys(self) -> list[str]:
+        """Every key waiting now (never blocks)."""
+        raw: list[int | str] = []
+        while True:
+            try:
+                raw.append(self.screen.get_wch())
+            except curses.error:
+                break
+        return names_of(raw)
+
+    async def keys(self) -> AsyncIterator[list[str]]:
+        """Batches of keys, as they arrive."""
+        fd = sys.stdin.fileno()
+        while True:
+            batch = self.read_keys()
+            if batch:
+                yield batch
+                continue
+            await trio.lowlevel.wait_readable(fd)
+
+
+@contextlib.asynccontextmanager
+async def open_terminal(caps: Caps) -> AsyncIterator[Terminal]:
+    """Take over the terminal; give it back as it was, whatever happens."""
+    setup_locale()
+    os.environ.setdefault("ESCDELAY", "25")
+    screen = curses.initscr()
+    try:
+        curses.noecho()
+        curses.cbreak()
+        screen.keypad(True)
+        screen.nodelay(True)
+        # no hardware scrolling: the log scrolling by a line is redrawn as text, which every
+        # terminal (and terminal emulator in tests) shows the same; it costs a few bytes
+        screen.idlok(False)
+        screen.scrollok(False)
+        with contextlib.suppress(curses.error):
+            curses.curs_set(0)
+        if caps.color and curses.has_colors():
+            curses.start_color()
+            with contextlib.suppress(curses.error):
+                curses.use_default_colors()
+        else:
+            caps = Caps(color=False, unicode=caps.unicode)
+        yield Terminal(screen, caps)
+    finally:
+        with contextlib.suppress(curses.error):
+            screen.keypad(False)
+            curses.nocbreak()
+            curses.echo()
+        curses.endwin()
+
+
+async def watch_resize(terminal: Terminal, on_resize: Any) -> None:
+    """Resize at once on SIGWINCH."""
+    if not hasattr(signal, "SIGWINCH"):
+        return
+    with trio.open_signal_receiver(signal.SIGWINCH) as signals:
+        async for _ in signals:
+            terminal.resize()
+            on_resize()

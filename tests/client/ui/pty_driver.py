@@ -1,0 +1,159 @@
+"""Run `skyjo-lan` in a real pseudo-terminal (pexpect) and read its screen as a person would (pyte).
+
+Every wait is bounded; a failed wait raises with the screen as it was, to see what went wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pexpect
+import pyte
+
+ROOT = Path(__file__).resolve().parents[3]
+
+KEYS = {
+    "enter": "\r",
+    "esc": "\x1b",
+    "left": "\x1bOD",
+    "right": "\x1bOC",
+    "up": "\x1bOA",
+    "down": "\x1bOB",
+    "tab": "\t",
+}
+
+
+class ScreenTimeout(AssertionError):
+    pass
+
+
+class Pty:
+    def __init__(
+        self,
+        args: Sequence[str],
+        home: Path,
+        *,
+        cols: int = 80,
+        rows: int = 24,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        environ = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(home),
+            # xterm-color's terminfo has neither "rep" (repeat a character) nor "indn" (scroll up
+            # by n lines), two things pyte does not emulate: with them the test would read a
+            # screen that differs from what a real terminal shows
+            "TERM": "xterm-color",
+            "LANG": "C.UTF-8",
+            "XDG_CONFIG_HOME": str(home / "config"),
+            "XDG_DATA_HOME": str(home / "data"),
+            "SKYJO_LAN_BOT_THINK": "0",
+            "PYTHONPATH": str(ROOT),
+        }
+        environ.update(env or {})
+        self.screen = pyte.Screen(cols, rows)
+        self.stream = pyte.ByteStream(self.screen)
+        self.child = pexpect.spawn(
+            sys.executable, ["-m", "client", *args], env=environ, dimensions=(rows, cols), cwd=str(ROOT)
+        )
+        self.raw = bytearray()
+
+    # --- reading -----------------------------------------------------------------------------------
+
+    def pump(self, seconds: float = 0.05) -> None:
+        end = time.monotonic() + seconds
+        while True:
+            try:
+                data = self.child.read_nonblocking(
+                    1 << 16, timeout=max(0.0, min(0.05, end - time.monotonic()))
+                )
+            except pexpect.TIMEOUT:
+                data = b""
+            except pexpect.EOF:
+                return
+            if data:
+                self.raw.extend(data)
+                self.stream.feed(data)
+            if time.monotonic() >= end:
+                return
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
+
+    def wait(self, check: str | Callable[[str], bool], timeout: float = 20.0, what: str = "") -> str:
+        """Pump until `check` (a string on screen, or a predicate on the text) holds."""
+        predicate = (lambda t: check in t) if isinstance(check, str) else check
+        end = time.monotonic() + timeout
+        while True:
+            self.pump(0.05)
+            text = self.text
+            if predicate(text):
+                return text
+            if time.monotonic() > end or (not self.child.isalive() and not self._pending()):
+                raise ScreenTimeout(f"waited {timeout}s for {what or check!r}; the screen:\n{text}")
+
+    def _pending(self) -> bool:
+        try:
+            data = self.child.read_nonblocking(1 << 16, timeout=0)
+        except (pexpect.TIMEOUT, pexpect.EOF):
+            return False
+        self.raw.extend(data)
+        self.stream.feed(data)
+        return bool(data)
+
+    def first(self, options: dict[str, Callable[[str], bool]], timeout: float = 20.0) -> str:
+        """Wait until one of the named conditions holds; return its name."""
+        end = time.monotonic() + timeout
+        while True:
+            self.pump(0.05)
+            text = self.text
+            for name, predicate in options.items():
+                if predicate(text):
+                    return name
+            if time.monotonic() > end:
+                raise ScreenTimeout(f"waited {timeout}s for one of {list(options)}; the screen:\n{text}")
+
+    # --- writing -----------------------------------------------------------------------------------
+
+    def send(self, *keys: str) -> None:
+        for key in keys:
+            self.child.send(KEYS.get(key, key))
+
+    def press(self, key: str, timeout: float = 10.0, settle: float = 0.2) -> str:
+        """Send `key`, wait for the screen to change, then for it to stay still a moment."""
+        before = self.text
+        self.send(key)
+        self.wait(lambda t: t != before, timeout, f"the screen to change after {key!r}")
+        last = self.text
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            self.pump(settle)
+            if self.text == last:
+                break
+            last = self.text
+        return last
+
+    def resize(self, cols: int, rows: int) -> None:
+        self.screen.resize(rows, cols)
+        self.child.setwinsize(rows, cols)
+
+    def close(self) -> int | None:
+        if self.child.isalive():
+            self.child.terminate(force=True)
+        self.child.close()
+        return self.child.exitstatus
+
+    def finish(self, timeout: float = 10.0) -> int | None:
+        """Wait for the program to exit by itself; its exit status."""
+        end = time.monotonic() + timeout
+        while self.child.isalive() and time.monotonic() < end:
+            self.pump(0.1)
+        if self.child.isalive():
+            raise ScreenTimeout(f"the program did not exit; the screen:\n{self.text}")
+        self.child.close()
+        return self.child.exitstatus

@@ -1,0 +1,338 @@
+"""Tables at chosen moments, played offline (engine + dealer + bots, no crypto), for the screen's
+snapshot tests and the user guide's screenshots.
+
+`OfflineSource` looks like a live table to `GameUI`: the state is the seat's own view and the log
+holds the facts exactly as that seat's peer would have received them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from client.peer import LogEntry
+from client.ui.model import LinkView
+from skyjo_p2p.bots import make_bot
+from skyjo_p2p.core.dealer import Dealer
+from skyjo_p2p.core.events import Event, Revealed, requests_in
+from skyjo_p2p.core.moves import Move
+from skyjo_p2p.core.state import TableState
+from skyjo_p2p.engine import apply, deciders, legal_moves, new_game, rules_for, view
+
+
+@dataclass
+class OfflineSource:
+    game: str
+    seat: int | None
+    names: Sequence[str]
+    table: TableState
+    entries: list[LogEntry] = field(default_factory=list)
+    link_states: dict[int, str] = field(default_factory=dict)
+    retry: dict[int, float] = field(default_factory=dict)
+    stopped: str | None = None
+
+    def state(self) -> TableState | None:
+        return view(self.table, self.seat)
+
+    def log(self) -> Sequence[LogEntry]:
+        return self.entries
+
+    def legal_moves(self) -> list[Move]:
+        if self.seat is None:
+            return []
+        return legal_moves(self.table, self.seat)
+
+    def links(self) -> list[LinkView]:
+        return [
+            LinkView(s, self.names[s], self.link_states.get(s, "connected"), self.retry.get(s))
+            for s in range(len(self.names))
+            if s != self.seat
+        ]
+
+    def halted(self) -> str | None:
+        return self.stopped
+
+
+class OfflineTable:
+    """An engine, a dealer that knows every card, and bots for every seat but `me`."""
+
+    def __init__(
+        self,
+        game: str,
+        players: int,
+        options: dict[str, Any] | None = None,
+        seed: int = 1,
+        me: int | None = 0,
+        names: Sequence[str] | None = None,
+        level: str = "greedy",
+    ) -> None:
+        self.game = game
+        self.me = me
+        self.dealer = Dealer(rules_for(game).composition, seed=seed)
+        state, events = new_game(game, players, options or {})
+        self.state = state
+        self.names = list(
+            names or (["Anna", "Ben", "Chloé", "Dmitri", "Elsa", "Farid", "Gus", "Hana"][:players])
+        )
+        self.entries: list[LogEntry] = []
+        self.bots = {}
+        for seat in range(players):
+            try:
+                self.bots[seat] = make_bot(level, game, f"{seed}:{seat}")
+            except ValueError:
+                self.bots[seat] = make_bot("random", game, f"{seed}:{seat}")
+        self._settle(events)
+
+    def _record(self, events: list[Event]) -> None:
+        for event in events:
+            if isinstance(event, Revealed) and event.to is not None and event.to != self.me:
+                event = Revealed(event.handle, event.to, None)
+            self.entries.append(LogEntry("fact", fact=event))
+
+    def _settle(self, events: list[Event]) -> None:
+        self._record(events)
+        queue = requests_in(events)
+        i = 0
+        while i < len(queue):
+            self.state, more = apply(self.state, self.dealer.answer(self.state, queue[i]))
+            i += 1
+            self._record(more)
+            queue.extend(requests_in(more))
+
+    def play(self, move: Move) -> None:
+        self.state, events = apply(self.state, move)
+        self._settle(events)
+
+    def step(self) -> bool:
+        """One move by whoever decides (a bot, or the bot standing in for `me`)."""
+        seats = deciders(self.state)
+        if not seats:
+            return False
+        seat = seats[0]
+        self.play(self.bots[seat].choose(view(self.state, seat), seat))
+        return True
+
+    def until(self, stop: Callable[[TableState], bool], limit: int = 5000) -> None:
+        for _ in range(limit):
+            if stop(self.state):
+                return
+            if not self.step():
+                return
+        raise AssertionError("the scene's moment never came")
+
+    def source(self) -> OfflineSource:
+        return OfflineSource(self.game, self.me, self.names, self.state, list(self.entries))
+
+    def chat(self, seat: int, text: str) -> None:
+        self.entries.append(LogEntry("chat", seat=seat, text=text))
+
+
+# --- the scenes of the snapshot tests and the user guide ---------------------------------------------
+
+from client.ui.app import GameUI  # noqa: E402
+
+
+@dataclass
+class Scene:
+    """A screen to show: a way to make its controller, and keys to press before looking."""
+
+    name: str
+    make: Callable[[], Any]
+    keys: tuple[str, ...] = ()
+    render: Any = None  # a render function other than client.ui.render.render (the lobby's)
+
+    @property
+    def ui(self) -> Any:
+        return self.make()
+
+
+def _table(
+    game: str,
+    players: int,
+    options: dict[str, Any] | None,
+    seed: int,
+    stop: Callable[[Any], bool],
+    me: int | None = 0,
+    level: str = "random",
+) -> OfflineTable:
+    table = OfflineTable(game, players, options, seed=seed, me=me, level=level)
+    table.until(stop)
+    return table
+
+
+def _mine(step: str) -> Callable[[Any], bool]:
+    from skyjo_p2p.engine import deciders
+
+    def stop(state: Any) -> bool:
+        seats = deciders(state)
+        return bool(seats) and seats[0] == 0 and getattr(state, "step", "") == step and state.round == 1
+
+    return stop
+
+
+def _ui(table: OfflineTable, lang: str = "en", **kwargs: Any) -> Callable[[], GameUI]:
+    return lambda: GameUI(table.source(), lang, **kwargs)
+
+
+def skyjo_scenes(lang: str = "en") -> list[Scene]:
+    scenes = []
+    t = _table("skyjo", 4, {}, 3, lambda s: s.phase == "setup")
+    scenes.append(Scene("skyjo-setup", _ui(t, lang), ("enter",)))
+    t = _table("skyjo", 4, {}, 3, lambda s: _mine("choose")(s) and len(t_log(s)) > 0)
+    scenes.append(Scene("skyjo-turn", _ui(t, lang)))
+    t = _table("skyjo", 4, {}, 3, _mine("drawn"))
+    scenes.append(Scene("skyjo-drawn", _ui(t, lang), ("down", "right")))
+    scenes.append(Scene("skyjo-help", _ui(t, lang), ("?",)))
+    t = _table("skyjo", 4, {}, 5, _mine("flip"))
+    scenes.append(Scene("skyjo-flip", _ui(t, lang)))
+    t = _table("skyjo", 4, {}, 3, lambda s: s.phase == "turn" and s.turn == 2 and s.round == 1)
+    scenes.append(Scene("skyjo-waiting", _ui(t, lang), ("?",)))
+    t = _table("skyjo", 4, {}, 3, lambda s: s.round == 2 and s.phase == "setup", level="greedy")
+
+    def round_over(t: OfflineTable = t) -> GameUI:
+        ui = GameUI(t.source(), lang)
+        ui.ui.rounds_seen = 0
+        return ui
+
+    scenes.append(Scene("skyjo-round-over", round_over))
+    t = _table("skyjo", 4, {"target_score": 60}, 3, lambda s: s.phase == "game_over", level="greedy")
+    scenes.append(
+        Scene(
+            "skyjo-result",
+            _ui(t, lang, saved="~/.local/share/skyjo-lan/games/20250101-2000-skyjo-1a2b.skyjo"),
+        )
+    )
+    scenes.append(Scene("skyjo-scores", _ui(t, lang), ("s",)))
+    return scenes
+
+
+def t_log(state: Any) -> tuple[Any, ...]:
+    return state.history or (1,)
+
+
+def skipbo_scenes(lang: str = "en") -> list[Scene]:
+    scenes = []
+    t = _table(
+        "skip-bo", 4, {}, 3, lambda s: s.phase == "turn" and s.turn == 0 and s.round == 1 and len(s.draw) < 60
+    )
+    scenes.append(Scene("skipbo-turn", _ui(t, lang)))
+    scenes.append(Scene("skipbo-hand-card", _ui(t, lang), ("2",)))
+    t = _table("skip-bo", 3, {}, 4, lambda s: s.phase == "turn" and s.turn == 1 and len(s.draw) < 90)
+    scenes.append(Scene("skipbo-waiting", _ui(t, lang)))
+    t = _table("skip-bo", 4, {"stock_size": 5, "single_round": True}, 3, lambda s: s.phase == "game_over")
+    scenes.append(Scene("skipbo-result", _ui(t, lang)))
+    return scenes
+
+
+def _search(
+    game: str, players: int, options: dict[str, Any], stop: Callable[[Any], bool], seeds: range
+) -> OfflineTable:
+    """The first seed whose game reaches `stop` (a fixed search: the same table every time)."""
+    for seed in seeds:
+        table = OfflineTable(game, players, options, seed=seed, level="random")
+        try:
+            table.until(lambda s: stop(s) or s.phase == "game_over")
+        except AssertionError:
+            continue
+        if stop(table.state):
+            return table
+    raise AssertionError(f"no seed in {seeds} reaches the scene")
+
+
+def action_scenes(lang: str = "en") -> list[Scene]:
+    scenes = []
+    for step, keys in (
+        ("choose", ()),
+        ("offer", ()),
+        ("swap", ("enter", "right", "enter")),
+        ("exchange", ("enter", "up", "enter")),
+        ("draw-three", ()),
+        ("peek", ("enter",)),
+        ("replay", ()),
+        ("lines", ()),
+        ("pick", ()),
+        ("steal", ()),
+    ):
+
+        def stop(s: Any, step: str = step) -> bool:
+            return _mine(step)(s) and (step != "choose" or (len(s.action_discard) > 3 and bool(s.held[0])))
+
+        t = _search("skyjo-action", 4, {}, stop, range(1, 60))
+        scenes.append(Scene(f"action-{step}", _ui(t, lang), keys))
+    t = _table("skyjo-action", 3, {"target_score": 40}, 2, lambda s: s.phase == "game_over")
+    scenes.append(Scene("action-scores", _ui(t, lang), ("s",)))
+    return scenes
+
+
+def other_scenes(lang: str = "en") -> list[Scene]:
+    from client.ui.lobby import LobbyScreen, LobbySeat, LobbyView, render_lobby
+
+    scenes = []
+    t = _table("skyjo", 4, {}, 3, lambda s: _mine("choose")(s))
+    scenes.append(Scene("too-small", _ui(t, lang)))
+    scenes.append(Scene("quit", _ui(t, lang), ("q",)))
+    scenes.append(Scene("chat", _ui(t, lang), ("t", *"on y va ?")))
+    source = t.source()
+    source.link_states = {1: "reconnecting", 2: "blamed"}
+    source.retry = {1: 4.0}
+    scenes.append(Scene("links", lambda: GameUI(source, lang)))
+    view = LobbyView(
+        "Kitchen",
+        "skyjo",
+        [
+            LobbySeat("Anna", "k3xq-7vpa-m2rd-9hbe", ready=True, host=True, link="connected", known=True),
+            LobbySeat("Ben", "a9fz-qq2m-x7lw-4ncd", me=True),
+            LobbySeat("Ada", "p2rt-8mcx-vv4n-k1zs", ready=True, bot=True, link="local"),
+            LobbySeat("Chloé", "zz3w-8b2k-rt5a-mm0p", link="reconnecting", retry_in=3.2, known=False),
+            LobbySeat(empty=True),
+        ],
+        options={"target_score": 150, "rows": True},
+        password=True,
+        address="192.168.1.20:45123",
+        chat=[("Anna", "on commence quand tout le monde est là"), ("Chloé", "j'arrive !")],
+    )
+
+    class Lobby:
+        def screen(self) -> LobbyScreen:
+            return LobbyScreen(view, lang)
+
+        def handle_key(self, key: str) -> list[Any]:
+            return []
+
+        def on_frame(self, frame: Any) -> None:
+            pass
+
+    scenes.append(Scene("lobby", Lobby, render=render_lobby))
+    scenes.append(Scene("replay", _replay(lang), ("n", "n", "n")))
+    return scenes
+
+
+def _replay(lang: str) -> Callable[[], Any]:
+    """A replay of an offline game (as `skyjo-lan replay` shows a saved one): an onlooker's view."""
+    from client.ui.replay import LogItem, Replay, ReplayUI, Step
+
+    table = OfflineTable("skyjo", 4, {}, seed=3, me=None, level="greedy")
+    replay = Replay("skyjo", table.names)
+    for _ in range(40):
+        replay.steps.append(Step(view(table.state, None), len(table.entries), len(table.state.history)))
+        if not table.step():
+            break
+    replay.log = [LogItem(e.kind, e.fact, e.seat, e.text) for e in table.entries]
+
+    def make() -> ReplayUI:
+        ui = ReplayUI(replay, lang)
+        ui.go(30)
+        return ui
+
+    return make
+
+
+_CACHE: dict[str, list[Scene]] = {}
+
+
+def all_scenes(lang: str = "en") -> list[Scene]:
+    """Every scene (the tables are played once per language and kept)."""
+    if lang not in _CACHE:
+        _CACHE[lang] = skyjo_scenes(lang) + skipbo_scenes(lang) + action_scenes(lang) + other_scenes(lang)
+    return _CACHE[lang]
