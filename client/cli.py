@@ -199,9 +199,19 @@ def cmd_host(args: argparse.Namespace) -> int:
         print("skyjo-lan host: --bots must leave at least the host's seat", file=sys.stderr)
         return 2
     opts = HostOptions(
-        game=args.game, options=options, table=args.name or f"{args.nick}'s table", seats=seats, bots=args.bots,
-        bot_level=args.bot_level, password=_password(args), port=args.port, interface=args.interface or "0.0.0.0",
-        name=args.nick, headless=args.bot, advertise=not args.no_mdns, think_time=args.think_time,
+        game=args.game,
+        options=options,
+        table=args.name or f"{args.nick}'s table",
+        seats=seats,
+        bots=args.bots,
+        bot_level=args.bot_level,
+        password=_password(args),
+        port=args.port,
+        interface=args.interface or "0.0.0.0",
+        name=args.nick,
+        headless=args.bot,
+        advertise=not args.no_mdns,
+        think_time=args.think_time,
     )
     return run_host(opts)
 
@@ -213,8 +223,13 @@ def cmd_join(args: argparse.Namespace) -> int:
     if args.resume:
         return run_resume(args.bot)
     opts = JoinOptions(
-        target=args.table, name=args.nick, password=_password(args), headless=args.bot, interface=args.interface or "0.0.0.0",
-        pick=_pick_table if sys.stdin.isatty() and args.bot is None else None, think_time=args.think_time,
+        target=args.table,
+        name=args.nick,
+        password=_password(args),
+        headless=args.bot,
+        interface=args.interface or "0.0.0.0",
+        pick=_pick_table if sys.stdin.isatty() and args.bot is None else None,
+        think_time=args.think_time,
     )
     return run_join(opts)
 
@@ -321,11 +336,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_replay)
 
     def network_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--nick", "--as", dest="nick", default=os.environ.get("USER", "player")[:32], help="your name at the table")
-        p.add_argument("--password", action="store_true", help="the table has a password (asked, or $SKYJO_LAN_PASSWORD)")
-        p.add_argument("--bot", metavar="LEVEL", choices=("random", "greedy", "strong"), help="play this seat with a bot (no terminal needed)")
-        p.add_argument("--resume", action="store_true", help="continue this machine's unfinished game after a crash")
-        p.add_argument("--interface", default=None, metavar="IP", help="listen and announce on this address only")
+        p.add_argument(
+            "--nick",
+            "--as",
+            dest="nick",
+            default=os.environ.get("USER", "player")[:32],
+            help="your name at the table",
+        )
+        p.add_argument(
+            "--password", action="store_true", help="the table has a password (asked, or $SKYJO_LAN_PASSWORD)"
+        )
+        p.add_argument(
+            "--bot",
+            metavar="LEVEL",
+            choices=("random", "greedy", "strong"),
+            help="play this seat with a bot (no terminal needed)",
+        )
+        p.add_argument(
+            "--resume", action="store_true", help="continue this machine's unfinished game after a crash"
+        )
+        p.add_argument(
+            "--interface", default=None, metavar="IP", help="listen and announce on this address only"
+        )
         p.add_argument("--think-time", type=float, default=0.0, help=argparse.SUPPRESS)
         p.add_argument("-v", "--verbose", action="store_true", help="log network events to standard error")
 
@@ -342,7 +374,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_host)
 
     p = sub.add_parser("join", help="find a table on the LAN (or HOST:PORT) and play")
-    p.add_argument("table", nargs="?", help="a table name, or HOST:PORT; without it, choose from the tables found")
+    p.add_argument(
+        "table", nargs="?", help="a table name, or HOST:PORT; without it, choose from the tables found"
+    )
     network_options(p)
     p.set_defaults(func=cmd_join)
 
