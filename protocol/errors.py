@@ -3,7 +3,8 @@
 Two families: input that cannot be attributed to anyone (bytes that are not a frame, a forged
 signature: `MalformedMessage`, `BadSignature`), and faults a seat is answerable for
 (`Misbehaviour`: an invalid proof, an illegal move, a message out of step, equivocation, a
-timeout). The session turns the second family into a `Blamed` event naming the seat.
+timeout). The session turns the second family into a `Blamed` event naming the seat. Between
+the two, `MalformedSignedFrame` is a `MalformedMessage` that its sender did sign: it is blamed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,20 @@ class ProtocolError(Exception):
 
 class MalformedMessage(ProtocolError):
     """Bytes that are not a well-formed frame or message of this protocol version."""
+
+
+class MalformedSignedFrame(MalformedMessage):
+    """A frame whose signature by `seat` verifies but whose contents are malformed.
+
+    The frame is refused like any malformed bytes, but unlike them it is attributable: only
+    `seat` could have signed it for this session, so the session blames that seat (`frame` is
+    the evidence).
+    """
+
+    def __init__(self, reason: str, seat: int, frame: bytes) -> None:
+        super().__init__(reason)
+        self.seat = seat
+        self.frame = frame
 
 
 class BadSignature(ProtocolError):

@@ -27,7 +27,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from .config import PROTOCOL_VERSION, TableConfig
-from .errors import BadSignature, MalformedMessage
+from .errors import BadSignature, MalformedMessage, MalformedSignedFrame
 
 MAX_FRAME = 1 << 20
 """No frame may exceed 1 MiB (a 150-card shuffle with its proof is about 30 KiB)."""
@@ -189,7 +189,8 @@ def open_frame(
     """Decode, verify and check a frame. Raises `MalformedMessage` or `BadSignature`.
 
     The signature is checked before the contents are interpreted: a frame nobody signed is
-    refused without looking further.
+    refused without looking further. A frame whose signature verifies but whose contents are
+    malformed raises `MalformedSignedFrame` (a `MalformedMessage` naming the signer).
     """
     if not isinstance(frame, bytes | bytearray):
         raise MalformedMessage("a frame is bytes")
@@ -212,13 +213,14 @@ def open_frame(
         raise MalformedMessage(
             f"a body is a map with exactly the keys {', '.join(_BODY_KEYS)}, in that order"
         )
-    if head["v"] != PROTOCOL_VERSION:
-        raise MalformedMessage(f"protocol version {head['v']!r} is not {PROTOCOL_VERSION}")
+    version = head["v"]
+    if type(version) is not int or version != PROTOCOL_VERSION:
+        raise MalformedMessage(f"protocol version {_brief(version)} is not {PROTOCOL_VERSION}")
     if head["sid"] != config.session_id:
         raise MalformedMessage("frame belongs to another session")
     seat = head["seat"]
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < config.players:
-        raise MalformedMessage(f"no seat {seat!r} at this table")
+        raise MalformedMessage(f"no seat {_brief(seat)} at this table")
     if verifiers is not None and seat in verifiers:
         public = verifiers[seat]
     else:
@@ -227,22 +229,36 @@ def open_frame(
         public.verify(signature, body)
     except InvalidSignature:
         raise BadSignature(f"signature of a frame claiming seat {seat} does not verify") from None
+    reason = _contents_error(head)
+    if reason is not None:
+        raise MalformedSignedFrame(f"seat {seat} signed a malformed frame: {reason}", seat, frame)
+    return Envelope(seat, head["seq"], head["prev"], head["kind"], head["data"], body, frame)
+
+
+def _contents_error(head: dict[str, Any]) -> str | None:
+    """What is wrong with a body's fields besides v, sid and seat (None if nothing)."""
     if not UINT(head["seq"]):
-        raise MalformedMessage("sequence number out of range")
+        return "sequence number out of range"
     if not BIN32(head["prev"]):
-        raise MalformedMessage("prev is a 32-byte hash")
+        return "prev is a 32-byte hash"
     kind = head["kind"]
     schema = SCHEMAS.get(kind) if isinstance(kind, str) else None
     if schema is None:
-        raise MalformedMessage(f"unknown message kind {kind!r}")
+        return f"unknown message kind {_brief(kind)}"
     data = head["data"]
     if not isinstance(data, dict) or set(data) != set(schema):
-        got = sorted(data) if isinstance(data, dict) else type(data).__name__
-        raise MalformedMessage(f"{kind} data must have exactly {sorted(schema)}, got {got}")
+        got = sorted(map(_brief, data)) if isinstance(data, dict) else type(data).__name__
+        return f"{kind} data must have exactly {sorted(schema)}, got {got}"
     for name, check in schema.items():
         if not check(data[name]):
-            raise MalformedMessage(f"{kind}.{name} is malformed")
-    return Envelope(seat, head["seq"], head["prev"], kind, data, body, frame)
+            return f"{kind}.{name} is malformed"
+    return None
+
+
+def _brief(value: Any) -> str:
+    """A short repr for error messages (a received value may be large)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _unpack(data: bytes, what: str) -> Any:

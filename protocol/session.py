@@ -19,14 +19,27 @@ Messages that arrive early wait in their sender's queue. Each consumed message e
 transcript hash; every proof is bound (Fiat-Shamir context) to the session, the prover's seat and
 the transcript hash at the start of its job, so no proof can be replayed elsewhere.
 
-**Faults.** Anything a seat signed that is wrong (an invalid proof, an illegal move, a message out
-of step, two different frames with one sequence number) halts the session with a `Blamed` event
-naming the seat. Every peer echoes the hash of each game frame it receives; a mismatch triggers
-the exchange of evidence, and two conflicting signed frames prove equivocation. A seat that does
-not send an automatic message within `step_timeout` is blamed when the timer expires.
+**Faults.** Anything a seat signed that is wrong (a malformed message, an invalid proof, an
+illegal move, a message out of step, a broken chain, two different frames with one sequence
+number) halts the session with a `Blamed` event naming the seat; bytes nobody signed are only
+refused (`FrameRejected`) and change nothing. The signed frames that prove a fault are relayed to
+the other peers as `evidence` (a relayed frame is taken exactly as if received directly), so a peer
+that was sent another version of a frame reaches the same verdict.
 
-An observer session (seat None, no keys) checks everything and sends nothing: it is how
-`skyjo-lan verify` re-checks a saved transcript.
+Every peer echoes the hash of each game frame it receives *before* acting on it, so a peer always
+gets another's echo of a frame before anything that other peer did because of it. An echoed hash
+that differs from ours opens a dispute: no job runs, no move is taken and nobody is timed out until
+either the other version arrives (two signed frames: the author equivocated) or the echo timer
+runs out (the echoer could not show what it claimed: it lied).
+
+A seat that does not send an automatic message within `step_timeout` is blamed when the timer
+expires a second time: at the first expiry the other seats' frames it has not acknowledged are
+relayed to it (one may have been lost, or withheld from it by another seat). Unless a check put
+off until then (a batch of shuffle proofs) shows that an earlier message was bad: its author is
+blamed instead.
+
+An observer session (seat None, no keys) checks everything and sends nothing (it asks for echo
+timers too): it is how `skyjo-lan verify` re-checks a saved transcript.
 """
 
 from __future__ import annotations
@@ -62,7 +75,7 @@ from . import crypto
 from .config import TableConfig
 from .crypto import CryptoError, InvalidProof
 from .deck import CardStore
-from .errors import BadSignature, MalformedMessage, Misbehaviour
+from .errors import BadSignature, MalformedMessage, MalformedSignedFrame, Misbehaviour
 from .events import (
     Blamed,
     ChatReceived,
@@ -141,7 +154,12 @@ class Session:
         self.transcript_hash = transcript_start(config)
         self._acks: list[list[Any]] = []
         self._echo_claims: dict[tuple[int, int], dict[int, bytes]] = {}
-        self._evidence_sent: set[tuple[int, int]] = set()
+        self._disputes: set[tuple[int, int]] = set()
+        """(seat, seq) of frames some peer echoed with another hash than ours: no job runs."""
+        self._published: set[bytes] = set()
+        self._reminded: set[str] = set()
+        self._relaying = False
+        """Timers that expired once: the frames their seats lacked were relayed (see timer_expired)."""
         self._jobs: deque[_Job] = deque([_Keys()])
         self._job: _Job | None = None
         self._job_number = 0
@@ -177,7 +195,7 @@ class Session:
 
     def legal_moves(self) -> list[Move]:
         """The moves this peer's seat may submit now."""
-        if self.state is None or self.me is None or self.halted:
+        if self.state is None or self.me is None or self.halted or self._disputes:
             return []
         return legal_moves(self.state, self.me)
 
@@ -187,6 +205,8 @@ class Session:
             raise IllegalMove("an observer cannot move")
         if self.halted:
             raise IllegalMove(f"the game has stopped: {self.halted}")
+        if self._disputes:
+            raise IllegalMove("the game waits until a disputed echo is settled")
         if move.seat != self.me:
             raise IllegalMove(f"this peer plays seat {self.me}, not seat {move.seat}")
         if move not in legal_moves(self.state, self.me):
@@ -206,29 +226,99 @@ class Session:
         """Take one frame from any peer. Faults become events; this never raises for bad input."""
         try:
             envelope = open_frame(frame, self.config, self._verifiers)
+        except MalformedSignedFrame as exc:
+            if exc.seat == self.me:  # not ours (we sign no such thing): nobody else can be blamed
+                self._events.append(FrameRejected(exc.reason))
+            else:
+                self._blame(Misbehaviour(exc.seat, exc.reason, (exc.frame,)))
+            return
         except (MalformedMessage, BadSignature) as exc:
             self._events.append(FrameRejected(exc.reason))
             return
         try:
             self._accept(envelope)
+            self._flush_acks()  # echo what we got before acting on it (see "Faults")
             self._advance()
         except Misbehaviour as fault:
             self._blame(fault)
         self._flush_acks()
 
     def timer_expired(self, name: str) -> None:
-        """A `TimerRequest` ran out. If we still wait for the same thing, its seats are blamed."""
+        """A `TimerRequest` ran out. If we still wait for the same thing, its seats are blamed.
+
+        Unless a check the job postponed fails first: a seat that stopped because an earlier
+        message was invalid is not at fault; that message's author is blamed instead. And not at
+        the first expiry: a seat may be stuck because a frame it needs never reached it (lost, or
+        withheld from it by another seat), so the frames of other seats it has not acknowledged
+        are relayed to it and the same timer is asked for once more; it is blamed when that one
+        runs out.
+        """
         if self.halted:
             return
         if name.startswith("echo:"):
             self._echo_timeout(name)
             return
+        if self._disputes:
+            return  # nobody is late while we wait for the outcome of a dispute (its own timer)
         blocked = self._blocked
         if blocked is None or blocked.name != name:
+            return
+        self.check_postponed()
+        if self.halted:
+            return
+        if name not in self._reminded:
+            self._reminded.add(name)
+            self._publish(self._unacknowledged(blocked.seats))
+            seconds = self.step_timeout if blocked.automatic else self.move_timeout
+            self._events.append(TimerRequest(name, seconds or self.step_timeout))
             return
         for seat in blocked.seats:
             self._blame(Misbehaviour(seat, f"did not answer in time ({name})"), halt=False)
         self._halt(f"timed out waiting for seat(s) {', '.join(map(str, blocked.seats))}")
+
+    def _unacknowledged(self, seats: Iterable[int]) -> list[bytes]:
+        """Frames of other seats that one of `seats` may lack and need, in chain order.
+
+        A seat that echoed a seat's game frame #q holds all of that seat's frames up to q (a
+        chain is taken in order); it may lack the frames after the last one it echoed, up to that
+        seat's last game frame. Side frames after that one are not needed, and our own frames
+        went over the same link as the first time: relaying those would mostly make more frames
+        to relay.
+        """
+        waited = tuple(seats)
+        missing: list[bytes] = []
+        for owner, chain in enumerate(self._chains):
+            games = [q for q, e in chain.frames.items() if e.kind not in SIDE_KINDS]
+            if owner == self.me or not games:
+                continue
+            start = max(games) + 1
+            for seat in waited:
+                if seat != owner:
+                    echoed = max((q for q in games if self._echoed(seat, owner, q)), default=-1)
+                    start = min(start, echoed + 1)
+            missing.extend(chain.frames[q].frame for q in range(start, max(games) + 1))
+        return missing
+
+    def _echoed(self, echoer: int, owner: int, seq: int) -> bool:
+        return echoer in self._echo_claims.get((owner, seq), {})
+
+    @property
+    def disputes(self) -> list[tuple[int, int]]:
+        """(seat, seq) of the frames some peer echoed with another hash than ours, unsettled."""
+        return sorted(self._disputes)
+
+    def check_postponed(self) -> None:
+        """Run now the checks the current job put off (a batch of shuffle proofs).
+
+        The author of the first bad message is blamed. `timer_expired` does this before blaming a
+        late seat; an offline verifier does it at the end of a transcript.
+        """
+        if self.halted or self._job is None:
+            return
+        try:
+            self._job.postponed_checks(self)
+        except Misbehaviour as fault:
+            self._blame(fault)
 
     # --- frames in ----------------------------------------------------------------------------
 
@@ -267,10 +357,11 @@ class Session:
     def _append(self, envelope: Envelope) -> None:
         chain = self._chains[envelope.seat]
         if envelope.prev != chain.last_digest:
+            previous = chain.frames.get(envelope.seq - 1)  # if the seat forked its chain, the proof
             raise Misbehaviour(
                 envelope.seat,
                 f"frame #{envelope.seq} does not follow its previous frame (broken chain)",
-                (envelope.frame,),
+                (envelope.frame,) if previous is None else (previous.frame, envelope.frame),
             )
         chain.frames[envelope.seq] = envelope
         chain.next_seq += 1
@@ -298,20 +389,40 @@ class Session:
                 if known is not None:
                     self._check_claims(known)
         elif envelope.kind == "evidence":
+            self._relayed(envelope.seat, envelope.data["frame"])
+
+    def _relayed(self, sender: int, frame: bytes) -> None:
+        """A frame of another seat that `sender` relays as evidence: taken as if received directly.
+
+        So two different signed frames with one sequence number meet, whichever came first, and a
+        peer that did not see a fault (it was sent another version) reaches the same verdict.
+        Evidence relayed inside relayed evidence is only compared, not taken in (no deeper nesting).
+        """
+        try:
+            other = open_frame(frame, self.config, self._verifiers)
+        except MalformedSignedFrame as exc:
+            if exc.seat == self.me:
+                return  # we know what we signed (the relayer only passed on what it got)
+            raise Misbehaviour(exc.seat, exc.reason, (exc.frame,)) from None
+        except (MalformedMessage, BadSignature) as exc:
+            raise Misbehaviour(sender, f"sent evidence that is not a valid frame: {exc.reason}") from None
+        if other.seat == self.me:
+            return  # we know what we signed
+        if not (self._relaying and other.kind == "evidence"):
+            outer, self._relaying = self._relaying, True
             try:
-                other = open_frame(envelope.data["frame"], self.config, self._verifiers)
-            except (MalformedMessage, BadSignature) as exc:
-                raise Misbehaviour(
-                    envelope.seat, f"sent evidence that is not a valid frame: {exc.reason}"
-                ) from None
-            chain = self._chains[other.seat]
-            known = chain.frames.get(other.seq) or chain.ahead.get(other.seq)
-            if known is not None and known.digest != other.digest:
-                raise Misbehaviour(
-                    other.seat,
-                    f"equivocation: two different signed frames #{other.seq}",
-                    (known.frame, other.frame),
-                )
+                self._accept(other)
+            finally:
+                self._relaying = outer
+            return
+        chain = self._chains[other.seat]
+        known = chain.frames.get(other.seq) or chain.ahead.get(other.seq)
+        if known is not None and known.digest != other.digest:
+            raise Misbehaviour(
+                other.seat,
+                f"equivocation: two different signed frames #{other.seq}",
+                (known.frame, other.frame),
+            )
 
     def _check_claims(self, envelope: Envelope) -> None:
         claims = self._echo_claims.get((envelope.seat, envelope.seq))
@@ -319,9 +430,12 @@ class Session:
             return
         if any(digest != envelope.digest for digest in claims.values()):
             key = (envelope.seat, envelope.seq)
-            if key not in self._evidence_sent and self.me is not None:
-                self._evidence_sent.add(key)
-                self._emit("evidence", {"frame": envelope.frame})
+            if key not in self._disputes:
+                # Either its author equivocated or an echoer lies. Stop acting on anything until
+                # the signed frame the echoer has comes (proof of equivocation) or the timer runs
+                # out (the echoer is blamed); show ours to the others meanwhile.
+                self._disputes.add(key)
+                self._publish((envelope.frame,))
                 self._events.append(TimerRequest(f"echo:{envelope.seat}:{envelope.seq}", self.step_timeout))
 
     def _echo_timeout(self, name: str) -> None:
@@ -337,6 +451,17 @@ class Session:
             )
         if liars:
             self._halt("an echo could not be backed by a signed frame")
+
+    def _publish(self, frames: Iterable[bytes]) -> None:
+        """Relay signed frames that prove a fault to the other peers, once each."""
+        for frame in frames:
+            if self.me is None or frame in self._published:
+                continue
+            self._published.add(frame)
+            try:
+                self._emit("evidence", {"frame": frame})
+            except ValueError:  # too large to wrap: the others received it directly
+                continue
 
     def _flush_acks(self) -> None:
         while self._acks and self.me is not None and not self.halted:
@@ -362,7 +487,7 @@ class Session:
     # --- the jobs -------------------------------------------------------------------------------
 
     def _advance(self) -> None:
-        while not self.halted:
+        while not self.halted and not self._disputes:
             if self._job is None:
                 self._job = self._next_job()
                 if self._job is None:
@@ -473,9 +598,13 @@ class Session:
     # --- faults -------------------------------------------------------------------------------
 
     def _blame(self, fault: Misbehaviour, halt: bool = True) -> None:
+        """Report a fault and relay its evidence, so that every honest peer reaches this verdict."""
+        if self.halted and any(b.seat == fault.seat for b in self.blamed):
+            return  # more of the same after the halt (evidence keeps arriving): nothing new
         event = Blamed(fault.seat, fault.reason, fault.evidence)
         self.blamed.append(event)
         self._events.append(event)
+        self._publish(fault.evidence)
         if halt:
             self._halt(f"seat {fault.seat}: {fault.reason}")
 
@@ -504,10 +633,13 @@ class _Job:
     def blocked(self, session: Session) -> _Blocked:
         raise NotImplementedError
 
+    def postponed_checks(self, session: Session) -> None:
+        """Run the checks of consumed messages this job put off; `Misbehaviour` for a bad one."""
 
-def _crypto_fault(seat: int, what: str, exc: Exception) -> Misbehaviour:
+
+def _crypto_fault(seat: int, what: str, exc: Exception, frame: bytes) -> Misbehaviour:
     reason = exc.args[0] if exc.args else type(exc).__name__
-    return Misbehaviour(seat, f"{what}: {reason}")
+    return Misbehaviour(seat, f"{what}: {reason}", (frame,))
 
 
 class _Keys(_Job):
@@ -554,7 +686,7 @@ class _Keys(_Job):
                 proof = crypto.SchnorrProof.from_wire(envelope.data["proof"])
                 crypto.verify_key(public, proof, session.context(seat, self.reveal_hash))
             except CryptoError as exc:
-                raise _crypto_fault(seat, "key share refused", exc) from None
+                raise _crypto_fault(seat, "key share refused", exc, envelope.frame) from None
             session.public_keys.append(public)
             self.next_seat += 1
         session.joint_key = crypto.joint_key(session.public_keys)
@@ -572,6 +704,8 @@ class _Shuffle(_Job):
 
     A seat checks every shuffle before its own (in one batch, `verify_shuffle_chain`), and all the
     later ones once the last is in; nothing is decrypted before every shuffle has been checked.
+    If a later seat times out, the shuffles received so far are checked first (that seat may have
+    stopped because one of them was bad).
     """
 
     def __init__(self, request: DealRequest | ShuffleRequest) -> None:
@@ -579,6 +713,7 @@ class _Shuffle(_Job):
         self.decks: list[list[crypto.Ciphertext]] = []
         self.proofs: list[crypto.ShuffleProof] = []
         self.contexts: list[bytes] = []
+        self.frames: list[bytes] = []
         self.verified = 0
         self.next_seat = 0
 
@@ -614,7 +749,7 @@ class _Shuffle(_Job):
                 )
             except InvalidProof as exc:
                 bad = lo + (exc.index or 0)
-                raise Misbehaviour(bad, f"invalid shuffle: {exc.args[0]}") from None
+                raise Misbehaviour(bad, f"invalid shuffle: {exc.args[0]}", (self.frames[bad],)) from None
         self.verified = upto
 
     def run(self, session: Session) -> bool:
@@ -640,8 +775,9 @@ class _Shuffle(_Job):
                 outputs = crypto.deck_from_wire(envelope.data["deck"], expected_len=len(self.decks[0]))
                 proof = crypto.ShuffleProof.from_wire(envelope.data["proof"])
             except CryptoError as exc:
-                raise _crypto_fault(seat, "malformed shuffle", exc) from None
+                raise _crypto_fault(seat, "malformed shuffle", exc, envelope.frame) from None
             session.consume(envelope)
+            self.frames.append(envelope.frame)
             self.decks.append(outputs)
             self.proofs.append(proof)
             self.contexts.append(context)
@@ -659,6 +795,9 @@ class _Shuffle(_Job):
 
     def blocked(self, session: Session) -> _Blocked:
         return _Blocked(f"job:{self.number}:shuffle:{self.next_seat}", (self.next_seat,), True)
+
+    def postponed_checks(self, session: Session) -> None:
+        self._verify(session, self.next_seat)
 
 
 class _Reveals(_Job):
@@ -701,7 +840,7 @@ class _Reveals(_Job):
                 batch = crypto.ShareBatch.from_wire(envelope.data["batch"], expected_len=len(handles))
                 crypto.verify_share_batch(session.public_keys[seat], ciphertexts, batch, context)
             except CryptoError as exc:
-                raise _crypto_fault(seat, "invalid decryption shares", exc) from None
+                raise _crypto_fault(seat, "invalid decryption shares", exc, envelope.frame) from None
             session.consume(envelope)
             for handle, share in zip(handles, batch.shares, strict=True):
                 cards.published(handle)[seat] = share
@@ -785,7 +924,7 @@ class _Coin(_Job):
                     self.commits[seat], self.label, session.context(seat, self.start_hash), seat, reveal
                 )
             except CryptoError as exc:
-                raise _crypto_fault(seat, "coin reveal refused", exc) from None
+                raise _crypto_fault(seat, "coin reveal refused", exc, envelope.frame) from None
             session.consume(envelope)
             self.values[seat] = reveal.value
             self.next_seat += 1

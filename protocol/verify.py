@@ -78,6 +78,19 @@ def verify_bytes(data: bytes) -> Verdict:
                 verdict.fault = event.reason
         if observer.halted:
             break
+    observer.check_postponed()  # a transcript may stop after a bad shuffle whose check was put off
+    for event in observer.next_events():
+        if isinstance(event, Blamed) and verdict.blame is None:
+            verdict.valid = False
+            verdict.blame = event.seat
+            verdict.fault = event.reason
+    if observer.disputes and verdict.fault is None:  # live, a timer decides; offline, nothing can
+        seat, seq = observer.disputes[0]
+        verdict.valid = False
+        verdict.fault = (
+            f"an echo disagrees with frame #{seq} of seat {seat} and no signed frame in the "
+            "transcript settles it"
+        )
     if verdict.rejected and verdict.valid:
         verdict.valid = False
         verdict.fault = (

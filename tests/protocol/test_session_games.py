@@ -30,7 +30,7 @@ def test_skyjo_game_through_the_protocol(players):
         rounds = [e for e in net.events[seat] if isinstance(e, RoundSigned)]
         assert len(rounds) == len(net.sessions[seat].state.history)
     # each peer's view holds its own hidden knowledge only; the public parts agree
-    for seat, session in enumerate(net.sessions):
+    for session in net.sessions:
         assert session.state.state_hash() == net.observers[0].state.state_hash()
 
 

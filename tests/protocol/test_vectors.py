@@ -1,0 +1,452 @@
+"""The wire-protocol test vectors in protocol/vectors/ (see protocol/PROTOCOL.md, "Test vectors").
+
+Two directions:
+* recompute: every vector file is rebuilt by the current code (with the generator's fixed random
+  stream in place of `secrets`) and must equal the stored file, value for value;
+* verify: the stored bytes, read back from the files, are accepted by the product code (frames
+  open and chain, proofs verify under the stated contexts, shares decrypt, the transcript
+  replays in an observer session), so an implementer can check both ways.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import msgpack
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from nacl.bindings import crypto_core_ed25519_add, crypto_core_ed25519_from_uniform
+
+from protocol.config import TableConfig
+from protocol.crypto import (
+    Ciphertext,
+    CoinContribution,
+    DecryptionShare,
+    InvalidProof,
+    SchnorrProof,
+    ShareBatch,
+    ShuffleProof,
+    combine_coins,
+    combine_shares,
+    deck_from_wire,
+    decode_point,
+    decode_scalar,
+    hash_to_point,
+    key_commitment,
+    verify_coin_reveal,
+    verify_key,
+    verify_key_commitment,
+    verify_share,
+    verify_share_batch,
+    verify_shuffle,
+    verify_shuffle_chain,
+)
+from protocol.crypto.dleq import decryption_share
+from protocol.crypto.elgamal import CARD_LABEL, Codebook, joint_key, reencrypt
+from protocol.crypto.group import L, mul, mul_base
+from protocol.crypto.hashing import encode, hash512, hash_to_scalar, make_context
+from protocol.crypto.shuffle import chain_generator, generators
+from protocol.errors import BadSignature
+from protocol.events import Blamed, FrameRejected, Halted, RoundSigned
+from protocol.messages import MAX_FRAME, body_digest, open_frame
+from protocol.session import Session
+from protocol.transcript import dump as dump_transcript
+from protocol.transcript import extend, load, transcript_start
+from protocol.vectors import generate
+from protocol.vectors.generate import (
+    VECTOR_DIR,
+    DeterministicSecrets,
+    build_all,
+    differences,
+    dump,
+    untree,
+)
+from protocol.verify import verify_bytes
+
+FILES = ("table.json", "hashing.json", "keys.json", "deck.json", "shuffle.json", "coins.json", "frames.json")
+"""The small vectors (`build_all`); the whole-game vector (game.json and its transcript file) is
+tested at the end."""
+
+
+def stored(name: str) -> dict[str, Any]:
+    return json.loads((VECTOR_DIR / name).read_text())
+
+
+def b(text: str) -> bytes:
+    return bytes.fromhex(text)
+
+
+def scalar(text: str) -> int:
+    return decode_scalar(b(text))
+
+
+def deck(rows: list[list[str]]) -> list[Ciphertext]:
+    return deck_from_wire([[b(c1), b(c2)] for c1, c2 in rows])
+
+
+@pytest.fixture(scope="module")
+def recomputed() -> dict[str, dict[str, Any]]:
+    return {name: json.loads(dump(content)) for name, content in build_all().items()}
+
+
+@pytest.fixture(scope="module")
+def config() -> TableConfig:
+    table = stored("table.json")
+    return TableConfig.decode(b(table["genesis"]))
+
+
+# --- recompute ----------------------------------------------------------------------------------
+
+
+def test_the_generator_writes_exactly_these_files(recomputed: dict[str, dict[str, Any]]) -> None:
+    assert tuple(recomputed) == FILES
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_vector_file_matches_the_current_code(name: str, recomputed: dict[str, dict[str, Any]]) -> None:
+    diff = differences(stored(name), recomputed[name])
+    assert not diff, (
+        f"protocol/vectors/{name} differs from what the current code computes "
+        f"({len(diff)} difference(s)):\n  "
+        + "\n  ".join(diff[:25])
+        + "\nA wire-visible change: if it is intended, run `python -m protocol.vectors.generate`, "
+        "review the diff and update protocol/PROTOCOL.md (worked examples)."
+    )
+
+
+def test_the_random_stream_is_the_documented_one() -> None:
+    """PROTOCOL.md, "Test vectors": block i = SHA-512(prefix + label + i as 8 bytes big-endian)."""
+    stream = DeterministicSecrets("keys")
+    first = stream.randbelow(L - 1) + 1
+    block = hashlib.sha512(b"skyjo-lan/v1/test-vectors/keys" + (0).to_bytes(8, "big")).digest()
+    assert first == int.from_bytes(block, "big") % (L - 1) + 1
+    assert scalar(stored("keys.json")["seats"][0]["secret_x"]) == first
+    tokens = DeterministicSecrets("coins").token_bytes(32)
+    assert tokens == hashlib.sha512(b"skyjo-lan/v1/test-vectors/coins" + bytes(8)).digest()[:32]
+
+
+def test_patching_restores_the_secrets_module() -> None:
+    import secrets
+
+    with generate.deterministic("x"):
+        pass
+    for module in generate._PATCHED:
+        assert module.secrets is secrets
+
+
+# --- verify: the table and the frames -------------------------------------------------------------
+
+
+def test_genesis_and_transcript_start(config: TableConfig) -> None:
+    table = stored("table.json")
+    keys = [Ed25519PrivateKey.from_private_bytes(b(seed)) for seed in table["identity_seeds"]]
+    assert [k.public_key().public_bytes_raw().hex() for k in keys] == table["identity_public_keys"]
+    assert config.encode().hex() == table["genesis"]  # decode/encode round trip is exact
+    assert list(config.identities) == [b(k) for k in table["identity_public_keys"]]
+    assert dict(config.options) == untree(table["config"]["options"])
+    genesis_hash = hashlib.sha256(b"skyjo-lan/v1/genesis" + b(table["genesis"])).digest()
+    assert genesis_hash.hex() == table["genesis_hash"] == config.genesis_hash.hex()
+    start = hashlib.sha256(b"skyjo-lan/v1/transcript" + genesis_hash).digest()
+    assert start.hex() == table["transcript_start"] == transcript_start(config).hex()
+    game_id = hashlib.sha256(b"skyjo-lan/v1/deck" + config.session_id + b"skyjo").digest()
+    assert game_id.hex() == table["deck_game_ids"]["skyjo"]
+
+
+def _check_frame(item: dict[str, Any], config: TableConfig) -> None:
+    frame = b(item["frame"])
+    assert len(frame) <= MAX_FRAME
+    assert b(item["length_prefix"]) == len(frame).to_bytes(4, "big")
+    assert msgpack.unpackb(frame) == [b(item["body"]), b(item["signature"])]
+    envelope = open_frame(frame, config)
+    assert (envelope.seat, envelope.seq, envelope.kind) == (item["seat"], item["seq"], item["kind"])
+    assert envelope.prev.hex() == item["prev"]
+    assert envelope.data == untree(item["data"])
+    assert body_digest(b(item["body"])).hex() == item["body_digest"]
+    assert hashlib.sha256(b(item["body"])).hexdigest() == item["body_digest"]
+    body = msgpack.unpackb(b(item["body"]))
+    assert list(body) == ["v", "sid", "seat", "seq", "prev", "kind", "data"]
+
+
+def test_every_kind_of_frame_opens_and_chains(config: TableConfig) -> None:
+    frames = stored("frames.json")["frames"]
+    kinds = {item["kind"] for item in frames}
+    assert kinds == {
+        "keycommit",
+        "key",
+        "shuffle",
+        "shares",
+        "coincommit",
+        "coin",
+        "move",
+        "roundsig",
+        "echo",
+        "chat",
+        "evidence",
+    }
+    prev = config.genesis_hash.hex()
+    for seq, item in enumerate(frames):
+        _check_frame(item, config)
+        assert item["seq"] == seq and item["prev"] == prev
+        prev = item["body_digest"]
+
+
+def test_a_tampered_frame_is_refused(config: TableConfig) -> None:
+    frame = b(stored("frames.json")["frames"][0]["frame"])
+    with pytest.raises(BadSignature):
+        open_frame(frame[:-1] + bytes([frame[-1] ^ 1]), config)  # the signature's last byte
+
+
+# --- verify: keys, transcript ---------------------------------------------------------------------
+
+
+def test_keys_job_verifies_and_replays(config: TableConfig) -> None:
+    keys = stored("keys.json")
+    start = transcript_start(config)
+    assert keys["transcript_start"] == start.hex()
+    th = start
+    frames = [item["keycommit_frame"] for item in keys["seats"]] + [
+        item["key_frame"] for item in keys["seats"]
+    ]
+    for item, expected in zip(frames, keys["transcript_hashes"], strict=True):
+        _check_frame(item, config)
+        th = extend(th, b(item["body_digest"]))
+        assert th.hex() == expected
+    assert keys["reveal_hash"] == keys["transcript_hashes"][2]
+    assert th.hex() == keys["transcript_after_keys"]
+    publics = []
+    for seat, item in enumerate(keys["seats"]):
+        public = decode_point(b(item["public_key_X"]))
+        assert mul_base(scalar(item["secret_x"])) == public
+        context = make_context(config.session_id, seat, start)
+        assert context.hex() == item["commitment_context"]
+        verify_key_commitment(b(item["commitment"]), public, context)
+        proof_context = make_context(config.session_id, seat, b(keys["reveal_hash"]))
+        assert proof_context.hex() == item["proof_context"]
+        proof = SchnorrProof.from_wire([b(item["schnorr_challenge_e"]), b(item["schnorr_response_s"])])
+        verify_key(public, proof, proof_context)
+        with pytest.raises(InvalidProof):
+            verify_key(public, proof, make_context(config.session_id, (seat + 1) % 3, b(keys["reveal_hash"])))
+        assert mul_base(scalar(item["schnorr_nonce_w"])).hex() == item["schnorr_commitment_A"]
+        assert untree(item["key_frame"]["data"]) == {
+            "key": public,
+            "proof": [b(item["schnorr_challenge_e"]), b(item["schnorr_response_s"])],
+        }
+        assert untree(item["keycommit_frame"]["data"]) == {"commit": key_commitment(public, context)}
+        publics.append(public)
+    assert joint_key(publics).hex() == keys["joint_key_Y"]
+
+
+def test_the_transcript_file_replays_in_an_observer(config: TableConfig) -> None:
+    keys = stored("keys.json")
+    data = b(keys["transcript_file"]["file"])
+    loaded, frames = load(data)
+    assert loaded == config
+    assert [f.hex() for f in frames] == [
+        *(item["keycommit_frame"]["frame"] for item in keys["seats"]),
+        *(item["key_frame"]["frame"] for item in keys["seats"]),
+    ]
+    observer = Session(loaded, None, None)
+    observer.start()
+    for frame in frames:
+        observer.receive_frame(frame)
+    events = observer.next_events()
+    assert not [e for e in events if isinstance(e, Blamed | Halted | FrameRejected)]
+    assert observer.transcript_hash.hex() == keys["transcript_after_keys"]
+    assert observer.joint_key is not None and observer.joint_key.hex() == keys["joint_key_Y"]
+    assert observer.state is not None  # the game started: the deal (job 2) waits for seat 0
+
+
+# --- verify: hashing, cards ------------------------------------------------------------------------
+
+
+def test_hashing_vectors() -> None:
+    vectors = stored("hashing.json")
+    for example in vectors["encode"]:
+        assert encode(*untree(example["items"])).hex() == example["encoding"]
+    items = untree(vectors["hash512"]["items"])
+    assert hashlib.sha512(encode(*items)).hexdigest() == vectors["hash512"]["digest"]
+    digest = b(vectors["hash512"]["digest"])
+    assert int.from_bytes(digest, "little") % L == scalar(vectors["hash_to_scalar"]["scalar"])
+    assert hash_to_scalar(*items) == scalar(vectors["hash_to_scalar"]["scalar"])
+    ctx = vectors["make_context"]
+    assert hashlib.sha512(b(ctx["hash_input"])).hexdigest() == ctx["context"]
+    assert make_context(b(ctx["session_id"]), ctx["seat"], b(ctx["transcript_hash"])).hex() == ctx["context"]
+    h2p = vectors["hash_to_point"]
+    digest = hash512("skyjo-lan/v1/hash-to-point", h2p["label"], untree(h2p["parts"]), h2p["counter"])
+    assert digest.hex() == h2p["digest"]
+    first = crypto_core_ed25519_from_uniform(digest[:32])
+    second = crypto_core_ed25519_from_uniform(digest[32:])
+    assert (first.hex(), second.hex()) == (h2p["from_uniform_first_half"], h2p["from_uniform_second_half"])
+    assert crypto_core_ed25519_add(first, second).hex() == h2p["point"]
+    cards = vectors["cards"]
+    for k, point in cards["points"].items():
+        assert hash_to_point(CARD_LABEL, b(cards["game_id"]), int(k)).hex() == point
+    assert cards["points"]["0"] == h2p["point"]
+    gens = vectors["shuffle_generators"]
+    assert chain_generator().hex() == gens["h"]
+    assert [p.hex() for p in generators(4)] == [gens["h_i"][str(i)] for i in range(1, 5)]
+
+
+# --- verify: deck, shares -------------------------------------------------------------------------
+
+
+def test_deck_and_share_vectors() -> None:
+    vectors = stored("deck.json")
+    keys = stored("keys.json")
+    y = decode_point(b(vectors["joint_key_Y"]))
+    book = Codebook(b(vectors["game_id"]), 4)
+    assert [p.hex() for p in book.points] == vectors["card_points"]
+    initial = deck(vectors["initial_deck"])
+    for card, point in zip(initial, book.points, strict=True):
+        assert card.c1 == mul_base(1)
+        assert combine_shares(card, [y]) == point  # c2 - Y = M_k
+    reenc = vectors["reencryption"]
+    for s, before, after in zip(
+        reenc["randomness_s"], deck(reenc["inputs"]), deck(reenc["outputs"]), strict=True
+    ):
+        assert reencrypt(before, y, scalar(s)) == after
+
+    single = vectors["single_share"]
+    public = decode_point(b(single["public_key_X"]))
+    [ciphertext] = deck([single["ciphertext"]])
+    share = DecryptionShare.from_wire([b(v) for v in single["wire"]])
+    verify_share(public, ciphertext, share, b(single["context"]))
+    with pytest.raises(InvalidProof):
+        verify_share(public, ciphertext, share, b(vectors["share_batch"]["context"]))
+    x0 = scalar(keys["seats"][0]["secret_x"])
+    assert share.share.hex() == single["share_D"] == mul(x0, ciphertext.c1).hex()
+
+    batch = vectors["share_batch"]
+    public = decode_point(b(batch["public_key_X"]))
+    wire = batch["wire"]
+    parsed = ShareBatch.from_wire([[b(d) for d in wire[0]], b(wire[1]), b(wire[2])], expected_len=3)
+    ciphertexts = deck(batch["ciphertexts"])
+    verify_share_batch(public, ciphertexts, parsed, b(batch["context"]))
+    with pytest.raises(InvalidProof):
+        verify_share_batch(public, ciphertexts[::-1], parsed, b(batch["context"]))
+    seed = hash512(
+        "skyjo-lan/v1/dleq-batch/coefficients",
+        [mul_base(1), public, [c.c1 for c in ciphertexts], list(parsed.shares)],
+        b(batch["context"]),
+    )
+    assert [hash_to_scalar(seed, j) for j in range(3)] == [scalar(e) for e in batch["coefficients_e_j"]]
+
+    combine = vectors["combine"]
+    [ciphertext] = deck([combine["ciphertext"]])
+    shares = [decode_point(b(d)) for d in combine["shares_by_seat"]]
+    message = combine_shares(ciphertext, shares)
+    assert message.hex() == combine["plaintext_M"]
+    assert book.index_of(message) == combine["card_index"]
+
+
+# --- verify: shuffles -----------------------------------------------------------------------------
+
+
+def _proof(record: dict[str, Any]) -> ShuffleProof:
+    return ShuffleProof.from_wire(untree(record["proof_wire"]), expected_len=4)
+
+
+def test_shuffle_vectors_verify() -> None:
+    vectors = stored("shuffle.json")
+    keys = stored("keys.json")
+    y = decode_point(b(vectors["joint_key_Y"]))
+    book = Codebook(b(vectors["game_id"]), 4)
+    session_id = b(stored("table.json")["config"]["session_id"])
+    decks = [deck(vectors["shuffles"][0]["inputs"])]
+    assert decks[0] == book.initial_deck(y)
+    proofs, contexts = [], []
+    for seat, record in enumerate(vectors["shuffles"]):
+        inputs, outputs = deck(record["inputs"]), deck(record["outputs"])
+        assert inputs == decks[-1]
+        context = b(record["context"])
+        assert make_context(session_id, seat, b(record["transcript_hash"])) == context
+        proof = _proof(record)
+        verify_shuffle(inputs, outputs, y, proof, context)
+        with pytest.raises(InvalidProof):
+            verify_shuffle(inputs, outputs[::-1], y, proof, context)
+        with pytest.raises(InvalidProof):
+            verify_shuffle(inputs, outputs, y, proof, b(vectors["shuffles"][(seat + 1) % 3]["context"]))
+        # the witness: output i re-encrypts input psi[i] with r'_i
+        for i, (j, r) in enumerate(
+            zip(record["permutation_psi"], record["reencryption_r_prime"], strict=True)
+        ):
+            assert reencrypt(inputs[j], y, scalar(r)) == outputs[i]
+        decks.append(outputs)
+        proofs.append(proof)
+        contexts.append(context)
+    verify_shuffle_chain(decks, proofs, y, contexts)
+    secrets_x = [scalar(item["secret_x"]) for item in keys["seats"]]
+    order = [book.index_of(combine_shares(c, [decryption_share(x, c) for x in secrets_x])) for c in decks[-1]]
+    assert order == vectors["final_card_order"]
+    assert sorted(order) == [0, 1, 2, 3]
+
+
+# --- verify: coins --------------------------------------------------------------------------------
+
+
+def test_coin_vectors_verify() -> None:
+    vectors = stored("coins.json")
+    start = b(vectors["start_transcript_hash"])
+    values = {}
+    for item in vectors["seats"]:
+        reveal = CoinContribution.from_wire([b(item["nonce"]), b(item["value"])])
+        verify_coin_reveal(b(item["commitment"]), vectors["label"], b(item["context"]), item["seat"], reveal)
+        values[item["seat"]] = reveal.value
+    for result in vectors["results"]:
+        assert combine_coins(vectors["label"], start, values, result["n"], result["index"]) == result["value"]
+
+
+# --- the whole game -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def game_vector() -> tuple[dict[str, Any], bytes]:
+    return stored("game.json"), (VECTOR_DIR / generate.GAME_FILE).read_bytes()
+
+
+def test_the_game_vector_is_recomputed_byte_for_byte(game_vector: tuple[dict[str, Any], bytes]) -> None:
+    content, data = game_vector
+    fresh, fresh_data = generate.build_game()
+    diff = differences(content, json.loads(dump(fresh)))
+    assert not diff and fresh_data == data, (
+        "protocol/vectors/game.json or game-skyjo-2p.transcript differs from a replay of the vector "
+        "game with the current code:\n  "
+        + "\n  ".join(diff[:25] or [f"transcript file: {len(data)} bytes stored, {len(fresh_data)} now"])
+        + "\nThe session's messages or their order changed: if intended, run "
+        "`python -m protocol.vectors.generate` and review the diff."
+    )
+
+
+def test_the_game_transcript_verifies(game_vector: tuple[dict[str, Any], bytes]) -> None:
+    content, data = game_vector
+    assert hashlib.sha256(data).hexdigest() == content["file_sha256"]
+    assert len(data) == content["file_bytes"]
+    verdict = verify_bytes(data)
+    assert verdict.valid and verdict.finished, verdict.fault
+    assert verdict.frames == content["frames"]
+    assert verdict.totals == content["totals"] and verdict.winners == content["winners"]
+    assert verdict.rounds_signed == len(content["round_signatures"])
+    config, frames = load(data)
+    assert config.encode().hex() == content["genesis"]
+    observer = Session(config, None, None)
+    observer.start()
+    signed = []
+    for frame in frames:
+        observer.receive_frame(frame)
+        signed += [e.transcript_hash.hex() for e in observer.next_events() if isinstance(e, RoundSigned)]
+    assert observer.transcript_hash.hex() == content["transcript_hash_seat0"]
+    assert signed == content["round_signatures"]
+
+
+def test_a_reordered_game_transcript_still_verifies(game_vector: tuple[dict[str, Any], bytes]) -> None:
+    """Order between senders does not matter: each sender's chain fixes the game's order."""
+    content, data = game_vector
+    config, frames = load(data)
+    by_seat: dict[int, list[bytes]] = {0: [], 1: []}
+    for frame in frames:
+        by_seat[msgpack.unpackb(msgpack.unpackb(frame)[0])["seat"]].append(frame)
+    reordered = by_seat[1] + by_seat[0]  # all of seat 1's frames first
+    verdict = verify_bytes(dump_transcript(config, reordered))
+    assert verdict.valid and verdict.finished and verdict.totals == content["totals"]
