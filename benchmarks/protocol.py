@@ -1,0 +1,941 @@
+"""Protocol benchmark: real `Session` objects in one process, joined by in-memory pipes.
+
+    python benchmarks/protocol.py                      # everything, medians of 3 runs
+    python benchmarks/protocol.py --repeats 5 --games 3
+    python benchmarks/protocol.py --only deal --peers 8 --profile
+    python benchmarks/protocol.py --json
+
+Measurements (figures and method in docs/performance.md, "Protocol"):
+
+* **deal**: a verifiable deal of the 150-card SKYJO deck, from `Session.start()` (key commitments)
+  until every peer may play the first turn: keys with proofs, N shuffles with proofs and every
+  verification, the shares of the discard card and of every seat's setup reveals (2 cards each),
+  and the first-player coin if there is a tie. For 2, 4 and 8 peers.
+* **reveal**: one public reveal among 4 peers (a `flip`): from `submit_move` of the flip to every
+  peer's state holding the card, CPU summed over the 4 sessions.
+* **traffic**: whole SKYJO games (greedy bots): frames delivered and bytes, by kind, per game and
+  per move; echoes shown separately.
+* **experiments** (`--only experiments`): the deal and the reveal again with candidate
+  optimisations simulated by patching this process only (see `EXPERIMENTS`); protocol/ is not
+  modified.
+
+CPU is `time.process_time()` around every call into a session (`start`, `receive_frame`,
+`submit_move`, `data_to_send`, `next_events`, `legal_moves`), summed per seat; bots' thinking is
+not counted. Wall time is given twice: *one process* (every peer on one core, one after the
+other: the sum of all peers' CPU plus the driver) and *parallel* (a discrete-event estimate of the
+critical path if every peer had its own core and the network were instant: a frame reaches its
+receivers at the sender's clock when it was sent; a peer handles its frames in arrival order).
+The shuffle generators h_i (hash-to-group, cached once per process, ~16 ms for 150 cards) are
+computed before the clock starts, since in one process only the first session would pay them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import heapq
+import io
+import json
+import os
+import platform
+import pstats
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import msgpack
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from protocol.config import TableConfig
+from protocol.crypto import group
+from protocol.crypto.shuffle import chain_generator, generators
+from protocol.events import Blamed, Halted, MoveRefused, YourMove
+from protocol.session import Session
+from skyjo_p2p.bots import make_bot
+
+DECK_SIZE = 150
+
+
+def frame_kind(frame: bytes) -> str:
+    """The `kind` of a frame (no checks: the sessions do those)."""
+    body = msgpack.unpackb(frame, raw=False)[0]
+    return str(msgpack.unpackb(body, raw=False)["kind"])
+
+
+class Table:
+    """N sessions, a per-peer CPU account and a simulated clock per peer."""
+
+    def __init__(
+        self, players: int, options: dict[str, Any] | None = None, seed: str = "bench", latency: float = 0.0
+    ) -> None:
+        keys = [Ed25519PrivateKey.generate() for _ in range(players)]
+        self.config = TableConfig(
+            session_id=os.urandom(32),
+            game="skyjo",
+            players=players,
+            identities=tuple(k.public_key().public_bytes_raw() for k in keys),
+            options=options or {},
+            names=tuple(f"p{s}" for s in range(players)),
+        )
+        self.players = players
+        self.sessions = [Session(self.config, s, keys[s]) for s in range(players)]
+        self.bots = [make_bot("greedy", "skyjo", f"{seed}:{s}") for s in range(players)]
+        self.cpu = [0.0] * players
+        self.clock = [0.0] * players
+        self.ops = [Counter() for _ in range(players)]
+        self.queue: list[tuple[float, int, int, int, bytes]] = []
+        self.order = 0
+        self.want_move = [False] * players
+        self.moves = 0
+        self.deliveries: Counter[str] = Counter()
+        self.bytes: Counter[str] = Counter()
+        self.sent: Counter[str] = Counter()
+        self.count_ops = False
+        self.latency = latency
+        self.in_flight = [0] * players
+        self.flush_when_idle = False
+        self.watch: Callable[[int], None] | None = None
+        """Called with the receiver's seat after every delivered frame."""
+        """Experiment `echo-when-idle`: the driver flushes a peer's acks when nothing is in
+        flight to it (the session's own flush after each frame is switched off)."""
+        """Simulated one-way network delay of every frame, in seconds (parallel wall time only)."""
+        self.cpu_by_kind: Counter[str] = Counter()
+        """CPU of handling a received frame (and everything it triggers), by the frame's kind."""
+        _apply_to_table(self)
+
+    # --- calls into sessions, measured -------------------------------------------------------
+
+    def call(self, seat: int, fn: Callable[..., Any], *args: Any) -> Any:
+        before = group.OPS.snapshot() if self.count_ops else None
+        start = time.process_time()
+        result = fn(*args)
+        spent = time.process_time() - start
+        self.cpu[seat] += spent
+        self.clock[seat] += spent
+        if before is not None:
+            after = group.OPS.snapshot()
+            self.ops[seat].update({k: after[k] - before[k] for k in after})
+        return result
+
+    def collect(self, seat: int) -> None:
+        session = self.sessions[seat]
+        for frame in self.call(seat, session.data_to_send):
+            kind = frame_kind(frame)
+            self.sent[kind] += 1
+            for other in range(self.players):
+                if other != seat:
+                    self.order += 1
+                    arrival = self.clock[seat] + self.latency
+                    heapq.heappush(self.queue, (arrival, self.order, seat, other, frame))
+                    self.in_flight[other] += 1
+        for event in self.call(seat, session.next_events):
+            self.on_event(seat, event)
+
+    def on_event(self, seat: int, event: Any) -> None:
+        if isinstance(event, YourMove | MoveRefused):
+            self.want_move[seat] = True
+        elif isinstance(event, Blamed | Halted):
+            raise RuntimeError(f"seat {seat}: {event}")
+
+    def start(self) -> None:
+        for seat, session in enumerate(self.sessions):
+            before = self.cpu[seat]
+            self.call(seat, session.start)
+            self.collect(seat)
+            self.cpu_by_kind["(start)"] += self.cpu[seat] - before
+
+    def play_bots(self) -> bool:
+        played = False
+        for seat, session in enumerate(self.sessions):
+            if not self.want_move[seat]:
+                continue
+            if not self.call(seat, session.legal_moves):
+                continue
+            self.want_move[seat] = False
+            move = self.bots[seat].choose(session.state, seat)
+            before = self.cpu[seat]
+            self.call(seat, session.submit_move, move)
+            self.moves += 1
+            self.collect(seat)
+            self.cpu_by_kind["(submit_move)"] += self.cpu[seat] - before
+            played = True
+        return played
+
+    def step(self) -> bool:
+        """Deliver the earliest frame; False if none is in flight."""
+        if not self.queue:
+            return False
+        at, _, _sender, receiver, frame = heapq.heappop(self.queue)
+        self.in_flight[receiver] -= 1
+        kind = frame_kind(frame)
+        self.deliveries[kind] += 1
+        self.bytes[kind] += len(frame)
+        self.clock[receiver] = max(self.clock[receiver], at)
+        before = self.cpu[receiver]
+        self.call(receiver, self.sessions[receiver].receive_frame, frame)
+        self.collect(receiver)
+        if self.flush_when_idle and self.in_flight[receiver] == 0:
+            session = self.sessions[receiver]
+            self.call(receiver, _REAL_FLUSH[0], session)
+            self.collect(receiver)
+        self.cpu_by_kind[kind] += self.cpu[receiver] - before
+        if self.watch is not None:
+            self.watch(receiver)
+        return True
+
+    def run(self, until: Callable[[], bool] | None = None, bots: bool = True) -> None:
+        while True:
+            if until is not None and until():
+                return
+            if self.step():
+                continue
+            if not bots or not self.play_bots():
+                return
+
+    @property
+    def wall_parallel(self) -> float:
+        return max(self.clock)
+
+
+def warm_caches() -> None:
+    generators(DECK_SIZE)
+    chain_generator()
+
+
+class Instrument:
+    """Time the session's calls into crypto, messages and the engine (CPU, summed over peers).
+
+    Patches the names `protocol.session` uses (`crypto.shuffle`, `open_frame`, ...) with timing
+    wrappers for the duration of a `with` block. None of these calls nests another one timed
+    here, so the parts add up; what is left is the session's own Python.
+    """
+
+    def __init__(self) -> None:
+        import protocol.crypto as crypto_pkg
+        import protocol.session as session_mod
+        from protocol.crypto import ShareBatch, ShuffleProof
+        from protocol.deck import CardStore
+
+        self.times: Counter[str] = Counter()
+        self.calls: Counter[str] = Counter()
+        self.targets: list[tuple[object, str, str, bool]] = [
+            (crypto_pkg, "shuffle", "own shuffle + proof (crypto.shuffle)", False),
+            (crypto_pkg, "verify_shuffle_chain", "verify shuffles (verify_shuffle_chain)", False),
+            (crypto_pkg, "deck_from_wire", "decode received decks (deck_from_wire)", False),
+            (ShuffleProof, "from_wire", "decode received shuffle proofs (ShuffleProof.from_wire)", True),
+            (crypto_pkg, "make_share_batch", "make share batches", False),
+            (crypto_pkg, "verify_share_batch", "verify share batches", False),
+            (ShareBatch, "from_wire", "decode share batches", True),
+            (crypto_pkg, "combine_shares", "combine shares", False),
+            (crypto_pkg, "decryption_share", "own share of a private card", False),
+            (crypto_pkg, "keygen", "keys: keygen, prove, verify, joint key", False),
+            (crypto_pkg, "prove_key", "keys: keygen, prove, verify, joint key", False),
+            (crypto_pkg, "verify_key", "keys: keygen, prove, verify, joint key", False),
+            (crypto_pkg, "decode_point", "keys: keygen, prove, verify, joint key", False),
+            (crypto_pkg, "joint_key", "keys: keygen, prove, verify, joint key", False),
+            (CardStore, "codebook", "card points M_k (codebook)", False),
+            (crypto_pkg.Codebook, "initial_deck", "public deck (G, M_k + Y)", False),
+            (session_mod, "open_frame", "open received frames (msgpack + Ed25519 verify)", False),
+            (session_mod, "seal", "seal own frames (sign + self-check)", False),
+            (session_mod, "apply", "engine (apply, legal moves, new game)", False),
+            (session_mod, "legal_moves", "engine (apply, legal moves, new game)", False),
+            (session_mod, "new_game", "engine (apply, legal moves, new game)", False),
+        ]
+        self.saved: list[tuple[object, str, Any]] = []
+
+    def _wrap(self, fn: Callable[..., Any], label: str) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.times[label] += time.process_time() - start
+                self.calls[label] += 1
+
+        return timed
+
+    def __enter__(self) -> Instrument:
+        for owner, name, label, is_classmethod in self.targets:
+            original = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
+            self.saved.append((owner, name, original))
+            if is_classmethod:
+                wrapped = classmethod(self._wrap(original.__func__, label))
+            else:
+                wrapped = self._wrap(original, label)
+            setattr(owner, name, wrapped)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for owner, name, original in reversed(self.saved):
+            setattr(owner, name, original)
+        self.saved.clear()
+
+
+# --- 1. the deal -----------------------------------------------------------------------------------
+
+
+def first_turn_ready(table: Table) -> bool:
+    return all(
+        s.state is not None and s.state.phase == "turn" and not s.state.pending for s in table.sessions
+    )
+
+
+def deal_run(players: int, count_ops: bool = False) -> dict[str, Any]:
+    """One deal; with `count_ops`, also libsodium operation counts and the time breakdown."""
+    table = Table(players, {})
+    table.count_ops = count_ops
+    instrument = Instrument()
+    wall = time.perf_counter()
+    if count_ops:
+        instrument.__enter__()
+    try:
+        table.start()
+        table.run(until=lambda: first_turn_ready(table))
+    finally:
+        instrument.__exit__()
+    wall = time.perf_counter() - wall
+    if not first_turn_ready(table):
+        raise RuntimeError("the deal did not reach the first turn")
+    game_frames = sum(n for k, n in table.deliveries.items() if k != "echo")
+    out = {
+        "cpu_per_peer": list(table.cpu),
+        "cpu_max": max(table.cpu),
+        "cpu_mean": statistics.fmean(table.cpu),
+        "wall_one_process": wall,
+        "wall_parallel": table.wall_parallel,
+        "deliveries_game": game_frames,
+        "deliveries_echo": table.deliveries["echo"],
+        "bytes": sum(table.bytes.values()),
+        "cpu_per_peer_by_received_kind": {
+            k: v / players for k, v in sorted(table.cpu_by_kind.items(), key=lambda kv: -kv[1])
+        },
+    }
+    if count_ops:
+        out["ops_per_peer"] = [dict(c) for c in table.ops]
+        parts = {k: v / players for k, v in instrument.times.most_common()}
+        parts["the session's own Python (the rest)"] = out["cpu_mean"] - sum(parts.values())
+        out["breakdown_per_peer"] = parts
+    return out
+
+
+def bench_deal(peers: list[int], repeats: int) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for n in peers:
+        runs = [deal_run(n) for _ in range(repeats)]
+        counted = deal_run(n, count_ops=True)
+        ops = counted["ops_per_peer"]
+        results[str(n)] = {
+            "runs": repeats,
+            "cpu_per_peer_max_median": statistics.median(r["cpu_max"] for r in runs),
+            "cpu_per_peer_mean_median": statistics.median(r["cpu_mean"] for r in runs),
+            "cpu_per_peer_median_run": min(runs, key=lambda r: abs(r["cpu_max"] - _median_max(runs)))[
+                "cpu_per_peer"
+            ],
+            "wall_one_process_median": statistics.median(r["wall_one_process"] for r in runs),
+            "wall_parallel_median": statistics.median(r["wall_parallel"] for r in runs),
+            "deliveries_game": runs[0]["deliveries_game"],
+            "deliveries_echo": runs[0]["deliveries_echo"],
+            "bytes": runs[0]["bytes"],
+            "cpu_per_peer_by_received_kind": {
+                k: statistics.median(r["cpu_per_peer_by_received_kind"].get(k, 0.0) for r in runs)
+                for k in runs[0]["cpu_per_peer_by_received_kind"]
+            },
+            "breakdown_per_peer (instrumented run)": counted["breakdown_per_peer"],
+            "ops_per_peer_mean": {
+                k: round(statistics.fmean(o.get(k, 0) for o in ops)) for k in sorted(ops[0])
+            },
+        }
+    return results
+
+
+def _median_max(runs: list[dict[str, Any]]) -> float:
+    return statistics.median(r["cpu_max"] for r in runs)
+
+
+# --- 2. one public reveal --------------------------------------------------------------------------
+
+
+def reveal_samples(samples: int, seed: int, latency: float = 0.0) -> list[dict[str, float]]:
+    """Play 4-peer games; each time a seat may `flip`, measure that flip's reveal."""
+    out: list[dict[str, float]] = []
+    game = 0
+    while len(out) < samples:
+        game += 1
+        table = Table(4, {"target_score": 30}, seed=f"reveal:{seed}:{game}", latency=latency)
+        table.start()
+        while len(out) < samples:
+            table.run(bots=False)
+            flip = _flip_ready(table)
+            if flip is None:
+                if not table.play_bots():
+                    break
+                continue
+            seat, move = flip
+            out.append(_measure_flip(table, seat, move))
+    return out
+
+
+def _flip_ready(table: Table) -> tuple[int, Any] | None:
+    for seat, session in enumerate(table.sessions):
+        if not table.want_move[seat] or session.state is None or session.state.phase != "turn":
+            continue
+        state = session.state
+        flips = [m for m in session.legal_moves() if m.kind == "flip"]
+        # a flip that could end the round would also measure the scoring reveals and the next deal
+        if flips and state.ender is None and len(state.face_down_slots(seat)) >= 2:
+            return seat, flips[0]
+    return None
+
+
+def _measure_flip(table: Table, seat: int, move: Any) -> dict[str, float]:
+    before = list(table.cpu)
+    frames_before = sum(table.deliveries.values())
+    echoes_before = table.deliveries["echo"]
+    handle = None
+    state = table.sessions[seat].state
+    if state is not None:
+        handle = state.grid[seat * state.shape.size + move.slot]
+    table.want_move[seat] = False
+    submitted = table.clock[seat]
+    known: dict[int, float] = {}
+
+    def watch(receiver: int) -> None:
+        state = table.sessions[receiver].state
+        if receiver not in known and state is not None and handle is not None and state.is_public(handle):
+            known[receiver] = table.clock[receiver]
+
+    table.watch = watch
+    table.call(seat, table.sessions[seat].submit_move, move)
+    table.moves += 1
+    table.collect(seat)
+    table.run(bots=False)
+    table.watch = None
+    for session in table.sessions:
+        assert session.state is not None and handle is not None
+        assert session.state.is_public(handle), "the flipped card is public everywhere"
+    spent = [after - b for after, b in zip(table.cpu, before, strict=True)]
+    return {
+        "cpu_total": sum(spent),
+        "cpu_max_peer": max(spent),
+        "deliveries": sum(table.deliveries.values()) - frames_before,
+        "echo_deliveries": table.deliveries["echo"] - echoes_before,
+        "time_to_quiescence": max(table.clock) - submitted,
+        "time_to_all_know": max(known.values(), default=submitted) - submitted,
+    }
+
+
+def profile_reveals(samples: int) -> pstats.Stats:
+    """cProfile of `samples` flips among 4 peers (the same measurement as `reveal_samples`)."""
+    profile = cProfile.Profile()
+    done = 0
+    game = 0
+    while done < samples:
+        game += 1
+        table = Table(4, {"target_score": 30}, seed=f"reveal-profile:{game}")
+        table.start()
+        while done < samples:
+            table.run(bots=False)
+            flip = _flip_ready(table)
+            if flip is None:
+                if not table.play_bots():
+                    break
+                continue
+            profile.enable()
+            _measure_flip(table, *flip)
+            profile.disable()
+            done += 1
+    return pstats.Stats(profile)
+
+
+CATEGORIES = (
+    ("crypto_scalarmult_ed25519_noclamp", "variable-base scalar multiplication (libsodium)"),
+    ("crypto_scalarmult_ed25519_base_noclamp", "fixed-base scalar multiplication (libsodium)"),
+    ("crypto_core_ed25519_is_valid_point", "point validation in decode_point (libsodium)"),
+    ("crypto_core_ed25519_add", "point addition (libsodium)"),
+    ("crypto_core_ed25519_sub", "point addition (libsodium)"),
+    ("crypto_core_ed25519_from_uniform", "hash to the group (libsodium)"),
+    ("Ed25519PublicKey' objects>", "Ed25519 signature verification (cryptography)"),
+    ("'verify' of", "Ed25519 signature verification (cryptography)"),
+    ("'sign' of", "Ed25519 signing (cryptography)"),
+    ("openssl_sha", "SHA-256/SHA-512"),
+    ("'digest' of '_hashlib", "SHA-256/SHA-512"),
+    ("'update' of '_hashlib", "SHA-256/SHA-512"),
+    ("msgpack", "msgpack"),
+    ("skyjo_p2p", "engine (skyjo_p2p)"),
+    ("benchmarks/protocol.py", "benchmark driver"),
+)
+
+
+def categorize(stats: pstats.Stats) -> dict[str, float]:
+    """Exclusive time of every profiled function, summed by category (seconds, profiled)."""
+    out: Counter[str] = Counter()
+    for (filename, _, name), row in stats.stats.items():  # type: ignore[attr-defined]
+        label = f"{filename}:{name}"
+        for needle, category in CATEGORIES:
+            if needle in label:
+                out[category] += row[2]
+                break
+        else:
+            out["Python: protocol/, nacl/ wrappers, builtins"] += row[2]
+    return dict(out.most_common())
+
+
+def shares_of(categories: dict[str, float]) -> dict[str, float]:
+    """Fractions of the sessions' profiled time (the driver's own work left out)."""
+    kept = {k: v for k, v in categories.items() if k != "benchmark driver"}
+    total = sum(kept.values()) or 1.0
+    return {k: round(v / total, 4) for k, v in kept.items()}
+
+
+def bench_reveal(samples: int, latency: float) -> dict[str, Any]:
+    runs = reveal_samples(samples, seed=1)
+    slow = reveal_samples(max(3, samples // 3), seed=2, latency=latency)
+    return {
+        "latency_simulated_s": latency,
+        "time_to_all_know_median_no_latency": statistics.median(r["time_to_all_know"] for r in runs),
+        "time_to_all_know_median_with_latency": statistics.median(r["time_to_all_know"] for r in slow),
+        "samples": len(runs),
+        "cpu_total_median": statistics.median(r["cpu_total"] for r in runs),
+        "cpu_total_min": min(r["cpu_total"] for r in runs),
+        "cpu_total_max": max(r["cpu_total"] for r in runs),
+        "cpu_max_peer_median": statistics.median(r["cpu_max_peer"] for r in runs),
+        "deliveries_median": statistics.median(r["deliveries"] for r in runs),
+        "echo_deliveries_median": statistics.median(r["echo_deliveries"] for r in runs),
+    }
+
+
+# --- 3. traffic of whole games ---------------------------------------------------------------------
+
+
+def game_run(players: int, seed: str) -> dict[str, Any]:
+    table = Table(players, {}, seed=seed)
+    wall = time.perf_counter()
+    table.start()
+    table.run()
+    wall = time.perf_counter() - wall
+    states = [s.state for s in table.sessions]
+    if not all(s is not None and s.phase == "game_over" for s in states):
+        raise RuntimeError("the game did not finish")
+    assert states[0] is not None
+    return {
+        "moves": table.moves,
+        "rounds": states[0].round,
+        "deliveries": dict(table.deliveries),
+        "bytes": dict(table.bytes),
+        "sent": dict(table.sent),
+        "cpu_per_peer": list(table.cpu),
+        "wall_one_process": wall,
+        "wall_parallel": table.wall_parallel,
+    }
+
+
+def bench_traffic(peers: list[int], games: int) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for n in peers:
+        runs = [game_run(n, f"traffic:{n}:{g}") for g in range(games)]
+
+        def med(fn: Callable[[dict[str, Any]], float], runs: list[dict[str, Any]] = runs) -> float:
+            return statistics.median(fn(r) for r in runs)
+
+        kinds = sorted({k for r in runs for k in r["deliveries"]})
+        game_kinds = tuple(k for k in kinds if k != "echo")
+
+        def game_sum(r: dict[str, Any], field: str, game_kinds: tuple[str, ...] = game_kinds) -> float:
+            return sum(r[field].get(k, 0) for k in game_kinds)
+
+        results[str(n)] = {
+            "games": games,
+            "moves_median": med(lambda r: r["moves"]),
+            "rounds_median": med(lambda r: r["rounds"]),
+            "deliveries_game_median": med(lambda r: game_sum(r, "deliveries")),
+            "deliveries_echo_median": med(lambda r: r["deliveries"].get("echo", 0)),
+            "bytes_game_median": med(lambda r: game_sum(r, "bytes")),
+            "bytes_echo_median": med(lambda r: r["bytes"].get("echo", 0)),
+            "per_move": {
+                "deliveries_game": med(lambda r: game_sum(r, "deliveries") / r["moves"]),
+                "deliveries_echo": med(lambda r: r["deliveries"].get("echo", 0) / r["moves"]),
+                "frames_sent_game": med(lambda r: game_sum(r, "sent") / r["moves"]),
+                "bytes_game": med(lambda r: game_sum(r, "bytes") / r["moves"]),
+                "bytes_echo": med(lambda r: r["bytes"].get("echo", 0) / r["moves"]),
+            },
+            "by_kind": {
+                k: {
+                    "deliveries": med(lambda r, k=k: r["deliveries"].get(k, 0)),
+                    "bytes": med(lambda r, k=k: r["bytes"].get(k, 0)),
+                }
+                for k in kinds
+            },
+            "cpu_per_peer_per_game_median": med(lambda r: statistics.fmean(r["cpu_per_peer"])),
+            "wall_one_process_median": med(lambda r: r["wall_one_process"]),
+            "wall_parallel_median": med(lambda r: r["wall_parallel"]),
+        }
+    return results
+
+
+# --- profile ---------------------------------------------------------------------------------------
+
+
+def profile_deal(players: int) -> pstats.Stats:
+    profile = cProfile.Profile()
+    profile.enable()
+    deal_run(players)
+    profile.disable()
+    return pstats.Stats(profile)
+
+
+def print_categories(shares: dict[str, float], total: float, per: str) -> None:
+    """Profile shares, scaled to the unprofiled CPU time `total` (cProfile inflates Python code)."""
+    for category, share in shares.items():
+        print(f"    {share * 100:5.1f} %  ~{total * share * 1000:7.1f} ms {per}  {category}")
+
+
+def raw_profile(stats: pstats.Stats, top: int) -> str:
+    stream = io.StringIO()
+    stats.stream = stream  # type: ignore[attr-defined]
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+    return stream.getvalue()
+
+
+# --- experiments: optimisations simulated by patching this process only --------------------------
+
+_REAL_FLUSH: list[Callable[[Session], None]] = [Session._flush_acks]
+
+EXPERIMENTS = (
+    "structural-decode",
+    "echo-when-idle",
+    "no-self-check",
+    "libsodium-verify",
+    "verify-at-end",
+    "early-shares",
+)
+"""What each experiment changes (in this benchmark process only; protocol/ is not modified):
+
+structural-decode  received shuffle decks and proofs: length, canonical y and not-identity checks
+                   only (libsodium validates each point when the verification multiplies it)
+echo-when-idle     one echo per burst: acks are flushed when no frame is in flight to the peer
+no-self-check      `seal` does not re-open (and re-verify) the frame it has just signed
+libsodium-verify   frame signatures verified with PyNaCl (libsodium) instead of `cryptography`
+verify-at-end      a seat does not verify the shuffles before its own; all are checked at the end
+early-shares       a seat sends its shares when the reveal job starts, not after lower seats'
+"""
+
+
+class _NaclVerifier:
+    def __init__(self, raw: bytes) -> None:
+        from nacl.signing import VerifyKey
+
+        self.key = VerifyKey(raw)
+
+    def verify(self, signature: bytes, body: bytes) -> None:
+        from cryptography.exceptions import InvalidSignature
+        from nacl.exceptions import BadSignatureError
+
+        try:
+            self.key.verify(body, signature)
+        except BadSignatureError:
+            raise InvalidSignature() from None
+
+
+class Experiment:
+    """Apply some of `EXPERIMENTS` for the duration of a `with` block (and to new Tables)."""
+
+    active: frozenset[str] = frozenset()
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        unknown = set(names) - set(EXPERIMENTS)
+        if unknown:
+            raise ValueError(f"unknown experiment(s): {sorted(unknown)}")
+        self.names = frozenset(names)
+        self.saved: list[tuple[object, str, Any]] = []
+
+    def _patch(self, owner: object, name: str, value: Any) -> None:
+        current = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
+        self.saved.append((owner, name, current))
+        setattr(owner, name, value)
+
+    def __enter__(self) -> Experiment:
+        import importlib
+
+        session_mod = importlib.import_module("protocol.session")
+        messages = importlib.import_module("protocol.messages")
+        elgamal = importlib.import_module("protocol.crypto.elgamal")
+        shuffle_mod = importlib.import_module("protocol.crypto.shuffle")
+        crypto_pkg = importlib.import_module("protocol.crypto")
+        from protocol.crypto.errors import InvalidPoint
+
+        if "structural-decode" in self.names:
+            mask = (1 << 255) - 1
+
+            def structural(data: object) -> Any:
+                if not isinstance(data, bytes) or len(data) != 32:
+                    raise InvalidPoint("a point is 32 bytes")
+                y = int.from_bytes(data, "little") & mask
+                if y >= 2**255 - 19:
+                    raise InvalidPoint("non-canonical point encoding")
+                if y == 1:
+                    raise InvalidPoint("the identity point is not allowed")
+                return data
+
+            self._patch(elgamal, "decode_point", structural)
+            self._patch(shuffle_mod, "decode_point", structural)
+        if "echo-when-idle" in self.names:
+            self._patch(Session, "_flush_acks", lambda session: None)
+        if "no-self-check" in self.names:
+
+            def seal(
+                config: TableConfig, key: Any, seat: int, seq: int, prev: bytes, kind: str, data: Any
+            ) -> Any:
+                body = messages.encode_body(config, seat, seq, prev, kind, data)
+                frame = bytes(msgpack.packb([body, key.sign(body)], use_bin_type=True))
+                head = msgpack.unpackb(body, raw=False)
+                return messages.Envelope(seat, seq, prev, kind, head["data"], body, frame)
+
+            self._patch(session_mod, "seal", seal)
+        if "verify-at-end" in self.names:
+            original_verify = session_mod._Shuffle._verify
+
+            def verify(job: Any, session: Session, upto: int) -> None:
+                if upto < session.players:
+                    return
+                original_verify(job, session, upto)
+
+            self._patch(session_mod._Shuffle, "_verify", verify)
+        if "early-shares" in self.names:
+            original_begin = session_mod._Reveals.begin
+
+            def begin(job: Any, session: Session, number: int) -> None:
+                original_begin(job, session, number)
+                me = session.me
+                if me is None or me not in job.owed or session._queues[me]:
+                    return
+                cards = [session.cards.ciphertexts[h] for h in job.owed[me]]
+                context = session.context(me, job.start_hash)
+                assert session.secret is not None
+                batch = crypto_pkg.make_share_batch(session.secret, session.public_keys[me], cards, context)
+                session._emit("shares", {"job": job.number, "batch": list(batch.to_wire())})
+
+            self._patch(session_mod._Reveals, "begin", begin)
+        Experiment.active = self.names
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for owner, name, original in reversed(self.saved):
+            setattr(owner, name, original)
+        self.saved.clear()
+        Experiment.active = frozenset()
+
+
+def _apply_to_table(table: Table) -> None:
+    if "echo-when-idle" in Experiment.active:
+        table.flush_when_idle = True
+    if "libsodium-verify" in Experiment.active:
+        for session in table.sessions:
+            session._verifiers = {  # type: ignore[assignment]
+                seat: _NaclVerifier(key) for seat, key in enumerate(table.config.identities)
+            }
+
+
+def bench_experiments(configs: list[tuple[str, ...]], repeats: int, latency: float) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for names in configs:
+        label = "+".join(names) if len(names) < len(EXPERIMENTS) else "all of them"
+        with Experiment(names):
+            deal8 = [deal_run(8) for _ in range(repeats)]
+            deal4 = [deal_run(4) for _ in range(repeats)]
+            flips = reveal_samples(6, seed=3)
+            slow = reveal_samples(3, seed=4, latency=latency)
+        results[label or "baseline"] = {
+            "deal8_cpu_mean": statistics.median(r["cpu_mean"] for r in deal8),
+            "deal8_cpu_max": statistics.median(r["cpu_max"] for r in deal8),
+            "deal8_wall_parallel": statistics.median(r["wall_parallel"] for r in deal8),
+            "deal8_deliveries": statistics.median(r["deliveries_game"] + r["deliveries_echo"] for r in deal8),
+            "deal4_cpu_max": statistics.median(r["cpu_max"] for r in deal4),
+            "reveal_cpu_total": statistics.median(r["cpu_total"] for r in flips),
+            "reveal_deliveries": statistics.median(r["deliveries"] for r in flips),
+            "reveal_latency": statistics.median(r["time_to_all_know"] for r in slow),
+        }
+    return results
+
+
+def print_experiments(results: dict[str, Any], latency: float) -> None:
+    print("Optimisations simulated by patching this process (protocol/ unchanged); medians")
+    print(
+        f"{'experiment':18} | {'8p CPU mean':>11} | {'8p CPU max':>10} | {'8p wall par':>11} | "
+        f"{'8p frames':>9} | {'4p CPU max':>10} | {'reveal CPU':>10} | {'frames':>6} | "
+        f"{'latency @' + format(latency * 1000, '.0f') + 'ms':>12}"
+    )
+    for label, r in results.items():
+        print(
+            f"{label:18} | {r['deal8_cpu_mean']:>9.3f} s | {r['deal8_cpu_max']:>8.3f} s | "
+            f"{r['deal8_wall_parallel']:>9.2f} s | {r['deal8_deliveries']:>9.0f} | "
+            f"{r['deal4_cpu_max']:>8.3f} s | {ms(r['reveal_cpu_total']):>10} | "
+            f"{r['reveal_deliveries']:>6.0f} | {ms(r['reveal_latency']):>12}"
+        )
+    print()
+
+
+# --- output ----------------------------------------------------------------------------------------
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def print_tables(results: dict[str, Any]) -> None:
+    if "deal" in results:
+        print("Verifiable deal of the 150-card SKYJO deck, start -> first turn (medians)")
+        print(
+            f"{'peers':>5} | {'CPU/peer max':>12} | {'CPU/peer mean':>13} | {'wall 1 proc':>11} | "
+            f"{'wall parallel':>13} | {'frames (game+echo)':>18} | {'bytes':>9} | target 0.6 s/peer"
+        )
+        for n, r in results["deal"].items():
+            met = "met" if r["cpu_per_peer_max_median"] <= 0.6 else "NOT met"
+            frames = f"{r['deliveries_game']}+{r['deliveries_echo']}"
+            print(
+                f"{n:>5} | {r['cpu_per_peer_max_median']:>10.3f} s | "
+                f"{r['cpu_per_peer_mean_median']:>11.3f} s | "
+                f"{r['wall_one_process_median']:>9.2f} s | {r['wall_parallel_median']:>11.2f} s | "
+                f"{frames:>18} | {r['bytes']:>9} | {met}"
+            )
+        for n, r in results["deal"].items():
+            per = ", ".join(f"{c:.3f}" for c in r["cpu_per_peer_median_run"])
+            print(f"  {n} peers, CPU per seat (s): {per}; libsodium ops per peer: {r['ops_per_peer_mean']}")
+            kinds = ", ".join(f"{k} {v * 1000:.0f}" for k, v in r["cpu_per_peer_by_received_kind"].items())
+            print(f"  {n} peers, CPU per peer (ms) by what triggered it: {kinds}")
+            print(f"  {n} peers, where the CPU goes, per peer (one instrumented run):")
+            for part, seconds in r["breakdown_per_peer (instrumented run)"].items():
+                print(f"    {seconds * 1000:8.1f} ms  {part}")
+        print()
+    if "reveal" in results:
+        r = results["reveal"]
+        met = "met" if r["cpu_total_median"] < 0.005 else "NOT met"
+        print(f"One public reveal (flip) among 4 peers, {r['samples']} samples")
+        print(
+            f"  CPU total over 4 sessions: median {ms(r['cpu_total_median'])} "
+            f"(min {ms(r['cpu_total_min'])}, max {ms(r['cpu_total_max'])}); busiest peer "
+            f"{ms(r['cpu_max_peer_median'])}; frames delivered {r['deliveries_median']:.0f} "
+            f"(echo {r['echo_deliveries_median']:.0f}); target < 5 ms total: {met}"
+        )
+        print(
+            f"  simulated time from the flip until every peer knows the card, one core per peer: "
+            f"{ms(r['time_to_all_know_median_no_latency'])} with an instant network, "
+            f"{ms(r['time_to_all_know_median_with_latency'])} with "
+            f"{r['latency_simulated_s'] * 1000:.1f} ms per hop"
+        )
+        if "profile_shares" in r:
+            print_categories(r["profile_shares"], r["cpu_total_median"], "over the 4 peers")
+        print()
+    if "traffic" in results:
+        print("Whole SKYJO games, greedy bots, target 100 (medians)")
+        print(
+            f"{'peers':>5} | {'moves':>5} | {'rounds':>6} | {'game frames':>11} | {'echo frames':>11} | "
+            f"{'game bytes':>10} | {'echo bytes':>10} | {'frames/move g+e':>15} | {'bytes/move g+e':>15}"
+        )
+        for n, r in results["traffic"].items():
+            p = r["per_move"]
+            print(
+                f"{n:>5} | {r['moves_median']:>5.0f} | {r['rounds_median']:>6.0f} | "
+                f"{r['deliveries_game_median']:>11.0f} | {r['deliveries_echo_median']:>11.0f} | "
+                f"{r['bytes_game_median']:>10.0f} | {r['bytes_echo_median']:>10.0f} | "
+                f"{p['deliveries_game']:>6.1f}+{p['deliveries_echo']:<8.1f} | "
+                f"{p['bytes_game']:>6.0f}+{p['bytes_echo']:<8.0f}"
+            )
+        for n, r in results["traffic"].items():
+            kinds = ", ".join(
+                f"{k} {v['deliveries']:.0f}/{v['bytes'] / 1024:.0f} KiB" for k, v in r["by_kind"].items()
+            )
+            print(f"  {n} peers by kind (deliveries/bytes per game): {kinds}")
+            print(
+                f"  {n} peers: CPU per peer per game {r['cpu_per_peer_per_game_median']:.1f} s, wall one "
+                f"process {r['wall_one_process_median']:.1f} s, "
+                f"wall parallel {r['wall_parallel_median']:.1f} s"
+            )
+        print()
+
+
+def machine() -> dict[str, Any]:
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    import nacl
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "pynacl": nacl.__version__,
+        "msgpack": ".".join(map(str, msgpack.version)),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("deal", "reveal", "traffic", "experiments"), action="append")
+    parser.add_argument("--peers", type=int, action="append", help="peer counts for the deal (2, 4, 8)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per deal measurement")
+    parser.add_argument("--reveals", type=int, default=15, help="flips measured")
+    parser.add_argument("--games", type=int, default=3, help="whole games per peer count (traffic)")
+    parser.add_argument(
+        "--latency", type=float, default=0.001, help="simulated one-way delay for the reveal's latency (s)"
+    )
+    parser.add_argument("--profile", action="store_true", help="print a cProfile of one deal")
+    parser.add_argument("--profile-peers", type=int, default=8)
+    parser.add_argument("--raw-profile", action="store_true", help="with --profile: print pstats too")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
+    parser.add_argument("--json-file", help="also write the results as JSON to this file")
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, like the crypto benchmark
+    warm_caches()
+    chosen = args.only or ["deal", "reveal", "traffic"]
+    results: dict[str, Any] = {"machine": machine()}
+    if "deal" in chosen:
+        results["deal"] = bench_deal(args.peers or [2, 4, 8], args.repeats)
+    if "reveal" in chosen:
+        results["reveal"] = bench_reveal(args.reveals, args.latency)
+        results["reveal"]["profile_shares"] = shares_of(
+            categorize(profile_reveals(max(5, args.reveals // 2)))
+        )
+    if "traffic" in chosen:
+        results["traffic"] = bench_traffic([2, 4], args.games)
+    if "experiments" in chosen:
+        configs: list[tuple[str, ...]] = [(), *((name,) for name in EXPERIMENTS), EXPERIMENTS]
+        results["experiments"] = bench_experiments(configs, max(1, args.repeats // 2), args.latency)
+    stats = None
+    if args.profile:
+        stats = profile_deal(args.profile_peers)
+        results["deal_profile"] = {"peers": args.profile_peers, "shares": shares_of(categorize(stats))}
+    if args.json_file:
+        Path(args.json_file).write_text(json.dumps(results, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    print(f"machine: {results['machine']}\n")
+    print_tables(results)
+    if "experiments" in results:
+        print_experiments(results["experiments"], args.latency)
+    if stats is not None:
+        n = str(args.profile_peers)
+        total = results.get("deal", {}).get(n, {}).get("cpu_per_peer_mean_median", 0.0)
+        print(f"Where the time goes in the {n}-peer deal (cProfile, exclusive time by category):")
+        print_categories(results["deal_profile"]["shares"], total, "per peer")
+        if args.raw_profile:
+            print(raw_profile(stats, 40))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
