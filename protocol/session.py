@@ -56,6 +56,7 @@ from skyjo_p2p.core.events import (
     DealRequest,
     Dealt,
     GameOver,
+    MoveVoided,
     RandomRequest,
     RandomResult,
     Reveal,
@@ -74,6 +75,7 @@ from skyjo_p2p.engine import apply, deciders, legal_moves, new_game, rules_for
 from . import crypto
 from .config import TableConfig
 from .crypto import CryptoError, InvalidProof
+from .crypto.group import encode_scalar
 from .deck import CardStore
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame, Misbehaviour
 from .events import (
@@ -177,6 +179,13 @@ class Session:
         self.blamed: list[Blamed] = []
         self.replaying = False
         """True while a saved transcript is fed back in (our own frames are then accepted)."""
+        self.batch_echoes = False
+        """When True the driver calls `flush_echoes()` after each burst of frames (fewer echoes);
+        pending echoes always go out before any game frame of ours, so we never act visibly on a
+        frame before echoing it."""
+        self._paused = False
+        self._coin_secrets: dict[int, crypto.CoinContribution] = {}
+        """True while a saved transcript is fed back in (our own frames are then accepted)."""
 
     # --- the driver's side ----------------------------------------------------------------------
 
@@ -222,6 +231,68 @@ class Session:
         if text and self.me is not None and not self.halted:
             self._emit("chat", {"text": text})
 
+    def next_seq_of(self, seat: int) -> int:
+        """The sequence number of the next frame we expect from `seat` (for resend requests)."""
+        return self._chains[seat].next_seq
+
+    def own_frames_from(self, seq: int) -> list[bytes]:
+        """Our own frames from sequence number `seq` on (to resend after a reconnection)."""
+        if self.me is None:
+            return []
+        chain = self._chains[self.me]
+        return [chain.frames[n].frame for n in range(max(0, seq), chain.next_seq)]
+
+    def secrets(self) -> dict[str, Any]:
+        """What this peer must keep (on its own disk) to resume after a crash: its ElGamal key
+        share and the coin contributions it committed to but has not yet revealed. Save it before
+        sending the frames that depend on it."""
+        out: dict[str, Any] = {}
+        if self.secret is not None and self.my_public_key is not None:
+            out["x"] = encode_scalar(self.secret)
+            out["X"] = bytes(self.my_public_key)
+        if self._coin_secrets:
+            out["coins"] = {number: list(c.to_wire()) for number, c in self._coin_secrets.items()}
+        return out
+
+    @classmethod
+    def restore(
+        cls,
+        config: TableConfig,
+        seat: int,
+        identity: Ed25519PrivateKey,
+        saved: dict[str, Any],
+        frames: Iterable[bytes],
+        **options: Any,
+    ) -> Session:
+        """Rebuild a peer's session after a crash from its saved transcript and `secrets()`.
+
+        Every saved frame (ours included) is fed back with the jobs paused, then the game's order
+        is replayed: our own messages come from the transcript, never made anew (making them anew
+        would be equivocation), and the first job whose message of ours is missing makes it now.
+        """
+        session = cls(config, seat, identity, **options)
+        if "x" in saved:
+            session.secret = crypto.decode_scalar(saved["x"])
+            session.my_public_key = crypto.decode_point(saved["X"])
+        for number, wire in dict(saved.get("coins", {})).items():
+            session._coin_secrets[int(number)] = crypto.CoinContribution.from_wire(wire)
+        session._paused = True
+        session.replaying = True
+        try:
+            for frame in frames:
+                session.receive_frame(frame)
+        finally:
+            session.replaying = False
+            session._paused = False
+        session._acks = []
+        session._events = [e for e in session._events if isinstance(e, Blamed | Halted | FrameRejected)]
+        session._advance()
+        return session
+
+    def flush_echoes(self) -> None:
+        """Send the echoes gathered since the last flush (with `batch_echoes`, after a burst)."""
+        self._flush_acks()
+
     def receive_frame(self, frame: bytes) -> None:
         """Take one frame from any peer. Faults become events; this never raises for bad input."""
         try:
@@ -237,11 +308,13 @@ class Session:
             return
         try:
             self._accept(envelope)
-            self._flush_acks()  # echo what we got before acting on it (see "Faults")
+            if not self.batch_echoes:
+                self._flush_acks()  # echo what we got before acting on it (see "Faults")
             self._advance()
         except Misbehaviour as fault:
             self._blame(fault)
-        self._flush_acks()
+        if not self.batch_echoes:
+            self._flush_acks()
 
     def timer_expired(self, name: str) -> None:
         """A `TimerRequest` ran out. If we still wait for the same thing, its seats are blamed.
@@ -372,7 +445,7 @@ class Session:
             self._side_message(envelope)
         else:
             self._queues[envelope.seat].append(envelope)
-            if envelope.seat != self.me and self.me is not None:
+            if envelope.seat != self.me and self.me is not None and not self.replaying:
                 self._acks.append([envelope.seat, envelope.seq, envelope.digest])
 
     # --- echoes, evidence, chat ---------------------------------------------------------------
@@ -473,6 +546,8 @@ class Session:
 
     def _emit(self, kind: str, data: dict[str, Any]) -> Envelope:
         assert self.me is not None and self._key is not None
+        if kind not in SIDE_KINDS and self._acks:
+            self._flush_acks()  # echoes first: no game frame of ours acts on an unechoed frame
         chain = self._chains[self.me]
         envelope = seal(self.config, self._key, self.me, chain.next_seq, chain.last_digest, kind, data)
         chain.frames[envelope.seq] = envelope
@@ -487,6 +562,8 @@ class Session:
     # --- the jobs -------------------------------------------------------------------------------
 
     def _advance(self) -> None:
+        if self._paused:
+            return
         while not self.halted and not self._disputes:
             if self._job is None:
                 self._job = self._next_job()
@@ -570,13 +647,16 @@ class Session:
 
     def after_engine(self, events: Iterable[EngineEvent]) -> None:
         facts = tuple(events)
+        self._events.append(Updated(facts))
+        self._your_move_sent = False
         for fact in facts:
             if isinstance(fact, RoundEnded):
                 self._jobs.append(_RoundSignature(fact.round))
             elif isinstance(fact, GameOver):
                 self._events.append(Finished(fact.winners, fact.totals))
-        self._events.append(Updated(facts))
-        self._your_move_sent = False
+            elif isinstance(fact, MoveVoided):
+                # a move its own engine would have refused, proven so by the public reveal
+                raise Misbehaviour(fact.seat, f"played a card that was not what it claimed: {fact.reason}")
 
     def your_move(self) -> None:
         if not self._your_move_sent:
@@ -650,14 +730,21 @@ class _Keys(_Job):
         self.next_seat = 0
         self.commits: dict[int, bytes] = {}
         self.reveal_hash = b""
+        self.committed = False
 
     def run(self, session: Session) -> bool:
         me = session.me
         if self.phase == "commit":
-            if me is not None and session.secret is None:
-                session.secret, session.my_public_key = crypto.keygen()
-                commit = crypto.key_commitment(session.my_public_key, session.context(me, self.start_hash))
-                session._emit("keycommit", {"commit": commit})
+            if me is not None and not self.committed:
+                self.committed = True
+                if session.secret is None:  # a resumed session has its saved key share
+                    session.secret, session.my_public_key = crypto.keygen()
+                if not session._queues[me]:  # not already in the transcript we resumed from
+                    assert session.my_public_key is not None
+                    commit = crypto.key_commitment(
+                        session.my_public_key, session.context(me, self.start_hash)
+                    )
+                    session._emit("keycommit", {"commit": commit})
             while self.next_seat < session.players:
                 envelope = session.head(self.next_seat, "keycommit", None)
                 if envelope is None:
@@ -667,7 +754,7 @@ class _Keys(_Job):
                 self.next_seat += 1
             self.phase, self.next_seat = "reveal", 0
             self.reveal_hash = session.transcript_hash
-            if me is not None:
+            if me is not None and not session._queues[me]:
                 mine = session.my_public_key
                 assert session.secret is not None and mine is not None
                 proof = crypto.prove_key(session.secret, mine, session.context(me, self.reveal_hash))
@@ -808,6 +895,7 @@ class _Reveals(_Job):
         self.owed: dict[int, list[int]] = {}
         self.seats: list[int] = []
         self.next_index = 0
+        self.sent = False
 
     def begin(self, session: Session, number: int) -> None:
         super().begin(session, number)
@@ -824,15 +912,20 @@ class _Reveals(_Job):
     def run(self, session: Session) -> bool:
         me = session.me
         cards = session.cards
+        if not self.sent and me is not None and me in self.owed:
+            self.sent = True  # every seat sends its shares at once: no waiting for lower seats
+            if not session._queues[me]:
+                assert session.secret is not None
+                mine = [cards.ciphertexts[h] for h in self.owed[me]]
+                batch = crypto.make_share_batch(
+                    session.secret, session.public_keys[me], mine, session.context(me, self.start_hash)
+                )
+                session._emit("shares", {"job": self.number, "batch": list(batch.to_wire())})
         while self.next_index < len(self.seats):
             seat = self.seats[self.next_index]
             handles = self.owed[seat]
             ciphertexts = [cards.ciphertexts[h] for h in handles]
             context = session.context(seat, self.start_hash)
-            if seat == me and not session._queues[seat]:
-                assert session.secret is not None
-                batch = crypto.make_share_batch(session.secret, session.public_keys[me], ciphertexts, context)
-                session._emit("shares", {"job": self.number, "batch": list(batch.to_wire())})
             envelope = session.head(seat, "shares", self.number)
             if envelope is None:
                 return False
@@ -899,10 +992,14 @@ class _Coin(_Job):
     def run(self, session: Session) -> bool:
         me = session.me
         if self.phase == "commit":
-            if me is not None and self.mine is None and not session._queues[me]:
-                self.mine = crypto.CoinContribution.new()
-                commit = self.mine.commitment(self.label, session.context(me, self.start_hash), me)
-                session._emit("coincommit", {"job": self.number, "commit": commit})
+            if me is not None and self.mine is None:
+                self.mine = session._coin_secrets.get(self.number)
+                if self.mine is None:
+                    self.mine = crypto.CoinContribution.new()
+                    session._coin_secrets[self.number] = self.mine  # kept for a resume until revealed
+                if not session._queues[me]:
+                    commit = self.mine.commitment(self.label, session.context(me, self.start_hash), me)
+                    session._emit("coincommit", {"job": self.number, "commit": commit})
             while self.next_seat < session.players:
                 envelope = session.head(self.next_seat, "coincommit", self.number)
                 if envelope is None:
@@ -911,7 +1008,7 @@ class _Coin(_Job):
                 self.commits[self.next_seat] = envelope.data["commit"]
                 self.next_seat += 1
             self.phase, self.next_seat = "reveal", 0
-            if me is not None and self.mine is not None:
+            if me is not None and self.mine is not None and not session._queues[me]:
                 session._emit("coin", {"job": self.number, "reveal": list(self.mine.to_wire())})
         while self.next_seat < session.players:
             seat = self.next_seat
@@ -929,6 +1026,7 @@ class _Coin(_Job):
             self.values[seat] = reveal.value
             self.next_seat += 1
         value = crypto.combine_coins(self.label, self.start_hash, self.values, self.request.n)
+        session._coin_secrets.pop(self.number, None)
         session.engine(RandomResult(self.request.purpose, self.request.n, value))
         return True
 

@@ -101,9 +101,10 @@ CHEATS = {
 
 @pytest.fixture(scope="module")
 def before_first_reveal() -> Net:
-    """Two seats (seat 1 able to cheat) after the deal: seat 0 has sent its share, seat 1 not yet."""
+    """Two seats (seat 1 able to cheat) during the deal: seat 0 has shuffled, seat 1 has sent
+    nothing for the first reveal yet (every seat sends its shares as soon as a reveal begins)."""
     net = Net("skyjo", 2, {"target_score": 20}, session_factory=cheater(1))
-    net.start(until=lambda: net.has_sent(0, "shares"))
+    net.start(until=lambda: net.has_sent(0, "shuffle"))
     assert not net.has_sent(1, "shares")
     return net
 

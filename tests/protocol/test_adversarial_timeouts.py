@@ -62,9 +62,10 @@ def test_silent_mid_shuffle() -> None:
 
 @pytest.fixture(scope="module")
 def dealt() -> Net:
-    """Two seats, the deal done, seat 0's share of the discard card sent, seat 1's not yet."""
+    """Two seats during the deal: seat 0 has shuffled; seat 1 has sent nothing for the first
+    reveal yet (it will shuffle, then send its share of the discard card)."""
     net = Net("skyjo", 2, {"target_score": 20})
-    net.start(until=lambda: net.has_sent(0, "shares"))
+    net.start(until=lambda: net.has_sent(0, "shuffle"))
     assert not net.has_sent(1, "shares")
     return net
 
