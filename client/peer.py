@@ -88,6 +88,7 @@ class PeerRunner:
         think_time: float = 0.0,
     ) -> None:
         self.session = session
+        session.batch_echoes = True
         self.config: TableConfig = session.config
         self.seat = session.me
         self.policy = policy
@@ -108,6 +109,15 @@ class PeerRunner:
     # --- for the UI -----------------------------------------------------------------------------
 
     @property
+    def done(self) -> bool:
+        """The game is over for this peer (finished and settled, or halted)."""
+        return self.session.settled
+
+    async def wait_done(self) -> None:
+        while not self.done:
+            await self.changed.wait()
+
+    @property
     def view(self) -> TableState | None:
         return self.session.state
 
@@ -126,6 +136,20 @@ class PeerRunner:
             if self.seat is not None and text.strip():
                 self.log.append(LogEntry("chat", seat=self.seat, text=text.strip()[:500]))
             await self._after_session()
+
+    def mark_recorded(self, count: int) -> None:
+        """The first `count` frames of the session are already saved (a resumed game)."""
+        self._recorded = count
+
+    async def next_seq_of(self, seat: int) -> int:
+        """The sequence number of the next frame we expect from `seat` (for resend requests)."""
+        async with self._lock:
+            return self.session.next_seq_of(seat)
+
+    async def own_frames_from(self, seq: int) -> list[bytes]:
+        """Our own frames from `seq` on (to resend after a reconnection)."""
+        async with self._lock:
+            return self.session.own_frames_from(seq)
 
     # --- wiring -----------------------------------------------------------------------------------
 
@@ -152,6 +176,8 @@ class PeerRunner:
                     break
                 async with self._lock:
                     await trio.to_thread.run_sync(self.session.receive_frame, frame)
+                    if self._inbox.statistics().current_buffer_used == 0:
+                        self.session.flush_echoes()  # one echo for the whole burst
                     await self._after_session()
                 if self.status.finished or self.status.halted:
                     # keep answering late frames (echoes, a slow peer's round signature) briefly

@@ -231,6 +231,14 @@ class Session:
         if text and self.me is not None and not self.halted:
             self._emit("chat", {"text": text})
 
+    @property
+    def settled(self) -> bool:
+        """The game is over (or halted) and nothing more is due from anyone (last signatures in)."""
+        if self.halted:
+            return True
+        state = self.state
+        return state is not None and state.phase == "game_over" and self._job is None and not self._jobs
+
     def next_seq_of(self, seat: int) -> int:
         """The sequence number of the next frame we expect from `seat` (for resend requests)."""
         return self._chains[seat].next_seq

@@ -1,0 +1,210 @@
+"""Finding tables on the LAN with mDNS / DNS-SD (python-zeroconf).
+
+A host announces ``<table name>._skyjo-lan._tcp.local.`` with its address and port and a TXT record
+(``v`` protocol version, ``game``, ``seats`` "taken/total", ``pw`` "1" if a password is needed).
+`browse` lists what answers within a few seconds. python-zeroconf runs its own threads: its calls
+go through `trio.to_thread.run_sync`, and browser callbacks come back into trio through the trio
+token. IPv4 only by default; `interfaces` restricts announcing and listening to given addresses.
+A service of our type that does not carry a valid TXT record is reported as incompatible, never
+trusted and never a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import trio
+from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
+
+from protocol.config import PROTOCOL_VERSION
+
+log = logging.getLogger("skyjo_lan.discovery")
+
+SERVICE = "_skyjo-lan._tcp.local."
+GAMES = ("skyjo", "skyjo-action", "skip-bo")
+
+
+@dataclass
+class TableAd:
+    """A table seen on the LAN."""
+
+    name: str
+    host: str = ""
+    port: int = 0
+    game: str = ""
+    taken: int = 0
+    seats: int = 0
+    password: bool = False
+    version: str = ""
+    compatible: bool = True
+    problem: str = ""
+    addresses: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "game": self.game,
+            "seats": f"{self.taken}/{self.seats}",
+            "password": self.password,
+            "address": f"{self.host}:{self.port}" if self.host else None,
+            "compatible": self.compatible,
+            "problem": self.problem or None,
+        }
+
+
+def _zeroconf(interfaces: Sequence[str] | None) -> Zeroconf:
+    if interfaces:
+        return Zeroconf(interfaces=list(interfaces), ip_version=IPVersion.V4Only)
+    return Zeroconf(ip_version=IPVersion.V4Only)
+
+
+def parse_service(name: str, info: ServiceInfo | None) -> TableAd:
+    """Read a resolved service defensively; anything odd makes it `compatible=False`."""
+    label = name.removesuffix("." + SERVICE).removesuffix(SERVICE)
+    ad = TableAd(name=label[:64] or "?")
+    if info is None:
+        ad.compatible, ad.problem = False, "did not resolve"
+        return ad
+    try:
+        ad.addresses = [str(a) for a in info.parsed_addresses(IPVersion.V4Only)]
+        ad.host = ad.addresses[0] if ad.addresses else ""
+        ad.port = int(info.port or 0)
+        props = {
+            (k.decode("utf-8", "replace") if isinstance(k, bytes) else str(k)): (
+                v.decode("utf-8", "replace") if isinstance(v, bytes) else ""
+            )
+            for k, v in (info.properties or {}).items()
+        }
+        ad.version = props.get("v", "")
+        ad.game = props.get("game", "")
+        ad.password = props.get("pw") == "1"
+        taken, _, total = props.get("seats", "").partition("/")
+        ad.taken, ad.seats = int(taken), int(total)
+    except (ValueError, TypeError, UnicodeError) as exc:
+        ad.compatible, ad.problem = False, f"malformed announcement ({type(exc).__name__})"
+        return ad
+    if ad.version != str(PROTOCOL_VERSION):
+        ad.compatible, ad.problem = (
+            False,
+            f"protocol version {ad.version or '?'} (we speak {PROTOCOL_VERSION})",
+        )
+    elif ad.game not in GAMES:
+        ad.compatible, ad.problem = False, f"unknown game {ad.game!r}"
+    elif not 0 <= ad.taken <= ad.seats <= 8 or ad.seats < 1:
+        ad.compatible, ad.problem = False, "bad seat count"
+    elif not ad.host or not 0 < ad.port < 65536:
+        ad.compatible, ad.problem = False, "no usable address"
+    return ad
+
+
+class Advertiser:
+    """Announces one table while the lobby is open; `update` changes the seat count."""
+
+    def __init__(
+        self,
+        table: str,
+        game: str,
+        port: int,
+        address: str,
+        seats: int,
+        password: bool,
+        interfaces: Sequence[str] | None = None,
+    ) -> None:
+        self.table, self.game, self.port, self.address = table, game, port, address
+        self.seats, self.password, self.interfaces = seats, password, interfaces
+        self._zc: Zeroconf | None = None
+        self._info: ServiceInfo | None = None
+
+    def _make_info(self, taken: int) -> ServiceInfo:
+        host = socket.gethostname().split(".")[0] or "skyjo-lan"
+        return ServiceInfo(
+            SERVICE,
+            f"{self.table}.{SERVICE}",
+            addresses=[ipaddress.ip_address(self.address).packed],
+            port=self.port,
+            properties={
+                "v": str(PROTOCOL_VERSION),
+                "game": self.game,
+                "seats": f"{taken}/{self.seats}",
+                "pw": "1" if self.password else "0",
+            },
+            server=f"{host}.local.",
+        )
+
+    async def start(self, taken: int) -> None:
+        def go() -> None:
+            self._zc = _zeroconf(self.interfaces)
+            self._info = self._make_info(taken)
+            self._zc.register_service(self._info, allow_name_change=True)
+
+        await trio.to_thread.run_sync(go)
+
+    async def update(self, taken: int) -> None:
+        if self._zc is None:
+            return
+        zc = self._zc
+
+        def go() -> None:
+            self._info = self._make_info(taken)
+            zc.update_service(self._info)
+
+        await trio.to_thread.run_sync(go)
+
+    async def stop(self) -> None:
+        zc, info = self._zc, self._info
+        self._zc = None
+        if zc is None:
+            return
+
+        def go() -> None:
+            if info is not None:
+                zc.unregister_service(info)
+            zc.close()
+
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(go)
+
+
+async def browse(seconds: float = 3.0, interfaces: Sequence[str] | None = None) -> list[TableAd]:
+    """Listen for tables for `seconds`; every service seen, compatible or not."""
+    token = trio.lowlevel.current_trio_token()
+    send, receive = trio.open_memory_channel[tuple[str, ServiceStateChange]](1000)
+    zc = await trio.to_thread.run_sync(_zeroconf, interfaces)
+    found: dict[str, TableAd] = {}
+
+    def on_change(zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
+        with contextlib.suppress(trio.RunFinishedError, trio.WouldBlock, trio.ClosedResourceError):
+            trio.from_thread.run_sync(send.send_nowait, (name, state_change), trio_token=token)
+
+    browser = await trio.to_thread.run_sync(lambda: ServiceBrowser(zc, SERVICE, handlers=[on_change]))
+    try:
+        with trio.move_on_after(seconds):
+            async for name, change in receive:
+                if change is ServiceStateChange.Removed:
+                    found.pop(name, None)
+                    continue
+
+                def resolve(n: str = name) -> ServiceInfo | None:
+                    info = zc.get_service_info(SERVICE, n, timeout=1500)
+                    return info
+
+                try:
+                    info = await trio.to_thread.run_sync(resolve)
+                except Exception as exc:  # a foreign responder can send anything
+                    log.info("could not resolve %s: %s", name, exc)
+                    info = None
+                found[name] = parse_service(name, info)
+    finally:
+
+        def close() -> None:
+            browser.cancel()
+            zc.close()
+
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(close)
+    return sorted(found.values(), key=lambda ad: (not ad.compatible, ad.name))

@@ -1,0 +1,260 @@
+"""One authenticated TCP connection between two programs (see `linkproto` for the messages).
+
+`Link` owns its stream: a single writer task drains a bounded queue (one writer per stream; a
+peer that cannot keep up has its link closed and resynchronised on reconnection rather than
+stalling the table), and `receive` returns the next link message or None at the end. The
+handshake functions authenticate both ends before anything else is read or trusted.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from spake2 import SPAKE2_A, SPAKE2_B, SPAKEError
+
+from .framing import FrameReader, FramingError, encode_frame
+from .linkproto import (
+    LINK_VERSION,
+    LinkError,
+    PeerIdentity,
+    auth_payload,
+    check_signature,
+    confirm,
+    field,
+    nonce,
+    pack,
+    sign,
+    unpack,
+)
+
+log = logging.getLogger("skyjo_lan.link")
+
+HANDSHAKE_TIMEOUT = 10.0
+SEND_QUEUE = 20_000
+MAX_NAME = 32
+
+
+class Refused(LinkError):
+    """The other end refused us (wrong password, table full, not seated...), with its reason."""
+
+
+class Link:
+    def __init__(
+        self, stream: trio.SocketStream | trio.abc.Stream, reader: FrameReader, peer: PeerIdentity
+    ) -> None:
+        self.stream = stream
+        self.reader = reader
+        self.peer = peer
+        self._send, self._queue = trio.open_memory_channel[bytes](SEND_QUEUE)
+        self.closed = False
+        self.last_received = trio.current_time()
+
+    async def writer(self) -> None:
+        """The only task that writes to the stream."""
+        try:
+            async for data in self._queue:
+                await self.stream.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            log.info("link to %s broke while sending: %s", self.peer.name, exc)
+        finally:
+            await self.aclose()
+
+    def send(self, message: dict[str, Any]) -> bool:
+        """Queue a message; False (and the link closes) if the peer is too far behind."""
+        if self.closed:
+            return False
+        try:
+            self._send.send_nowait(encode_frame(pack(message)))
+            return True
+        except trio.WouldBlock:
+            log.warning("link to %s is %d messages behind: closing it", self.peer.name, SEND_QUEUE)
+            self.closed = True
+            self._send.close()
+            return False
+        except trio.ClosedResourceError:
+            return False
+
+    async def receive(self) -> dict[str, Any] | None:
+        """The next message, or None when the stream ends. Raises LinkError/FramingError on bad data."""
+        data = await self.reader.read()
+        if data is None:
+            return None
+        self.last_received = trio.current_time()
+        return unpack(data)
+
+    async def aclose(self) -> None:
+        self.closed = True
+        self._send.close()
+        with trio.CancelScope(shield=True), trio.move_on_after(1):
+            await self.stream.aclose()
+
+
+async def _send_now(stream: trio.abc.Stream, message: dict[str, Any]) -> None:
+    await stream.send_all(encode_frame(pack(message)))
+
+
+async def _expect(reader: FrameReader, kind: str) -> dict[str, Any]:
+    data = await reader.read()
+    if data is None:
+        raise LinkError(f"connection closed during the handshake (waiting for {kind})")
+    message = unpack(data)
+    if message["t"] == "refused":
+        raise Refused(str(message.get("reason", "refused"))[:200])
+    if message["t"] != kind:
+        raise LinkError(f"expected {kind} during the handshake, got {message['t']!r}")
+    return message
+
+
+def _name(message: dict[str, Any]) -> str:
+    name = field(message, "name", str, most=MAX_NAME)
+    return "".join(ch for ch in name if ch.isprintable()) or "?"
+
+
+async def dial(
+    stream: trio.abc.Stream,
+    identity: Ed25519PrivateKey,
+    *,
+    name: str,
+    role: str,
+    table: bytes,
+    port: int,
+    password: str | None = None,
+    expect_key: bytes | None = None,
+    extra: dict[str, Any] | None = None,
+) -> tuple[Link, dict[str, Any]]:
+    """Run the dialer's side of the handshake. Returns the link and the listener's `accepted`."""
+    reader = FrameReader(stream)
+    mine = identity.public_key().public_bytes_raw()
+    my_nonce = nonce()
+    with trio.fail_after(HANDSHAKE_TIMEOUT):
+        hello = {
+            "t": "hello",
+            "v": LINK_VERSION,
+            "role": role,
+            "name": name[:MAX_NAME],
+            "key": mine,
+            "nonce": my_nonce,
+            "port": port,
+            "table": table,
+        }
+        hello.update(extra or {})
+        await _send_now(stream, hello)
+        welcome = await _expect(reader, "welcome")
+        if field(welcome, "v", int) != LINK_VERSION:
+            raise LinkError(f"the other end speaks link version {welcome['v']}")
+        their_key = field(welcome, "key", bytes, size=32)
+        their_nonce = field(welcome, "nonce", bytes, size=32)
+        if expect_key is not None and their_key != expect_key:
+            raise LinkError("the other end is not the peer we expected (identity key differs)")
+        pake_key = b""
+        if welcome.get("pake"):
+            if password is None:
+                raise Refused("this table needs a password (--password)")
+            pake = SPAKE2_A(password.encode(), idA=mine, idB=their_key)
+            await _send_now(stream, {"t": "pake", "msg": pake.start()})
+            reply = await _expect(reader, "pake")
+            try:
+                pake_key = pake.finish(field(reply, "msg", bytes, most=128))
+            except (SPAKEError, ValueError) as exc:
+                raise LinkError(f"password exchange failed: {exc}") from None
+        payload = auth_payload(mine, my_nonce, their_key, their_nonce, table, pake_key)
+        auth: dict[str, Any] = {"t": "auth", "sig": sign(identity, payload, b"dialer")}
+        if pake_key:
+            auth["confirm"] = confirm(pake_key, payload, b"dialer")
+        await _send_now(stream, auth)
+        reply = await _expect(reader, "auth")
+        check_signature(their_key, field(reply, "sig", bytes, size=64), payload, b"listener")
+        if pake_key and reply.get("confirm") != confirm(pake_key, payload, b"listener"):
+            raise LinkError("password confirmation failed")
+        accepted = await _expect(reader, "accepted")
+    peer = PeerIdentity(their_key, _name(welcome), 0, "")
+    return Link(stream, reader, peer), accepted
+
+
+Admit = Callable[[PeerIdentity, dict[str, Any]], "str | None"]
+"""(the dialer's identity, its hello) -> None to admit it, or the reason to refuse."""
+
+
+async def accept(
+    stream: trio.SocketStream,
+    identity: Ed25519PrivateKey,
+    *,
+    name: str,
+    table: bytes,
+    password: str | None,
+    admit: Admit,
+    accepted: Callable[[PeerIdentity, dict[str, Any]], dict[str, Any]],
+) -> tuple[Link, dict[str, Any]]:
+    """Run the listener's side. `admit` decides after authentication; `accepted` builds the reply."""
+    reader = FrameReader(stream)
+    mine = identity.public_key().public_bytes_raw()
+    my_nonce = nonce()
+    with trio.fail_after(HANDSHAKE_TIMEOUT):
+        hello = await _expect(reader, "hello")
+        if field(hello, "v", int) != LINK_VERSION:
+            await _send_now(stream, {"t": "refused", "reason": f"link version {LINK_VERSION} only"})
+            raise LinkError(f"dialer speaks link version {hello['v']}")
+        their_key = field(hello, "key", bytes, size=32)
+        their_nonce = field(hello, "nonce", bytes, size=32)
+        their_table = field(hello, "table", bytes, most=64)
+        port = field(hello, "port", int, most=65535)
+        field(hello, "role", str, most=16)
+        if their_table != table:
+            await _send_now(stream, {"t": "refused", "reason": "not this table"})
+            raise LinkError("dialer asked for another table")
+        await _send_now(
+            stream,
+            {
+                "t": "welcome",
+                "v": LINK_VERSION,
+                "key": mine,
+                "nonce": my_nonce,
+                "name": name[:MAX_NAME],
+                "pake": password is not None,
+                "table": table,
+            },
+        )
+        pake_key = b""
+        if password is not None:
+            message = await _expect(reader, "pake")
+            pake = SPAKE2_B(password.encode(), idA=their_key, idB=mine)
+            out = pake.start()
+            try:
+                pake_key = pake.finish(field(message, "msg", bytes, most=128))
+            except (SPAKEError, ValueError) as exc:
+                raise LinkError(f"password exchange failed: {exc}") from None
+            await _send_now(stream, {"t": "pake", "msg": out})
+        auth = await _expect(reader, "auth")
+        payload = auth_payload(their_key, their_nonce, mine, my_nonce, table, pake_key)
+        check_signature(their_key, field(auth, "sig", bytes, size=64), payload, b"dialer")
+        if pake_key and auth.get("confirm") != confirm(pake_key, payload, b"dialer"):
+            await _send_now(stream, {"t": "refused", "reason": "wrong password"})
+            raise Refused("wrong password")
+        reply: dict[str, Any] = {"t": "auth", "sig": sign(identity, payload, b"listener")}
+        if pake_key:
+            reply["confirm"] = confirm(pake_key, payload, b"listener")
+        await _send_now(stream, reply)
+        host = _remote_host(stream)
+        peer = PeerIdentity(their_key, _name(hello), port, host)
+        reason = admit(peer, hello)
+        if reason is not None:
+            await _send_now(stream, {"t": "refused", "reason": reason})
+            raise Refused(reason)
+        answer = accepted(peer, hello)
+        await _send_now(stream, {"t": "accepted", **answer})
+    return Link(stream, reader, peer), hello
+
+
+def _remote_host(stream: trio.abc.Stream) -> str:
+    try:
+        address = stream.socket.getpeername()  # type: ignore[attr-defined]
+        return str(address[0])
+    except (AttributeError, OSError):
+        return ""
+
+
+__all__ = ["FramingError", "Link", "LinkError", "Refused", "accept", "dial"]

@@ -1,0 +1,220 @@
+"""The full mesh of one peer during a game: an authenticated link to every other seat.
+
+Only the lower seat dials (one link per pair). A link that breaks is re-dialled with capped
+exponential backoff and jitter; while it is down the other seat shows as "reconnecting" with a
+countdown. When a link (re)connects, each side asks for the other's frames from the sequence
+number it expects next, so nothing sent during the gap is lost (the session ignores
+duplicates). Heartbeats every `heartbeat` seconds keep quiet links alive; a link silent for
+`dead_after` seconds is closed and re-dialled. Timeouts that blame a seat are the session's
+business (its `step_timeout`), not the links'.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from protocol.config import TableConfig
+
+from .framing import FramingError
+from .link import Link, LinkError, accept, dial
+from .linkproto import PeerIdentity, field
+from .peer import LinkState, PeerRunner
+
+log = logging.getLogger("skyjo_lan.mesh")
+
+
+class Mesh:
+    def __init__(
+        self,
+        runner: PeerRunner,
+        identity: Ed25519PrivateKey,
+        addresses: list[tuple[str, int]],
+        listener: trio.SocketListener,
+        *,
+        heartbeat: float = 2.0,
+        dead_after: float = 10.0,
+        backoff: tuple[float, float] = (0.25, 8.0),
+        linger: float = 3.0,
+    ) -> None:
+        assert runner.seat is not None
+        self.runner = runner
+        self.config: TableConfig = runner.config
+        self.seat: int = runner.seat
+        self.identity = identity
+        self.addresses = addresses
+        self.listener = listener
+        self.heartbeat = heartbeat
+        self.dead_after = dead_after
+        self.backoff = backoff
+        self.linger = linger
+        self.links: dict[int, Link] = {}
+        self._rng = random.Random()
+        for seat in range(self.config.players):
+            if seat != self.seat:
+                runner.links[seat] = LinkState("connecting")
+
+    @property
+    def name(self) -> str:
+        names = self.config.names
+        return names[self.seat] if names else f"seat {self.seat}"
+
+    async def run(self) -> None:
+        """Run until the game is over for this peer (then linger briefly for late frames)."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._accept_loop)
+            for seat in range(self.seat + 1, self.config.players):
+                nursery.start_soon(self._dial_loop, seat)
+            nursery.start_soon(self._heartbeats)
+            await nursery.start(self.runner.run, self.broadcast)
+            await self.runner.wait_done()
+            with trio.move_on_after(self.linger):  # answer slower peers' last frames and resends
+                await self._quiet()
+            for link in list(self.links.values()):
+                link.send({"t": "bye"})
+            await trio.sleep(0.1)
+            self.runner.close()
+            nursery.cancel_scope.cancel()
+
+    async def _quiet(self) -> None:
+        """Return once every other seat has said goodbye or gone away."""
+        while self.links:
+            await trio.sleep(0.1)
+
+    async def broadcast(self, frame: bytes) -> None:
+        for link in list(self.links.values()):
+            link.send({"t": "frame", "f": frame})
+
+    # --- incoming links (from lower seats) ------------------------------------------------------
+
+    async def _accept_loop(self) -> None:
+        async def handle(stream: trio.SocketStream) -> None:
+            seat_of = {key: seat for seat, key in enumerate(self.config.identities)}
+
+            def admit(peer: PeerIdentity, hello: dict[str, Any]) -> str | None:
+                seat = seat_of.get(peer.key)
+                if seat is None:
+                    return "you are not seated at this table"
+                if seat >= self.seat:
+                    return "the lower seat dials"
+                return None
+
+            try:
+                link, _hello = await accept(
+                    stream,
+                    self.identity,
+                    name=self.name,
+                    table=self.config.session_id,
+                    password=None,
+                    admit=admit,
+                    accepted=lambda peer, hello: {"seat": self.seat},
+                )
+            except (LinkError, FramingError, trio.TooSlowError, trio.BrokenResourceError, OSError) as exc:
+                log.info("refused an incoming connection: %s", exc)
+                with trio.move_on_after(1):
+                    await stream.aclose()
+                return
+            await self._serve(seat_of[link.peer.key], link)
+
+        await trio.serve_listeners(handle, [self.listener])
+
+    # --- outgoing links (to higher seats) -------------------------------------------------------
+
+    async def _dial_loop(self, seat: int) -> None:
+        low, high = self.backoff
+        delay = low
+        state = self.runner.links[seat]
+        while True:
+            host, port = self.addresses[seat]
+            try:
+                stream = await trio.open_tcp_stream(host, port)
+                try:
+                    link, _ = await dial(
+                        stream,
+                        self.identity,
+                        name=self.name,
+                        role="peer",
+                        table=self.config.session_id,
+                        port=self.listener.socket.getsockname()[1],
+                        expect_key=self.config.identities[seat],
+                    )
+                except BaseException:
+                    with trio.CancelScope(shield=True), trio.move_on_after(1):
+                        await stream.aclose()
+                    raise
+                delay = low
+                await self._serve(seat, link)
+            except (LinkError, FramingError, trio.TooSlowError, trio.BrokenResourceError, OSError) as exc:
+                log.info("link to seat %s: %s", seat, exc)
+            if self.runner.status.finished and not self.links:
+                return
+            wait = delay * (0.5 + self._rng.random())  # jitter: peers do not retry in lockstep
+            state.status, state.retry_in = "reconnecting", wait
+            self.runner.changed.set()
+            await trio.sleep(wait)
+            state.retry_in = None
+            delay = min(high, delay * 2)
+
+    # --- one live link --------------------------------------------------------------------------
+
+    async def _serve(self, seat: int, link: Link) -> None:
+        old = self.links.get(seat)
+        if old is not None:
+            await old.aclose()
+        self.links[seat] = link
+        state = self.runner.links[seat]
+        state.status, state.retry_in, state.reason = "connected", None, None
+        self.runner.changed.set()
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(link.writer)
+                expected = await self.runner.next_seq_of(seat)
+                link.send({"t": "resend", "from": expected})
+                while True:
+                    message = await link.receive()
+                    if message is None:
+                        break
+                    kind = message["t"]
+                    if kind == "frame":
+                        self.runner.deliver(field(message, "f", bytes, most=1 << 20))
+                    elif kind == "resend":
+                        start = field(message, "from", int, most=1 << 40)
+                        for frame in await self.runner.own_frames_from(start):
+                            link.send({"t": "frame", "f": frame})
+                    elif kind == "ping":
+                        link.send({"t": "pong"})
+                    elif kind == "pong":
+                        pass
+                    elif kind == "bye":
+                        break
+                    else:
+                        raise LinkError(f"unexpected link message {kind!r}")
+                nursery.cancel_scope.cancel()
+        except (LinkError, FramingError) as exc:
+            log.warning("closing the link to seat %s: %s", seat, exc)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            log.info("link to seat %s lost: %s", seat, exc)
+        finally:
+            await link.aclose()
+            if self.links.get(seat) is link:
+                del self.links[seat]
+                if state.status != "blamed":
+                    state.status = "gone" if self.runner.status.finished else "reconnecting"
+                self.runner.changed.set()
+
+    async def _heartbeats(self) -> None:
+        while True:
+            await trio.sleep(self.heartbeat)
+            now = trio.current_time()
+            for seat, link in list(self.links.items()):
+                if now - link.last_received > self.dead_after:
+                    log.warning(
+                        "no word from seat %s for %.0f s: closing the link", seat, now - link.last_received
+                    )
+                    await link.aclose()
+                else:
+                    link.send({"t": "ping"})

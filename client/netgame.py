@@ -1,0 +1,676 @@
+"""`skyjo-lan host` and `skyjo-lan join`: the lobby, then the game over the LAN.
+
+The host opens a table: a lobby listener (advertised by mDNS unless told not to) where joiners
+authenticate (identity key, and the table password through SPAKE2 when there is one) and get a
+seat. When the game starts the host sends every joiner the agreed table (the genesis: game,
+options, seats, identity keys, a fresh session id) and everyone's address; from then on the host
+is only seat 0: every peer, the host's in-process bots included, runs its own session and its
+own links in the full mesh (`mesh`).
+
+Each peer saves its transcript under $XDG_DATA_HOME/skyjo-lan/games/ (flushed per frame) and, in
+a ``.resume`` file next to it, what it needs to continue after a crash: the table, its seat, its
+listening address, the peers' addresses and its secret key share (written before any frame that
+depends on it is sent). `--resume` rebuilds the session from both and rejoins the mesh.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from protocol.config import TableConfig
+from protocol.session import Session
+from protocol.transcript import load_checked
+from skyjo_p2p.bots import make_bot
+from skyjo_p2p.bots.base import Bot
+
+from . import storage
+from .discovery import Advertiser, TableAd, browse
+from .framing import FramingError
+from .link import Link, LinkError, Refused, accept, dial
+from .linkproto import PeerIdentity
+from .linkproto import field as link_field
+from .mesh import Mesh
+from .peer import PeerRunner
+from .storage import TranscriptWriter, fingerprint
+from .textlog import describe
+
+log = logging.getLogger("skyjo_lan.net")
+
+LOBBY_TABLE = b"skyjo-lan/lobby"
+Say = Callable[[str], None]
+
+
+def _print(line: str) -> None:
+    print(line, flush=True)
+
+
+# --- persistence for --resume ----------------------------------------------------------------------
+
+
+@dataclass
+class ResumeInfo:
+    """What a peer needs to continue a game after a crash (kept next to the transcript)."""
+
+    transcript: Path
+    genesis: bytes
+    seat: int
+    host: str
+    port: int
+    addresses: list[tuple[str, int]]
+    secrets: dict[str, Any] = field(default_factory=dict)
+    finished: bool = False
+
+    @property
+    def path(self) -> Path:
+        return self.transcript.with_suffix(".resume")
+
+    def save(self) -> None:
+        data = msgpack.packb(
+            {
+                "transcript": str(self.transcript),
+                "genesis": self.genesis,
+                "seat": self.seat,
+                "host": self.host,
+                "port": self.port,
+                "addresses": [list(a) for a in self.addresses],
+                "secrets": self.secrets,
+                "finished": self.finished,
+            },
+            use_bin_type=True,
+        )
+        tmp = self.path.with_suffix(".resume.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        tmp.replace(self.path)
+
+    @classmethod
+    def load(cls, path: Path) -> ResumeInfo:
+        raw = msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=False)
+        return cls(
+            transcript=Path(raw["transcript"]),
+            genesis=raw["genesis"],
+            seat=raw["seat"],
+            host=raw["host"],
+            port=raw["port"],
+            addresses=[(str(h), int(p)) for h, p in raw["addresses"]],
+            secrets=raw.get("secrets", {}),
+            finished=raw.get("finished", False),
+        )
+
+
+def latest_resumable() -> ResumeInfo | None:
+    """The most recent game of this machine that did not finish."""
+    folder = storage.games_dir()
+    candidates = (
+        sorted(folder.glob("*.resume"), key=lambda p: p.stat().st_mtime, reverse=True)
+        if folder.exists()
+        else []
+    )
+    for path in candidates:
+        try:
+            info = ResumeInfo.load(path)
+        except (OSError, ValueError, KeyError, msgpack.UnpackException):
+            continue
+        if not info.finished:
+            return info
+    return None
+
+
+# --- a seated peer: session + runner + mesh, with persistence ---------------------------------------
+
+
+@dataclass
+class Peer:
+    """One seat of this process in the game (a person, a headless bot, or a host-added bot)."""
+
+    config: TableConfig
+    seat: int
+    identity: Ed25519PrivateKey
+    listener: trio.SocketListener
+    addresses: list[tuple[str, int]]
+    policy: Bot | None
+    save: bool = True
+    think_time: float = 0.0
+    session: Session | None = None
+    runner: PeerRunner | None = None
+    resume: ResumeInfo | None = None
+
+    def build(self, restored: tuple[list[bytes], dict[str, Any]] | None = None) -> PeerRunner:
+        writer: TranscriptWriter | None = None
+        if self.save:
+            path = self.resume.transcript if self.resume is not None else None
+            writer = TranscriptWriter(self.config, path)
+            host, port = self.listener.socket.getsockname()[:2]
+            if self.resume is None:
+                self.resume = ResumeInfo(
+                    writer.path, self.config.encode(), self.seat, str(host), int(port), self.addresses
+                )
+                self.resume.save()
+        timeouts = session_timeouts()
+        if restored is not None:
+            frames, secret_state = restored
+            self.session = Session.restore(
+                self.config, self.seat, self.identity, secret_state, frames, **timeouts
+            )
+        else:
+            self.session = Session(self.config, self.seat, self.identity, **timeouts)
+        resume = self.resume
+        session = self.session
+
+        def record(frame: bytes) -> None:
+            if resume is not None:
+                current = session.secrets()
+                if current != resume.secrets:  # the secret goes to disk before any frame that needs it
+                    resume.secrets = current
+                    resume.save()
+            if writer is not None:
+                writer(frame)
+
+        self.runner = PeerRunner(
+            session, self.policy, record=record if self.save else None, think_time=self.think_time
+        )
+        if restored is not None:
+            self.runner.mark_recorded(len(session.frames))
+        return self.runner
+
+    async def play(self, say: Say | None = None) -> PeerRunner:
+        runner = self.runner or self.build()
+        mesh = Mesh(runner, self.identity, self.addresses, self.listener)
+        async with trio.open_nursery() as nursery:
+            if say is not None:
+                nursery.start_soon(_narrate, runner, say)
+            await mesh.run()
+            nursery.cancel_scope.cancel()
+        if self.resume is not None:
+            self.resume.finished = runner.status.finished
+            self.resume.save()
+        return runner
+
+
+def session_timeouts() -> dict[str, Any]:
+    """Seconds before a silent seat is blamed: automatic protocol steps (twice this, since the
+    first expiry relays what the late seat may lack) and moves (a person thinks; 0: never).
+    $SKYJO_LAN_STEP_TIMEOUT and $SKYJO_LAN_MOVE_TIMEOUT override the defaults."""
+    step = float(os.environ.get("SKYJO_LAN_STEP_TIMEOUT", "30"))
+    move = float(os.environ.get("SKYJO_LAN_MOVE_TIMEOUT", "300"))
+    return {"step_timeout": step, "move_timeout": move or None}
+
+
+async def _narrate(runner: PeerRunner, say: Say) -> None:
+    """Print the game as plain lines (headless seats, and until the terminal UI takes over)."""
+    names = list(runner.config.names) or [f"seat {s}" for s in range(runner.config.players)]
+    shown = 0
+    while True:
+        while shown < len(runner.log):
+            entry = runner.log[shown]
+            shown += 1
+            if entry.kind == "fact" and entry.fact is not None:
+                line = describe(entry.fact, names)
+                if line:
+                    say(line)
+            elif entry.kind == "chat":
+                say(f"<{names[entry.seat] if entry.seat is not None else '?'}> {entry.text}")
+            elif entry.kind == "blame":
+                who = names[entry.seat] if entry.seat is not None else "?"
+                say(f"BLAME seat {entry.seat} ({who}): {entry.text}")
+            else:
+                say(entry.text)
+        await runner.changed.wait()
+
+
+async def open_listener(host: str, port: int = 0) -> trio.SocketListener:
+    listeners = await trio.open_tcp_listeners(port, host=host)
+    return listeners[0]
+
+
+# --- the host ------------------------------------------------------------------------------------
+
+
+@dataclass
+class SeatInfo:
+    name: str
+    key: bytes
+    kind: str  # "host" | "player" | "bot"
+    link: Link | None = None
+    host: str = ""
+    port: int = 0
+    returning: bool = False
+
+
+@dataclass
+class HostOptions:
+    game: str = "skyjo"
+    options: dict[str, Any] = field(default_factory=dict)
+    table: str = "skyjo"
+    seats: int = 4
+    bots: int = 0
+    bot_level: str = "greedy"
+    password: str | None = None
+    port: int = 0
+    interface: str = "0.0.0.0"
+    name: str = "host"
+    headless: str | None = None  # bot level playing the host's own seat
+    advertise: bool = True
+    think_time: float = 0.0
+    save: bool = True
+
+
+class Host:
+    def __init__(self, opts: HostOptions, identity: Ed25519PrivateKey, say: Say = _print) -> None:
+        self.opts = opts
+        self.identity = identity
+        self.say = say
+        self.seats: list[SeatInfo] = [SeatInfo(opts.name, identity.public_key().public_bytes_raw(), "host")]
+        self.started = False
+        self.start_now = trio.Event()
+        self.lobby_changed = trio.Event()
+        self.advertiser: Advertiser | None = None
+        self.lobby_port = 0
+        self.address = opts.interface
+
+    @property
+    def humans_wanted(self) -> int:
+        return self.opts.seats - self.opts.bots
+
+    def lobby_view(self) -> dict[str, Any]:
+        return {
+            "t": "lobby",
+            "table": self.opts.table,
+            "game": self.opts.game,
+            "options": self.opts.options,
+            "seats": [
+                {"name": s.name, "fp": fingerprint(s.key), "kind": s.kind, "returning": s.returning}
+                for s in self.seats
+            ],
+            "total": self.opts.seats,
+            "bots": self.opts.bots,
+            "password": self.opts.password is not None,
+        }
+
+    def _changed(self) -> None:
+        self.lobby_changed.set()
+        self.lobby_changed = trio.Event()
+        view = self.lobby_view()
+        for seat in self.seats:
+            if seat.link is not None:
+                seat.link.send(view)
+        taken = len(self.seats) + self.opts.bots
+        self.say(
+            f"lobby: {len(self.seats)}/{self.humans_wanted} players "
+            f"({', '.join(f'{s.name} [{fingerprint(s.key)}]' for s in self.seats)}) + {self.opts.bots} bot(s)"
+        )
+        if self.opts.headless is not None and taken >= self.opts.seats:
+            self.start_now.set()
+
+    async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> PeerRunner | None:
+        opts = self.opts
+        lobby = await open_listener(opts.interface, opts.port)
+        self.lobby_port = lobby.socket.getsockname()[1]
+        mesh_listener = await open_listener(opts.interface)
+        self.say(
+            f"table {opts.table!r} ({opts.game}) open on {opts.interface}:{self.lobby_port}; "
+            f"your fingerprint {fingerprint(self.seats[0].key)}"
+        )
+        if opts.advertise:
+            address = opts.interface if opts.interface != "0.0.0.0" else _guess_address()
+            self.advertiser = Advertiser(
+                opts.table,
+                opts.game,
+                self.lobby_port,
+                address,
+                opts.seats,
+                opts.password is not None,
+                interfaces=[opts.interface] if opts.interface != "0.0.0.0" else None,
+            )
+            await self.advertiser.start(len(self.seats) + opts.bots)
+        task_status.started(self.lobby_port)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._accept_loop, lobby, nursery)
+                self._changed()
+                await self.start_now.wait()
+                self.started = True
+                if self.advertiser is not None:
+                    await self.advertiser.stop()
+                return await self._start(mesh_listener, nursery)
+        finally:
+            if self.advertiser is not None:
+                await self.advertiser.stop()
+
+    async def _accept_loop(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
+        async def handle(stream: trio.SocketStream) -> None:
+            def admit(peer: PeerIdentity, hello: dict[str, Any]) -> str | None:
+                if self.started:
+                    return "the game has already started"
+                if any(s.key == peer.key for s in self.seats):
+                    return "this identity is already seated"
+                if len(self.seats) >= self.humans_wanted:
+                    return "the table is full"
+                return None
+
+            try:
+                link, _hello = await accept(
+                    stream,
+                    self.identity,
+                    name=self.opts.name,
+                    table=LOBBY_TABLE,
+                    password=self.opts.password,
+                    admit=admit,
+                    accepted=lambda peer, hello: {"seat": len(self.seats)},
+                )
+            except Refused as exc:
+                self.say(f"refused a player: {exc}")
+                with trio.move_on_after(1):
+                    await stream.aclose()
+                return
+            except (LinkError, FramingError, trio.TooSlowError, trio.BrokenResourceError, OSError) as exc:
+                log.info("lobby connection refused: %s", exc)
+                self.say(f"refused a connection: {exc}")
+                with trio.move_on_after(1):
+                    await stream.aclose()
+                return
+            returning = storage.remember_peer(link.peer.key, link.peer.name)
+            seat = SeatInfo(
+                link.peer.name, link.peer.key, "player", link, link.peer.host, link.peer.port, returning
+            )
+            self.seats.append(seat)
+            self.say(f"{seat.name} joined [{fingerprint(seat.key)}]{' (seen before)' if returning else ''}")
+            self._changed()
+            async with trio.open_nursery() as inner:
+                inner.start_soon(link.writer)
+                try:
+                    while not self.started:
+                        message = await link.receive()
+                        if message is None or message["t"] == "bye":
+                            break
+                except (LinkError, FramingError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    pass
+                if not self.started:
+                    self.seats.remove(seat)
+                    self.say(f"{seat.name} left")
+                    self._changed()
+                    await link.aclose()
+                inner.cancel_scope.cancel()
+
+        nursery.start_soon(trio.serve_listeners, handle, [listener])
+
+    async def _start(self, mesh_listener: trio.SocketListener, nursery: trio.Nursery) -> PeerRunner | None:
+        opts = self.opts
+        bot_keys = [Ed25519PrivateKey.generate() for _ in range(opts.bots)]
+        bot_listeners = [await open_listener(opts.interface) for _ in range(opts.bots)]
+        names = [s.name for s in self.seats] + [f"bot {i + 1}" for i in range(opts.bots)]
+        keys = [s.key for s in self.seats] + [k.public_key().public_bytes_raw() for k in bot_keys]
+        config = TableConfig(
+            session_id=secrets.token_bytes(32),
+            game=opts.game,
+            players=len(keys),
+            identities=tuple(keys),
+            options=dict(opts.options),
+            names=tuple(n[:32] for n in names),
+        )
+        mine = mesh_listener.socket.getsockname()[1]
+        bot_ports = [listener.socket.getsockname()[1] for listener in bot_listeners]
+        for index, seat in enumerate(self.seats):
+            if seat.link is None:
+                continue
+            local = _local_address(seat.link) or self.address
+            addresses = [(local, mine)]
+            for other in self.seats[1:]:
+                addresses.append((other.host, other.port))
+            addresses += [(local, port) for port in bot_ports]
+            seat.link.send(
+                {
+                    "t": "start",
+                    "genesis": config.encode(),
+                    "seat": index,
+                    "addresses": [list(a) for a in addresses],
+                }
+            )
+        local_host = self.address if self.address != "0.0.0.0" else "127.0.0.1"
+        own_addresses = (
+            [(local_host, mine)]
+            + [(s.host, s.port) for s in self.seats[1:]]
+            + [(local_host, p) for p in bot_ports]
+        )
+        self.say(f"game starts: {', '.join(names)}")
+        policy = make_bot(opts.headless, opts.game, secrets.token_hex(8)) if opts.headless else None
+        me = Peer(
+            config,
+            0,
+            self.identity,
+            mesh_listener,
+            own_addresses,
+            policy,
+            save=opts.save,
+            think_time=opts.think_time,
+        )
+        for index, (key, listener) in enumerate(zip(bot_keys, bot_listeners, strict=True)):
+            bot = Peer(
+                config,
+                len(self.seats) + index,
+                key,
+                listener,
+                own_addresses,
+                make_bot(opts.bot_level, opts.game, secrets.token_hex(8)),
+                save=False,
+                think_time=opts.think_time,
+            )
+            nursery.start_soon(bot.play)
+        runner = me.build()
+        self.runner = runner
+        await me.play(self.say)
+        nursery.cancel_scope.cancel()
+        return runner
+
+
+def _local_address(link: Link) -> str:
+    try:
+        return str(link.stream.socket.getsockname()[0])  # type: ignore[union-attr]
+    except (AttributeError, OSError):
+        return ""
+
+
+def _guess_address() -> str:
+    """The address other machines would use to reach us (the default route's interface)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))  # no packet is sent for a UDP connect
+            return str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+
+
+# --- joining -------------------------------------------------------------------------------------
+
+
+@dataclass
+class JoinOptions:
+    target: str | None = None  # table name, HOST:PORT, or None to list and pick
+    name: str = "player"
+    password: str | None = None
+    headless: str | None = None
+    interface: str = "0.0.0.0"
+    discovery_seconds: float = 3.0
+    pick: Callable[[list[TableAd]], TableAd | None] | None = None
+    think_time: float = 0.0
+    save: bool = True
+
+
+async def find_table(opts: JoinOptions, say: Say) -> tuple[str, int]:
+    target = opts.target
+    if target and ":" in target:
+        host, _, port_text = target.rpartition(":")
+        try:
+            return host.strip("[]"), int(port_text)
+        except ValueError:
+            raise LinkError(f"{target!r} is not HOST:PORT") from None
+    interfaces = [opts.interface] if opts.interface != "0.0.0.0" else None
+    tables = await browse(opts.discovery_seconds, interfaces)
+    for ad in tables:
+        if not ad.compatible:
+            say(f"(ignoring {ad.name!r}: {ad.problem})")
+    usable = [ad for ad in tables if ad.compatible]
+    if target:
+        usable = [ad for ad in usable if ad.name == target]
+        if not usable:
+            raise LinkError(f"no table named {target!r} answered on the LAN")
+    if not usable:
+        raise LinkError("no table found on the LAN (try `skyjo-lan join HOST:PORT`)")
+    chosen = usable[0] if (target or opts.pick is None) else opts.pick(usable)
+    if chosen is None:
+        raise LinkError("no table chosen")
+    seated = f"{chosen.taken}/{chosen.seats}"
+    say(f"joining {chosen.name!r} ({chosen.game}, {seated}) at {chosen.host}:{chosen.port}")
+    return chosen.host, chosen.port
+
+
+async def join(opts: JoinOptions, identity: Ed25519PrivateKey, say: Say = _print) -> PeerRunner | None:
+    host, port = await find_table(opts, say)
+    listener = await open_listener(opts.interface)
+    my_port = listener.socket.getsockname()[1]
+    stream = await trio.open_tcp_stream(host, port)
+    link, accepted = await dial(
+        stream, identity, name=opts.name, role="join", table=LOBBY_TABLE, port=my_port, password=opts.password
+    )
+    say(
+        f"seated at {host}:{port} as seat {accepted.get('seat')}; your fingerprint "
+        f"{fingerprint(identity.public_key().public_bytes_raw())}"
+    )
+    start: dict[str, Any] | None = None
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(link.writer)
+        while start is None:
+            message = await link.receive()
+            if message is None:
+                raise LinkError("the host closed the lobby")
+            if message["t"] == "lobby":
+                seats = message.get("seats", [])
+                say(
+                    "lobby: "
+                    + ", ".join(f"{s.get('name')} [{s.get('fp')}]" for s in seats if isinstance(s, dict))
+                    + f" + {message.get('bots', 0)} bot(s), {message.get('total')} seats"
+                )
+            elif message["t"] == "start":
+                start = message
+        nursery.cancel_scope.cancel()
+    await link.aclose()
+    config = TableConfig.decode(link_field(start, "genesis", bytes, most=4096))
+    seat = link_field(start, "seat", int, most=7)
+    raw = link_field(start, "addresses", list, most=8)
+    addresses = [(str(a[0]), int(a[1])) for a in raw]
+    if config.identities[seat] != identity.public_key().public_bytes_raw():
+        raise LinkError("the host's table does not seat our key where it said")
+    for other, key in enumerate(config.identities):
+        if other != seat:
+            storage.remember_peer(key, config.names[other] if config.names else f"seat {other}")
+    say(f"game starts: {', '.join(config.names)}")
+    policy = make_bot(opts.headless, config.game, secrets.token_hex(8)) if opts.headless else None
+    peer = Peer(
+        config, seat, identity, listener, addresses, policy, save=opts.save, think_time=opts.think_time
+    )
+    peer.build()
+    return await peer.play(say)
+
+
+async def resume(
+    identity: Ed25519PrivateKey, info: ResumeInfo, headless: str | None, say: Say = _print
+) -> PeerRunner:
+    """Continue a game after a crash: rebuild the session from the transcript, rejoin the mesh."""
+    config, frames, truncated = load_checked(info.transcript.read_bytes())
+    if config.encode() != info.genesis:
+        raise LinkError("the resume file does not match its transcript")
+    if config.identities[info.seat] != identity.public_key().public_bytes_raw():
+        raise LinkError("this game was played with another identity key")
+    listener = await open_listener(info.host, info.port)
+    policy = make_bot(headless, config.game, secrets.token_hex(8)) if headless else None
+    peer = Peer(config, info.seat, identity, listener, info.addresses, policy, resume=info)
+    peer.build(restored=(frames, info.secrets))
+    say(
+        f"resuming {config.game} as seat {info.seat} from {len(frames)} saved frames"
+        + (" (the last one was cut)" if truncated else "")
+    )
+    return await peer.play(say)
+
+
+def parse_hostport(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    return host, int(port)
+
+
+def run_host(opts: HostOptions, say: Say = _print) -> int:
+    identity = storage.load_identity()
+
+    async def main() -> int:
+        host = Host(opts, identity, say)
+        async with trio.open_nursery() as nursery:
+            if opts.headless is None:
+                nursery.start_soon(_wait_for_enter, host)
+            runner = await host.run()
+            nursery.cancel_scope.cancel()
+        return _exit_code(runner)
+
+    return trio.run(main)
+
+
+async def _wait_for_enter(host: Host) -> None:
+    host.say("press Enter to start the game with the players seated now")
+    await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+    host.start_now.set()
+
+
+def run_join(opts: JoinOptions, say: Say = _print) -> int:
+    identity = storage.load_identity()
+
+    async def main() -> int:
+        return _exit_code(await join(opts, identity, say))
+
+    return trio.run(main)
+
+
+def run_resume(headless: str | None, say: Say = _print) -> int:
+    identity = storage.load_identity()
+    info = latest_resumable()
+    if info is None:
+        say("no unfinished game to resume on this machine")
+        return 2
+
+    async def main() -> int:
+        return _exit_code(await resume(identity, info, headless, say))
+
+    return trio.run(main)
+
+
+def _exit_code(runner: PeerRunner | None) -> int:
+    if runner is None:
+        return 1
+    if runner.status.halted:
+        return 1
+    return 0 if runner.status.finished else 1
+
+
+__all__: Sequence[str] = [
+    "Host",
+    "HostOptions",
+    "JoinOptions",
+    "ResumeInfo",
+    "join",
+    "resume",
+    "run_host",
+    "run_join",
+]
