@@ -1,0 +1,158 @@
+"""Discovery and whole games over a private LAN of network namespaces (issue: play over a real LAN).
+
+Each test makes its own namespaces joined by a bridge (nothing touches a real interface), starts
+`skyjo-lan host --bot greedy` in one and `skyjo-lan join --bot greedy` in others; they find each
+other by mDNS and play a whole game. Skipped, with the reason, where namespaces cannot be made.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.client.netlab import NetLab, NetLabUnavailable, output, wait_all
+
+GAMES = [
+    ("skyjo", ["--option", "target_score=40"]),
+    ("skyjo-action", ["--option", "target_score=40"]),
+    ("skip-bo", ["--option", "single_round=true", "--option", "stock_size=5"]),
+]
+
+
+@pytest.fixture
+def lab(request):
+    hosts = getattr(request, "param", 3)
+    try:
+        lab = NetLab(hosts, subnet=70 + hash(request.node.name) % 50)
+    except NetLabUnavailable as exc:
+        pytest.skip(f"network namespaces unavailable: {exc}")
+    yield lab
+    lab.close()
+
+
+def env_for(tmp_path: Path, i: int) -> dict[str, str]:
+    return {
+        "XDG_CONFIG_HOME": str(tmp_path / f"config{i}"),
+        "XDG_DATA_HOME": str(tmp_path / f"data{i}"),
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+def client(*args: str) -> list[str]:
+    return ["-m", "client", *args]
+
+
+def transcripts(tmp_path: Path, i: int) -> list[Path]:
+    return sorted((tmp_path / f"data{i}" / "skyjo-lan" / "games").glob("*.skyjo"))
+
+
+def verify(path: Path) -> dict:
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "client", "verify", "--json", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize(("game", "options"), GAMES, ids=[g for g, _ in GAMES])
+def test_three_peers_find_each_other_by_mdns_and_finish_a_game(lab, tmp_path, game, options):
+    host = lab.python(
+        1,
+        client(
+            "host",
+            "--game",
+            game,
+            "--seats",
+            "3",
+            "--bot",
+            "greedy",
+            "--name",
+            "Kitchen table",
+            "--interface",
+            lab.address(1),
+            "--nick",
+            "ana",
+            *options,
+        ),
+        env_for(tmp_path, 1),
+    )
+    time.sleep(1.5)
+    joiners = [
+        lab.python(
+            i,
+            client(
+                "join", "Kitchen table", "--bot", "greedy", "--interface", lab.address(i), "--nick", f"p{i}"
+            ),
+            env_for(tmp_path, i),
+        )
+        for i in (2, 3)
+    ]
+    codes = wait_all([host, *joiners], timeout=300)
+    logs = "\n".join(
+        f"--- host {i} ---\n{output(p)[-3000:]}" for i, p in enumerate([host, *joiners], start=1)
+    )
+    assert codes == [0, 0, 0], logs
+    for process in [host, *joiners]:
+        assert "game over" in output(process), logs
+    assert "joining 'Kitchen table'" in output(joiners[0])
+    results = [verify(transcripts(tmp_path, i)[-1]) for i in (1, 2, 3)]
+    assert all(r["valid"] and r["finished"] for r in results)
+    assert (
+        len({json.dumps((r["totals"], r["winners"])) for r in results}) == 1
+    )  # every peer saw the same game
+
+
+def test_avahi_sees_the_table_and_foreign_services_are_flagged(lab, tmp_path):
+    if shutil.which("avahi-daemon") is None:
+        pytest.skip("avahi-daemon is not installed (Debian: avahi-daemon avahi-utils)")
+    browse_env = lab.avahi(2)
+    publish_env = lab.avahi(3)
+    host = lab.python(
+        1,
+        client(
+            "host", "--seats", "3", "--bot", "greedy", "--name", "Avahi check", "--interface", lab.address(1)
+        ),
+        env_for(tmp_path, 1),
+    )
+    # a foreign service of our type with a malformed TXT record, published by avahi
+    foreign = lab.run(
+        3,
+        ["avahi-publish", "-s", "Not ours", "_skyjo-lan._tcp", "4242", "v=99", "seats=lots"],
+        env=publish_env,
+    )
+    time.sleep(3)
+    seen = subprocess.run(
+        ["ip", "netns", "exec", lab.ns(2), "avahi-browse", "-t", "-r", "-p", "_skyjo-lan._tcp"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**browse_env, "PATH": "/usr/bin:/bin"},
+    )
+    lines = [line for line in seen.stdout.splitlines() if line.startswith("=")]
+    ours = [line for line in lines if "Avahi\\032check" in line]
+    assert ours, seen.stdout + seen.stderr
+    fields = ours[0].split(";")
+    assert fields[7] == lab.address(1)
+    txt = fields[9]
+    assert '"v=1"' in txt and '"game=skyjo"' in txt and '"seats=1/3"' in txt and '"pw=0"' in txt
+    # our own discover lists the foreign service as incompatible, and join skips it
+    listing = lab.python(
+        2, client("discover", "--json", "--seconds", "4", "--interface", lab.address(2)), env_for(tmp_path, 2)
+    )
+    assert wait_all([listing], 60) == [0]
+    tables = json.loads(output(listing).strip().splitlines()[-1])
+    by_name = {t["name"]: t for t in tables}
+    assert by_name["Avahi check"]["compatible"] and by_name["Avahi check"]["seats"] == "1/3"
+    assert by_name["Not ours"]["compatible"] is False and "version" in by_name["Not ours"]["problem"]
+    foreign.kill()
+    host.kill()
