@@ -172,32 +172,13 @@ class Mesh:
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(link.writer)
-                expected = await self.runner.next_seq_of(seat)
-                link.send({"t": "resend", "from": expected})
-                while True:
-                    message = await link.receive()
-                    if message is None:
-                        break
-                    kind = message["t"]
-                    if kind == "frame":
-                        self.runner.deliver(field(message, "f", bytes, most=1 << 20))
-                    elif kind == "resend":
-                        start = field(message, "from", int, most=1 << 40)
-                        for frame in await self.runner.own_frames_from(start):
-                            link.send({"t": "frame", "f": frame})
-                    elif kind == "ping":
-                        link.send({"t": "pong"})
-                    elif kind == "pong":
-                        pass
-                    elif kind == "bye":
-                        break
-                    else:
-                        raise LinkError(f"unexpected link message {kind!r}")
+                try:
+                    await self._read(seat, link)
+                except (LinkError, FramingError) as exc:
+                    log.warning("closing the link to seat %s: %s", seat, exc)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                    log.info("link to seat %s lost: %s", seat, exc)
                 nursery.cancel_scope.cancel()
-        except (LinkError, FramingError) as exc:
-            log.warning("closing the link to seat %s: %s", seat, exc)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            log.info("link to seat %s lost: %s", seat, exc)
         finally:
             await link.aclose()
             if self.links.get(seat) is link:
@@ -205,6 +186,30 @@ class Mesh:
                 if state.status != "blamed":
                     state.status = "gone" if self.runner.status.finished else "reconnecting"
                 self.runner.changed.set()
+
+    async def _read(self, seat: int, link: Link) -> None:
+        """Serve one link until it ends: frames to the session, resend requests, heartbeats."""
+        expected = await self.runner.next_seq_of(seat)
+        link.send({"t": "resend", "from": expected})
+        while True:
+            message = await link.receive()
+            if message is None:
+                return
+            kind = message["t"]
+            if kind == "frame":
+                self.runner.deliver(field(message, "f", bytes, most=1 << 20))
+            elif kind == "resend":
+                start = field(message, "from", int, most=1 << 40)
+                for frame in await self.runner.own_frames_from(start):
+                    link.send({"t": "frame", "f": frame})
+            elif kind == "ping":
+                link.send({"t": "pong"})
+            elif kind == "pong":
+                pass
+            elif kind == "bye":
+                return
+            else:
+                raise LinkError(f"unexpected link message {kind!r}")
 
     async def _heartbeats(self) -> None:
         while True:

@@ -553,23 +553,17 @@ async def join(opts: JoinOptions, identity: Ed25519PrivateKey, say: Say = _print
         f"{fingerprint(identity.public_key().public_bytes_raw())}"
     )
     start: dict[str, Any] | None = None
+    failure: BaseException | None = None
     async with trio.open_nursery() as nursery:
         nursery.start_soon(link.writer)
-        while start is None:
-            message = await link.receive()
-            if message is None:
-                raise LinkError("the host closed the lobby")
-            if message["t"] == "lobby":
-                seats = message.get("seats", [])
-                say(
-                    "lobby: "
-                    + ", ".join(f"{s.get('name')} [{s.get('fp')}]" for s in seats if isinstance(s, dict))
-                    + f" + {message.get('bots', 0)} bot(s), {message.get('total')} seats"
-                )
-            elif message["t"] == "start":
-                start = message
+        try:
+            start = await _wait_for_start(link, say)
+        except (LinkError, FramingError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            failure = exc
         nursery.cancel_scope.cancel()
     await link.aclose()
+    if failure is not None or start is None:
+        raise LinkError(f"the lobby connection failed: {failure}")
     config = TableConfig.decode(link_field(start, "genesis", bytes, most=4096))
     seat = link_field(start, "seat", int, most=7)
     raw = link_field(start, "addresses", list, most=8)
@@ -586,6 +580,20 @@ async def join(opts: JoinOptions, identity: Ed25519PrivateKey, say: Say = _print
     )
     peer.build()
     return await peer.play(say)
+
+
+async def _wait_for_start(link: Link, say: Say) -> dict[str, Any]:
+    """Show the lobby as the host updates it, until the game starts."""
+    while True:
+        message = await link.receive()
+        if message is None:
+            raise LinkError("the host closed the lobby")
+        if message["t"] == "lobby":
+            seats = message.get("seats", [])
+            names = ", ".join(f"{s.get('name')} [{s.get('fp')}]" for s in seats if isinstance(s, dict))
+            say(f"lobby: {names} + {message.get('bots', 0)} bot(s), {message.get('total')} seats")
+        elif message["t"] == "start":
+            return message
 
 
 async def resume(
@@ -613,6 +621,17 @@ def parse_hostport(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def _network_errors(run: Callable[[], int], say: Say) -> int:
+    """Run a network command; a refused or broken connection is one clear line, exit code 1."""
+    try:
+        return run()
+    except Refused as exc:
+        say(f"refused: {exc}")
+    except (LinkError, FramingError, OSError, trio.TooSlowError) as exc:
+        say(f"network error: {exc}")
+    return 1
+
+
 def run_host(opts: HostOptions, say: Say = _print) -> int:
     identity = storage.load_identity()
 
@@ -625,7 +644,7 @@ def run_host(opts: HostOptions, say: Say = _print) -> int:
             nursery.cancel_scope.cancel()
         return _exit_code(runner)
 
-    return trio.run(main)
+    return _network_errors(lambda: trio.run(main), say)
 
 
 async def _wait_for_enter(host: Host) -> None:
@@ -640,7 +659,7 @@ def run_join(opts: JoinOptions, say: Say = _print) -> int:
     async def main() -> int:
         return _exit_code(await join(opts, identity, say))
 
-    return trio.run(main)
+    return _network_errors(lambda: trio.run(main), say)
 
 
 def run_resume(headless: str | None, say: Say = _print) -> int:
@@ -653,7 +672,7 @@ def run_resume(headless: str | None, say: Say = _print) -> int:
     async def main() -> int:
         return _exit_code(await resume(identity, info, headless, say))
 
-    return trio.run(main)
+    return _network_errors(lambda: trio.run(main), say)
 
 
 def _exit_code(runner: PeerRunner | None) -> int:

@@ -1,0 +1,187 @@
+"""Faults on a real (namespaced) LAN: each ends with no lost or corrupted state.
+
+* kill -9 of a peer in the middle of a round, then `join --resume`: the game finishes, every
+  transcript verifies and all agree;
+* a link cut and restored (the interface goes down for a few seconds): the game finishes;
+* a peer that never answers (SIGSTOP): the others time out and blame it, and stop cleanly;
+* a slow peer (its process runs only part of the time, like a slow machine): the game finishes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.client.netlab import NetLab, NetLabUnavailable, output, wait_all
+
+FAST = ["--option", "target_score=30"]
+TIMEOUTS = {"SKYJO_LAN_STEP_TIMEOUT": "8", "SKYJO_LAN_MOVE_TIMEOUT": "20"}
+
+
+@pytest.fixture
+def lab(request):
+    try:
+        lab = NetLab(3, subnet=120 + hash(request.node.name) % 50)
+    except NetLabUnavailable as exc:
+        pytest.skip(f"network namespaces unavailable: {exc}")
+    yield lab
+    lab.close()
+
+
+def env_for(tmp_path: Path, i: int, extra: dict[str, str] | None = None) -> dict[str, str]:
+    return {
+        "XDG_CONFIG_HOME": str(tmp_path / f"config{i}"),
+        "XDG_DATA_HOME": str(tmp_path / f"data{i}"),
+        "PYTHONUNBUFFERED": "1",
+        **(extra or {}),
+    }
+
+
+def start_table(
+    lab: NetLab, tmp_path: Path, extra: dict[str, str] | None = None, host_args: list[str] | None = None
+):
+    host = lab.python(
+        1,
+        [
+            "-m",
+            "client",
+            "host",
+            "--seats",
+            "3",
+            "--bot",
+            "greedy",
+            "--no-mdns",
+            "--port",
+            "7777",
+            "--interface",
+            lab.address(1),
+            *(host_args or FAST),
+        ],
+        env_for(tmp_path, 1, extra),
+    )
+    time.sleep(1.0)
+    joiners = [
+        lab.python(
+            i,
+            [
+                "-m",
+                "client",
+                "join",
+                f"{lab.address(1)}:7777",
+                "--bot",
+                "greedy",
+                "--interface",
+                lab.address(i),
+                "--nick",
+                f"p{i}",
+            ],
+            env_for(tmp_path, i, extra),
+        )
+        for i in (2, 3)
+    ]
+    return host, joiners
+
+
+def wait_for(process, text: str, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if text in output(process):
+            return True
+        if process.poll() is not None:
+            return text in output(process)
+        time.sleep(0.2)
+    return False
+
+
+def verdict(tmp_path: Path, i: int) -> dict:
+    files = sorted((tmp_path / f"data{i}" / "skyjo-lan" / "games").glob("*.skyjo"))
+    assert files, f"no transcript saved by host {i}"
+    result = subprocess.run(
+        [sys.executable, "-m", "client", "verify", "--json", str(files[-1])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return json.loads(result.stdout)
+
+
+def logs(*processes) -> str:
+    return "\n".join(
+        f"--- {p.args[3] if len(p.args) > 3 else p.args} ---\n{output(p)[-2500:]}" for p in processes
+    )
+
+
+def test_kill_9_mid_round_then_resume(lab, tmp_path):
+    host, (second, third) = start_table(lab, tmp_path)
+    assert wait_for(third, "game starts", 60), logs(host, second, third)
+    assert wait_for(third, ": flip", 60) or wait_for(third, ": replace", 30), logs(host, second, third)
+    os.killpg(third.pid, signal.SIGKILL)
+    third.wait(timeout=10)
+    time.sleep(1.0)
+    resumed = lab.python(
+        3, ["-m", "client", "join", "--resume", "--bot", "greedy"], env_for(tmp_path, 3), log="resumed.log"
+    )
+    codes = wait_all([host, second, resumed], timeout=300)
+    assert codes == [0, 0, 0], logs(host, second, resumed)
+    assert "resuming skyjo as seat 2" in output(resumed)
+    results = [verdict(tmp_path, i) for i in (1, 2, 3)]
+    assert all(r["valid"] and r["finished"] for r in results), results
+    assert len({json.dumps((r["totals"], r["winners"])) for r in results}) == 1
+
+
+def test_link_cut_and_restored(lab, tmp_path):
+    host, (second, third) = start_table(lab, tmp_path)
+    assert wait_for(second, "game starts", 60), logs(host, second, third)
+    time.sleep(1.5)
+    subprocess.run(["ip", "-n", lab.ns(2), "link", "set", "eth0", "down"], check=True, timeout=10)
+    time.sleep(4)
+    subprocess.run(["ip", "-n", lab.ns(2), "link", "set", "eth0", "up"], check=True, timeout=10)
+    subprocess.run(["ip", "-n", lab.ns(2), "route", "add", "224.0.0.0/4", "dev", "eth0"], timeout=10)
+    codes = wait_all([host, second, third], timeout=300)
+    assert codes == [0, 0, 0], logs(host, second, third)
+    results = [verdict(tmp_path, i) for i in (1, 2, 3)]
+    assert all(r["valid"] and r["finished"] for r in results)
+
+
+def test_a_peer_that_never_answers_is_blamed(lab, tmp_path):
+    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS)
+    assert wait_for(third, "game starts", 60), logs(host, second, third)
+    os.killpg(third.pid, signal.SIGSTOP)
+    try:
+        codes = wait_all([host, second], timeout=120)
+    finally:
+        os.killpg(third.pid, signal.SIGKILL)
+    assert codes == [1, 1], logs(host, second, third)
+    for process in (host, second):
+        text = output(process)
+        assert "BLAME seat 2 (p3)" in text and "did not answer in time" in text, text[-2000:]
+    results = [verdict(tmp_path, i) for i in (1, 2)]
+    assert all(r["valid"] and not r["finished"] for r in results)  # nothing corrupted, game stopped
+
+
+def test_a_slow_peer_still_finishes(lab, tmp_path):
+    """A peer on a slow machine: it runs only 40% of the time (stopped 150 ms of every 250 ms)."""
+    host, (second, third) = start_table(lab, tmp_path)
+    deadline = time.monotonic() + 400
+    stopped = False
+    try:
+        while time.monotonic() < deadline and any(p.poll() is None for p in (host, second, third)):
+            if third.poll() is None:
+                os.killpg(third.pid, signal.SIGCONT if stopped else signal.SIGSTOP)
+                stopped = not stopped
+            time.sleep(0.1 if stopped is False else 0.15)
+    finally:
+        if third.poll() is None:
+            os.killpg(third.pid, signal.SIGCONT)
+    codes = wait_all([host, second, third], timeout=60)
+    assert codes == [0, 0, 0], logs(host, second, third)
+    for process in (host, second, third):
+        assert "BLAME" not in output(process)
+    assert all(verdict(tmp_path, i)["finished"] for i in (1, 2, 3))
