@@ -9,7 +9,8 @@ handshake functions authenticate both ends before anything else is read or trust
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import trio
@@ -36,6 +37,10 @@ log = logging.getLogger("skyjo_lan.link")
 HANDSHAKE_TIMEOUT = 10.0
 SEND_QUEUE = 20_000
 MAX_NAME = 32
+
+
+class Stalled(LinkError):
+    """The other end did not complete the handshake in time (a stalled or half-sent message)."""
 
 
 class Refused(LinkError):
@@ -91,6 +96,16 @@ class Link:
         self._send.close()
         with trio.CancelScope(shield=True), trio.move_on_after(1):
             await self.stream.aclose()
+
+
+@contextmanager
+def _deadline() -> Iterator[None]:
+    """The whole handshake must finish within HANDSHAKE_TIMEOUT; a stall is a clear error."""
+    try:
+        with trio.fail_after(HANDSHAKE_TIMEOUT):
+            yield
+    except trio.TooSlowError:
+        raise Stalled(f"the handshake stalled (not completed within {HANDSHAKE_TIMEOUT:g} s)") from None
 
 
 async def _send_now(stream: trio.abc.Stream, message: dict[str, Any]) -> None:
@@ -193,7 +208,7 @@ async def accept(
     reader = FrameReader(stream)
     mine = identity.public_key().public_bytes_raw()
     my_nonce = nonce()
-    with trio.fail_after(HANDSHAKE_TIMEOUT):
+    with _deadline():
         hello = await _expect(reader, "hello")
         if field(hello, "v", int) != LINK_VERSION:
             await _send_now(stream, {"t": "refused", "reason": f"link version {LINK_VERSION} only"})
@@ -230,10 +245,12 @@ async def accept(
             await _send_now(stream, {"t": "pake", "msg": out})
         auth = await _expect(reader, "auth")
         payload = auth_payload(their_key, their_nonce, mine, my_nonce, table, pake_key)
-        check_signature(their_key, field(auth, "sig", bytes, size=64), payload, b"dialer")
+        # the password first: with a wrong one the two ends sign different payloads, and the
+        # player should hear "wrong password", not that their identity could not be checked
         if pake_key and auth.get("confirm") != confirm(pake_key, payload, b"dialer"):
             await _send_now(stream, {"t": "refused", "reason": "wrong password"})
             raise Refused("wrong password")
+        check_signature(their_key, field(auth, "sig", bytes, size=64), payload, b"dialer")
         reply: dict[str, Any] = {"t": "auth", "sig": sign(identity, payload, b"listener")}
         if pake_key:
             reply["confirm"] = confirm(pake_key, payload, b"listener")
@@ -257,4 +274,4 @@ def _remote_host(stream: trio.abc.Stream) -> str:
         return ""
 
 
-__all__ = ["FramingError", "Link", "LinkError", "Refused", "accept", "dial"]
+__all__ = ["FramingError", "Link", "LinkError", "Refused", "Stalled", "accept", "dial"]

@@ -281,6 +281,10 @@ class Host:
         self.advertiser: Advertiser | None = None
         self.lobby_port = 0
         self.address = opts.interface
+        self.addresses: list[tuple[str, int]] = []
+        """Every seat's address once the game has started."""
+        self.config: TableConfig | None = None
+        self.runner: PeerRunner | None = None
 
     @property
     def humans_wanted(self) -> int:
@@ -446,6 +450,8 @@ class Host:
             + [(s.host, s.port) for s in self.seats[1:]]
             + [(local_host, p) for p in bot_ports]
         )
+        self.addresses = own_addresses
+        self.config = config
         self.say(f"game starts: {', '.join(names)}")
         policy = make_bot(opts.headless, opts.game, secrets.token_hex(8)) if opts.headless else None
         me = Peer(
