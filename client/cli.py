@@ -198,6 +198,8 @@ def cmd_host(args: argparse.Namespace) -> int:
     if args.bots >= seats:
         print("skyjo-lan host: --bots must leave at least the host's seat", file=sys.stderr)
         return 2
+    if args.bot is None and sys.stdin.isatty() and sys.stdout.isatty():
+        return _with_screen("host", args, options)
     opts = HostOptions(
         game=args.game,
         options=options,
@@ -222,6 +224,8 @@ def cmd_join(args: argparse.Namespace) -> int:
     _setup_logging(args.verbose)
     if args.resume:
         return run_resume(args.bot)
+    if args.bot is None and sys.stdin.isatty() and sys.stdout.isatty():
+        return _with_screen("join", args, {})
     opts = JoinOptions(
         target=args.table,
         name=args.nick,
@@ -232,6 +236,42 @@ def cmd_join(args: argparse.Namespace) -> int:
         think_time=args.think_time,
     )
     return run_join(opts)
+
+
+def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]) -> int:
+    """host/join in the terminal UI (a person at this seat)."""
+    import trio
+
+    from . import storage
+    from .netgame import HostOptions, JoinOptions, _network_errors
+    from .netui import host_with_screen, join_with_screen
+
+    identity = storage.load_identity()
+    screen = {"lang": args.lang, "no_color": args.no_color, "ascii_only": args.ascii}
+    password = _password(args)
+    if command == "host":
+        opts = HostOptions(
+            game=args.game,
+            options=options,
+            table=args.name or f"{args.nick}'s table",
+            seats=args.seats,
+            bots=args.bots,
+            bot_level=args.bot_level,
+            password=password,
+            port=args.port,
+            interface=args.interface or "0.0.0.0",
+            name=args.nick,
+            advertise=not args.no_mdns,
+        )
+        return _network_errors(lambda: trio.run(lambda: host_with_screen(opts, identity, **screen)), print)
+    join_opts = JoinOptions(
+        target=args.table,
+        name=args.nick,
+        password=password,
+        interface=args.interface or "0.0.0.0",
+        pick=_pick_table,
+    )
+    return _network_errors(lambda: trio.run(lambda: join_with_screen(join_opts, identity, **screen)), print)
 
 
 def _pick_table(tables: list[Any]) -> Any:
@@ -360,6 +400,9 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--think-time", type=float, default=0.0, help=argparse.SUPPRESS)
         p.add_argument("-v", "--verbose", action="store_true", help="log network events to standard error")
+        p.add_argument("--lang", choices=("en", "fr"), default=None, help="language of the screen")
+        p.add_argument("--no-color", action="store_true", help="no colours (also NO_COLOR or TERM=dumb)")
+        p.add_argument("--ascii", action="store_true", help="ASCII drawing instead of Unicode")
 
     p = sub.add_parser("host", help="open a table on the LAN and play")
     p.add_argument("--game", choices=GAMES, default="skyjo")

@@ -84,7 +84,8 @@ def parse_service(name: str, info: ServiceInfo | None) -> TableAd:
         ad.game = props.get("game", "")
         ad.password = props.get("pw") == "1"
         if ad.version != str(PROTOCOL_VERSION):  # a foreign or future service: say so first
-            ad.compatible, ad.problem = False, f"protocol version {ad.version or '?'} (we speak {PROTOCOL_VERSION})"
+            ad.compatible = False
+            ad.problem = f"protocol version {ad.version or '?'} (we speak {PROTOCOL_VERSION})"
             return ad
         taken, _, total = props.get("seats", "").partition("/")
         ad.taken, ad.seats = int(taken), int(total)

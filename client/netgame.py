@@ -281,6 +281,7 @@ class Host:
         self.advertiser: Advertiser | None = None
         self.lobby_port = 0
         self.address = opts.interface
+        self.chat: list[tuple[str, str]] = []
         self.addresses: list[tuple[str, int]] = []
         """Every seat's address once the game has started."""
         self.config: TableConfig | None = None
@@ -303,6 +304,7 @@ class Host:
             "total": self.opts.seats,
             "bots": self.opts.bots,
             "password": self.opts.password is not None,
+            "chat": [list(entry) for entry in self.chat[-20:]],
         }
 
     def _changed(self) -> None:
@@ -348,6 +350,8 @@ class Host:
                 self._changed()
                 await self.start_now.wait()
                 self.started = True
+                self.lobby_changed.set()  # the lobby screen leaves for the game
+                self.lobby_changed = trio.Event()
                 if self.advertiser is not None:
                     await self.advertiser.stop()
                 return await self._start(mesh_listener, nursery)
@@ -401,6 +405,9 @@ class Host:
                         message = await link.receive()
                         if message is None or message["t"] == "bye":
                             break
+                        if message["t"] == "chat" and isinstance(message.get("text"), str):
+                            self.chat.append((seat.name, message["text"][:200]))
+                            self._changed()
                 except (LinkError, FramingError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     pass
                 if not self.started:
@@ -546,50 +553,111 @@ async def find_table(opts: JoinOptions, say: Say) -> tuple[str, int]:
     return chosen.host, chosen.port
 
 
+class Joiner:
+    """A player joining a table: the lobby as the host shows it, then this peer's game."""
+
+    def __init__(self, opts: JoinOptions, identity: Ed25519PrivateKey, say: Say = _print) -> None:
+        self.opts = opts
+        self.identity = identity
+        self.say = say
+        self.lobby: dict[str, Any] = {}
+        """The host's last lobby message (seats, game, options, chat)."""
+        self.lobby_changed = trio.Event()
+        self.address = ""
+        self.started = False
+        self.closed = ""
+        self.link: Link | None = None
+        self.runner: PeerRunner | None = None
+        self.peer: Peer | None = None
+
+    def _changed(self) -> None:
+        self.lobby_changed.set()
+        self.lobby_changed = trio.Event()
+
+    async def send_chat(self, text: str) -> None:
+        if self.link is not None and text.strip():
+            self.link.send({"t": "chat", "text": text.strip()[:200]})
+
+    async def leave(self) -> None:
+        if self.link is not None:
+            self.link.send({"t": "bye"})
+            await trio.sleep(0.1)
+            await self.link.aclose()
+
+    async def run(self) -> PeerRunner | None:
+        opts, identity, say = self.opts, self.identity, self.say
+        host, port = await find_table(opts, say)
+        self.address = f"{host}:{port}"
+        listener = await open_listener(opts.interface)
+        my_port = listener.socket.getsockname()[1]
+        stream = await trio.open_tcp_stream(host, port)
+        link, accepted = await dial(
+            stream,
+            identity,
+            name=opts.name,
+            role="join",
+            table=LOBBY_TABLE,
+            port=my_port,
+            password=opts.password,
+        )
+        self.link = link
+        say(
+            f"seated at {host}:{port} as seat {accepted.get('seat')}; your fingerprint "
+            f"{fingerprint(identity.public_key().public_bytes_raw())}"
+        )
+        start: dict[str, Any] | None = None
+        failure: BaseException | None = None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(link.writer)
+            try:
+                start = await _wait_for_start(link, say, self._lobby_message)
+            except (
+                LinkError,
+                FramingError,
+                trio.BrokenResourceError,
+                trio.ClosedResourceError,
+                OSError,
+            ) as exc:
+                failure = exc
+            nursery.cancel_scope.cancel()
+        await link.aclose()
+        if failure is not None or start is None:
+            self.closed = str(failure or "the host closed the table")
+            self._changed()
+            raise LinkError(f"the lobby connection failed: {failure}")
+        config = TableConfig.decode(link_field(start, "genesis", bytes, most=4096))
+        seat = link_field(start, "seat", int, most=7)
+        raw = link_field(start, "addresses", list, most=8)
+        addresses = [(str(a[0]), int(a[1])) for a in raw]
+        if config.identities[seat] != identity.public_key().public_bytes_raw():
+            raise LinkError("the host's table does not seat our key where it said")
+        for other, key in enumerate(config.identities):
+            if other != seat:
+                storage.remember_peer(key, config.names[other] if config.names else f"seat {other}")
+        say(f"game starts: {', '.join(config.names)}")
+        policy = make_bot(opts.headless, config.game, secrets.token_hex(8)) if opts.headless else None
+        self.peer = Peer(
+            config, seat, identity, listener, addresses, policy, save=opts.save, think_time=opts.think_time
+        )
+        self.runner = self.peer.build()
+        self.started = True
+        self._changed()
+        return await self.peer.play(say)
+
+    def _lobby_message(self, message: dict[str, Any]) -> None:
+        self.lobby = message
+        self._changed()
+
+
 async def join(opts: JoinOptions, identity: Ed25519PrivateKey, say: Say = _print) -> PeerRunner | None:
-    host, port = await find_table(opts, say)
-    listener = await open_listener(opts.interface)
-    my_port = listener.socket.getsockname()[1]
-    stream = await trio.open_tcp_stream(host, port)
-    link, accepted = await dial(
-        stream, identity, name=opts.name, role="join", table=LOBBY_TABLE, port=my_port, password=opts.password
-    )
-    say(
-        f"seated at {host}:{port} as seat {accepted.get('seat')}; your fingerprint "
-        f"{fingerprint(identity.public_key().public_bytes_raw())}"
-    )
-    start: dict[str, Any] | None = None
-    failure: BaseException | None = None
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(link.writer)
-        try:
-            start = await _wait_for_start(link, say)
-        except (LinkError, FramingError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            failure = exc
-        nursery.cancel_scope.cancel()
-    await link.aclose()
-    if failure is not None or start is None:
-        raise LinkError(f"the lobby connection failed: {failure}")
-    config = TableConfig.decode(link_field(start, "genesis", bytes, most=4096))
-    seat = link_field(start, "seat", int, most=7)
-    raw = link_field(start, "addresses", list, most=8)
-    addresses = [(str(a[0]), int(a[1])) for a in raw]
-    if config.identities[seat] != identity.public_key().public_bytes_raw():
-        raise LinkError("the host's table does not seat our key where it said")
-    for other, key in enumerate(config.identities):
-        if other != seat:
-            storage.remember_peer(key, config.names[other] if config.names else f"seat {other}")
-    say(f"game starts: {', '.join(config.names)}")
-    policy = make_bot(opts.headless, config.game, secrets.token_hex(8)) if opts.headless else None
-    peer = Peer(
-        config, seat, identity, listener, addresses, policy, save=opts.save, think_time=opts.think_time
-    )
-    peer.build()
-    return await peer.play(say)
+    """Join a table (by name, HOST:PORT, or picked from those found) and play."""
+    return await Joiner(opts, identity, say).run()
 
 
-async def _wait_for_start(link: Link, say: Say) -> dict[str, Any]:
-    """Show the lobby as the host updates it, until the game starts."""
+async def _wait_for_start(
+    link: Link, say: Say, on_lobby: Callable[[dict[str, Any]], None] | None = None
+) -> dict[str, Any]:
+    """Follow the lobby as the host updates it, until the game starts."""
     while True:
         message = await link.receive()
         if message is None:
@@ -598,6 +666,8 @@ async def _wait_for_start(link: Link, say: Say) -> dict[str, Any]:
             seats = message.get("seats", [])
             names = ", ".join(f"{s.get('name')} [{s.get('fp')}]" for s in seats if isinstance(s, dict))
             say(f"lobby: {names} + {message.get('bots', 0)} bot(s), {message.get('total')} seats")
+            if on_lobby is not None:
+                on_lobby(message)
         elif message["t"] == "start":
             return message
 

@@ -1,0 +1,195 @@
+"""The terminal UI for `host` and `join`: the lobby screen, then the game, on one screen.
+
+`HostLobby` and `JoinLobby` turn the network lobby (`netgame.Host`, `netgame.Joiner`) into the
+`LobbySource` the lobby screen reads; once the game starts, the game screen plays this seat's
+`PeerRunner`. While curses owns the terminal, the network's plain-line narration goes to the log
+(standard error is not the screen), and to the game's own log on screen.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from . import storage
+from .framing import FramingError
+from .link import LinkError
+from .netgame import Host, HostOptions, Joiner, JoinOptions, _guess_address, find_table
+from .ui import LobbySeat, LobbyView, detect_caps, open_terminal, run_game_ui, run_lobby_ui
+
+log = logging.getLogger("skyjo_lan.netui")
+
+
+def _quiet(line: str) -> None:
+    log.info("%s", line)
+
+
+class HostLobby:
+    """The host's lobby as the lobby screen sees it."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+
+    def lobby(self) -> LobbyView:
+        host, opts = self.host, self.host.opts
+        mine = storage.fingerprint(host.seats[0].key)
+        seats = [
+            LobbySeat(
+                name=s.name,
+                fingerprint=storage.fingerprint(s.key),
+                ready=True,
+                host=(s.kind == "host"),
+                me=storage.fingerprint(s.key) == mine,
+                known=s.returning if s.kind != "host" else None,
+            )
+            for s in host.seats
+        ]
+        seats += [
+            LobbySeat(name=f"bot {i + 1}", bot=True, ready=True, link="local") for i in range(opts.bots)
+        ]
+        seats += [LobbySeat(empty=True) for _ in range(max(0, opts.seats - len(seats)))]
+        players = len(host.seats) + opts.bots
+        address = host.address if host.address != "0.0.0.0" else _guess_address()
+        status = "waiting for players" if players < opts.seats else "every seat is taken"
+        return LobbyView(
+            table=opts.table,
+            game=opts.game,
+            seats=seats,
+            options=dict(opts.options),
+            password=opts.password is not None,
+            is_host=True,
+            address=f"{address}:{host.lobby_port}",
+            status=status,
+            can_start=players >= 2,
+            starting=host.started,
+            chat=list(host.chat),
+        )
+
+    def changed(self) -> trio.Event:
+        return self.host.lobby_changed
+
+    async def set_ready(self, ready: bool) -> None:
+        return None
+
+    async def start(self) -> None:
+        self.host.start_now.set()
+
+    async def send_chat(self, text: str) -> None:
+        if text.strip():
+            self.host.chat.append((self.host.opts.name, text.strip()[:200]))
+            self.host._changed()
+
+    async def leave(self) -> None:
+        return None
+
+
+class JoinLobby:
+    """A joiner's lobby as the lobby screen sees it."""
+
+    def __init__(self, joiner: Joiner) -> None:
+        self.joiner = joiner
+
+    def lobby(self) -> LobbyView:
+        joiner = self.joiner
+        message: dict[str, Any] = joiner.lobby
+        mine = storage.fingerprint(joiner.identity.public_key().public_bytes_raw())
+        seats: list[LobbySeat] = []
+        for entry in message.get("seats", []):
+            if not isinstance(entry, dict):
+                continue
+            fp = str(entry.get("fp", ""))
+            seats.append(
+                LobbySeat(
+                    name=str(entry.get("name", "?"))[:32],
+                    fingerprint=fp,
+                    ready=True,
+                    host=entry.get("kind") == "host",
+                    me=fp == mine,
+                    known=bool(entry.get("returning")) if fp != mine else None,
+                )
+            )
+        bots = int(message.get("bots", 0) or 0)
+        seats += [LobbySeat(name=f"bot {i + 1}", bot=True, ready=True) for i in range(bots)]
+        total = int(message.get("total", len(seats)) or len(seats))
+        seats += [LobbySeat(empty=True) for _ in range(max(0, total - len(seats)))]
+        chat = [
+            (str(c[0]), str(c[1])) for c in message.get("chat", []) if isinstance(c, list) and len(c) == 2
+        ]
+        return LobbyView(
+            table=str(message.get("table", "")),
+            game=str(message.get("game", "")),
+            seats=seats,
+            options=dict(message.get("options", {}) or {}),
+            password=bool(message.get("password")),
+            is_host=False,
+            address=joiner.address,
+            status="connecting" if not message else "waiting for the host to start",
+            starting=joiner.started,
+            closed=joiner.closed,
+            chat=chat,
+        )
+
+    def changed(self) -> trio.Event:
+        return self.joiner.lobby_changed
+
+    async def set_ready(self, ready: bool) -> None:
+        return None
+
+    async def start(self) -> None:
+        return None
+
+    async def send_chat(self, text: str) -> None:
+        await self.joiner.send_chat(text)
+
+    async def leave(self) -> None:
+        await self.joiner.leave()
+
+
+async def host_with_screen(
+    opts: HostOptions, identity: Ed25519PrivateKey, *, lang: str | None, no_color: bool, ascii_only: bool
+) -> int:
+    host = Host(opts, identity, _quiet)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(host.run)
+        async with open_terminal(detect_caps(no_color=no_color, ascii_only=ascii_only)) as terminal:
+            outcome = await run_lobby_ui(HostLobby(host), lang=lang, terminal=terminal)
+            if outcome != "start":
+                nursery.cancel_scope.cancel()
+                return 1
+            while host.runner is None:
+                await trio.sleep(0.05)
+            await run_game_ui(host.runner, lang=lang, terminal=terminal)
+        nursery.cancel_scope.cancel()
+    return 0 if host.runner is not None and host.runner.status.finished else 1
+
+
+async def join_with_screen(
+    opts: JoinOptions, identity: Ed25519PrivateKey, *, lang: str | None, no_color: bool, ascii_only: bool
+) -> int:
+    # choose the table before the screen is taken (the list of tables is a plain prompt)
+    address, port = await find_table(opts, print)
+    opts.target = f"{address}:{port}"
+    joiner = Joiner(opts, identity, _quiet)
+
+    async def play() -> None:
+        try:
+            await joiner.run()
+        except (LinkError, FramingError, OSError) as exc:
+            joiner.closed = str(exc)
+            joiner._changed()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(play)
+        async with open_terminal(detect_caps(no_color=no_color, ascii_only=ascii_only)) as terminal:
+            outcome = await run_lobby_ui(JoinLobby(joiner), lang=lang, terminal=terminal)
+            if outcome != "start":
+                nursery.cancel_scope.cancel()
+                return 1
+            while joiner.runner is None:
+                await trio.sleep(0.05)
+            await run_game_ui(joiner.runner, lang=lang, terminal=terminal)
+        nursery.cancel_scope.cancel()
+    return 0 if joiner.runner is not None and joiner.runner.status.finished else 1
