@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -38,10 +40,14 @@ from protocol.session import Session
 from skyjo_p2p.bots.base import Bot
 from skyjo_p2p.core.errors import IllegalMove
 from skyjo_p2p.core.events import Event as EngineEvent
+from skyjo_p2p.core.events import Moved, TurnBegan
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
 
 log = logging.getLogger("skyjo_lan.peer")
+
+_TRACE = os.environ.get("SKYJO_LAN_TRACE")
+"""A file to append one line per applied move to (benchmarks/lan.py measures latency with it)."""
 
 Broadcast = Callable[[bytes], Awaitable[None]]
 """Send one frame to every other peer (the links decide how)."""
@@ -105,6 +111,8 @@ class PeerRunner:
         self._recorded = 0
         self._your_move = False
         self._bot_busy = False
+        self._moves_seen = 0
+        self._turn_seen = False
 
     # --- for the UI -----------------------------------------------------------------------------
 
@@ -208,6 +216,8 @@ class PeerRunner:
         if isinstance(event, Updated):
             self.log.extend(LogEntry("fact", fact=f) for f in event.facts)
             self._your_move = False
+            if _TRACE is not None:
+                self._trace(event.facts)
         elif isinstance(event, Started):
             self.status.started = True
         elif isinstance(event, YourMove):
@@ -236,6 +246,18 @@ class PeerRunner:
             self.log.append(LogEntry("info", text=f"round {event.round} signed by every seat"))
         elif isinstance(event, TimerRequest) and self._nursery is not None:
             self._nursery.start_soon(self._timer, event)
+
+    def _trace(self, facts: tuple[EngineEvent, ...]) -> None:
+        """Benchmarks: one line per move applied here, "<time> <seat> <move number> <mover>"."""
+        assert _TRACE is not None
+        with open(_TRACE, "a") as handle:
+            for fact in facts:
+                if isinstance(fact, Moved):
+                    self._moves_seen += 1
+                    handle.write(f"{time.time():.6f} {self.seat} {self._moves_seen} {fact.move.seat}\n")
+                elif isinstance(fact, TurnBegan) and not self._turn_seen:
+                    self._turn_seen = True
+                    handle.write(f"{time.time():.6f} {self.seat} first-turn\n")
 
     async def _timer(self, request: TimerRequest) -> None:
         await trio.sleep(request.seconds)

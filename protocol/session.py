@@ -797,8 +797,10 @@ class _Keys(_Job):
 class _Shuffle(_Job):
     """A fresh deck (deal) or a pile (reshuffle): each seat in turn shuffles with a proof.
 
-    A seat checks every shuffle before its own (in one batch, `verify_shuffle_chain`), and all the
-    later ones once the last is in; nothing is decrypted before every shuffle has been checked.
+    A seat checks each earlier shuffle as soon as it arrives, while it waits for its turn, so only
+    the latest is left to check before it shuffles (what waits on it is one check, not all of
+    them); the shuffles after its own it checks in one batch once the last is in (nobody waits on
+    those, and a batch costs less). Nothing is decrypted before every shuffle has been checked.
     If a later seat times out, the shuffles received so far are checked first (that seat may have
     stopped because one of them was bad).
     """
@@ -877,6 +879,8 @@ class _Shuffle(_Job):
             self.proofs.append(proof)
             self.contexts.append(context)
             self.next_seat += 1
+            if session.me is not None and seat < session.me:
+                self._verify(session, seat + 1)  # while the next seats shuffle, not on our turn
         self._verify(session, session.players)
         request = self.request
         final = self.decks[-1]
