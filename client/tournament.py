@@ -190,7 +190,8 @@ COLUMNS = [
     ("win_rate_ci95", "95% CI"),
     ("mean_round_score_raw", "round (raw)"),
     ("mean_final_total", "final total"),
-    ("mean_decision_ms", "decision ms"),
+    ("mean_decision_ms", "mean ms"),
+    ("median_decision_ms", "median ms"),
     ("max_decision_ms", "max ms"),
 ]
 
@@ -211,6 +212,7 @@ def table(report: dict[str, Any]) -> str:
                 _fmt(entry["mean_round_score_raw"]),
                 _fmt(entry["mean_final_total"]),
                 _fmt(entry["mean_decision_ms"]),
+                _fmt(entry["median_decision_ms"]),
                 _fmt(entry["max_decision_ms"]),
             ]
         )
