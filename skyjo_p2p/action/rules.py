@@ -36,6 +36,7 @@ from ..core.events import (
 from ..core.moves import Move, MoveSchema
 from ..core.state import TableState
 from ..grid import EMPTY
+from ..skyjo.rules import check_setup_reveal
 from . import actions, in_deck, lines, stars
 from .cards import ACTION, KIND_NAMES, PLAYING, STAR
 from .facts import ActionDiscarded, ExtraTurns, TurnSkipped
@@ -312,14 +313,8 @@ def _open_setup(state: ActionState, task: Task, events: list[Event]) -> None:
 
 def _reveal(state: ActionState, move: Move, events: list[Event]) -> None:
     seat = move.seat
-    if state.step != SETUP:
-        raise IllegalMove("cards are turned at setup only; the round has started")
-    need = state.to_reveal[seat]
-    if need == 0:
-        raise IllegalMove(f"seat {seat} has already turned its setup cards")
+    check_setup_reveal(state.step == SETUP, state.to_reveal[seat], seat, move.slots)
     slots = move.slots
-    if len(slots) != need or len(set(slots)) != need:
-        raise IllegalMove(f"turn exactly {need} different cards at setup")
     size = state.size
     base = seat * size
     for slot in slots:

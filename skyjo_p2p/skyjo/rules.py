@@ -267,16 +267,20 @@ def start_round(state: SkyjoState, events: list[Event]) -> None:
     state.resume = "setup"
 
 
-def _reveal(state: SkyjoState, move: Move, events: list[Event]) -> None:
-    seat = move.seat
-    if state.phase != SETUP:
+def check_setup_reveal(at_setup: bool, need: int, seat: int, slots: tuple[int, ...]) -> None:
+    """The setup move turns exactly the seat's `need` cards, all different (R-S3, R-A2)."""
+    if not at_setup:
         raise IllegalMove("cards are turned at setup only; the round has started")
-    need = state.to_reveal[seat]
     if need == 0:
         raise IllegalMove(f"seat {seat} has already turned its setup cards")
-    slots = move.slots
     if len(slots) != need or len(set(slots)) != need:
         raise IllegalMove(f"turn exactly {need} different cards at setup")
+
+
+def _reveal(state: SkyjoState, move: Move, events: list[Event]) -> None:
+    seat = move.seat
+    check_setup_reveal(state.phase == SETUP, state.to_reveal[seat], seat, move.slots)
+    slots = move.slots
     base = seat * state.shape.size
     requests: list[Request] = []
     for slot in slots:
