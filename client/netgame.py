@@ -148,12 +148,14 @@ class Peer:
     session: Session | None = None
     runner: PeerRunner | None = None
     resume: ResumeInfo | None = None
+    writer: TranscriptWriter | None = None
 
     def build(self, restored: tuple[list[bytes], dict[str, Any]] | None = None) -> PeerRunner:
         writer: TranscriptWriter | None = None
         if self.save:
             path = self.resume.transcript if self.resume is not None else None
             writer = TranscriptWriter(self.config, path)
+            self.writer = writer
             host, port = self.listener.socket.getsockname()[:2]
             if self.resume is None:
                 self.resume = ResumeInfo(
@@ -190,11 +192,17 @@ class Peer:
     async def play(self, say: Say | None = None) -> PeerRunner:
         runner = self.runner or self.build()
         mesh = Mesh(runner, self.identity, self.addresses, self.listener)
-        async with trio.open_nursery() as nursery:
-            if say is not None:
-                nursery.start_soon(_narrate, runner, say)
-            await mesh.run()
-            nursery.cancel_scope.cancel()
+        try:
+            async with trio.open_nursery() as nursery:
+                if say is not None:
+                    nursery.start_soon(_narrate, runner, say)
+                await mesh.run()
+                nursery.cancel_scope.cancel()
+        finally:
+            with trio.CancelScope(shield=True):
+                await self.listener.aclose()
+            if self.writer is not None:
+                self.writer.close()
         if self.resume is not None:
             self.resume.finished = runner.status.finished
             self.resume.save()
