@@ -85,6 +85,8 @@ class Table:
         )
         self.players = players
         self.sessions = [Session(self.config, s, keys[s]) for s in range(players)]
+        for session in self.sessions:
+            session.batch_echoes = True  # as client.peer.PeerRunner drives them
         self.bots = [make_bot("greedy", "skyjo", f"{seed}:{s}") for s in range(players)]
         self.cpu = [0.0] * players
         self.clock = [0.0] * players
@@ -99,11 +101,10 @@ class Table:
         self.count_ops = False
         self.latency = latency
         self.in_flight = [0] * players
-        self.flush_when_idle = False
+        self.flush_when_idle = True
+        """Like the real client: a peer's echoes go out when nothing more is in flight to it."""
         self.watch: Callable[[int], None] | None = None
         """Called with the receiver's seat after every delivered frame."""
-        """Experiment `echo-when-idle`: the driver flushes a peer's acks when nothing is in
-        flight to it (the session's own flush after each frame is switched off)."""
         """Simulated one-way network delay of every frame, in seconds (parallel wall time only)."""
         self.cpu_by_kind: Counter[str] = Counter()
         """CPU of handling a received frame (and everything it triggers), by the frame's kind."""
@@ -182,7 +183,7 @@ class Table:
         self.collect(receiver)
         if self.flush_when_idle and self.in_flight[receiver] == 0:
             session = self.sessions[receiver]
-            self.call(receiver, _REAL_FLUSH[0], session)
+            self.call(receiver, session.flush_echoes)
             self.collect(receiver)
         self.cpu_by_kind[kind] += self.cpu[receiver] - before
         if self.watch is not None:
@@ -605,25 +606,19 @@ def raw_profile(stats: pstats.Stats, top: int) -> str:
 
 # --- experiments: optimisations simulated by patching this process only --------------------------
 
-_REAL_FLUSH: list[Callable[[Session], None]] = [Session._flush_acks]
-
 EXPERIMENTS = (
     "structural-decode",
-    "echo-when-idle",
-    "no-self-check",
     "libsodium-verify",
     "verify-at-end",
-    "early-shares",
 )
 """What each experiment changes (in this benchmark process only; protocol/ is not modified):
 
 structural-decode  received shuffle decks and proofs: length, canonical y and not-identity checks
                    only (libsodium validates each point when the verification multiplies it)
-echo-when-idle     one echo per burst: acks are flushed when no frame is in flight to the peer
-no-self-check      `seal` does not re-open (and re-verify) the frame it has just signed
 libsodium-verify   frame signatures verified with PyNaCl (libsodium) instead of `cryptography`
 verify-at-end      a seat does not verify the shuffles before its own; all are checked at the end
-early-shares       a seat sends its shares when the reveal job starts, not after lower seats'
+(One echo per burst, no self-check in `seal` and shares sent at the start of a reveal job were
+experiments here; the session does all three now.)
 """
 
 
@@ -664,10 +659,8 @@ class Experiment:
         import importlib
 
         session_mod = importlib.import_module("protocol.session")
-        messages = importlib.import_module("protocol.messages")
         elgamal = importlib.import_module("protocol.crypto.elgamal")
         shuffle_mod = importlib.import_module("protocol.crypto.shuffle")
-        crypto_pkg = importlib.import_module("protocol.crypto")
         from protocol.crypto.errors import InvalidPoint
 
         if "structural-decode" in self.names:
@@ -685,19 +678,6 @@ class Experiment:
 
             self._patch(elgamal, "decode_point", structural)
             self._patch(shuffle_mod, "decode_point", structural)
-        if "echo-when-idle" in self.names:
-            self._patch(Session, "_flush_acks", lambda session: None)
-        if "no-self-check" in self.names:
-
-            def seal(
-                config: TableConfig, key: Any, seat: int, seq: int, prev: bytes, kind: str, data: Any
-            ) -> Any:
-                body = messages.encode_body(config, seat, seq, prev, kind, data)
-                frame = bytes(msgpack.packb([body, key.sign(body)], use_bin_type=True))
-                head = msgpack.unpackb(body, raw=False)
-                return messages.Envelope(seat, seq, prev, kind, head["data"], body, frame)
-
-            self._patch(session_mod, "seal", seal)
         if "verify-at-end" in self.names:
             original_verify = session_mod._Shuffle._verify
 
@@ -707,21 +687,6 @@ class Experiment:
                 original_verify(job, session, upto)
 
             self._patch(session_mod._Shuffle, "_verify", verify)
-        if "early-shares" in self.names:
-            original_begin = session_mod._Reveals.begin
-
-            def begin(job: Any, session: Session, number: int) -> None:
-                original_begin(job, session, number)
-                me = session.me
-                if me is None or me not in job.owed or session._queues[me]:
-                    return
-                cards = [session.cards.ciphertexts[h] for h in job.owed[me]]
-                context = session.context(me, job.start_hash)
-                assert session.secret is not None
-                batch = crypto_pkg.make_share_batch(session.secret, session.public_keys[me], cards, context)
-                session._emit("shares", {"job": job.number, "batch": list(batch.to_wire())})
-
-            self._patch(session_mod._Reveals, "begin", begin)
         Experiment.active = self.names
         return self
 
@@ -733,8 +698,6 @@ class Experiment:
 
 
 def _apply_to_table(table: Table) -> None:
-    if "echo-when-idle" in Experiment.active:
-        table.flush_when_idle = True
     if "libsodium-verify" in Experiment.active:
         for session in table.sessions:
             session._verifiers = {  # type: ignore[assignment]
