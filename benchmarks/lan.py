@@ -12,7 +12,11 @@ three joiners launched right after) to the first turn. Medians and percentiles o
 
 *load*: one process hosts `--peers` headless peers (the host's seat and its bots, every one a real
 peer with its own keys and TCP links on loopback) for `--games` consecutive one-round games, and
-records resident memory and open file descriptors after each game: no error, no growth.
+records after each game its resident memory, its Python heap (`sys.getallocatedblocks()`, the
+blocks Python's allocator holds: a leak of Python objects shows there first), the number of objects
+the garbage collector tracks, and its open file descriptors: no error, no growth. Growth is judged
+after a warm-up of 10 games: the C allocator keeps arenas for the worker threads that run the
+cryptography, and resident memory settles only once each has reached its working size.
 """
 
 from __future__ import annotations
@@ -158,6 +162,9 @@ def open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+WARM_UP = 10  # games before growth is judged (see the module docstring)
+
+
 def load(args: argparse.Namespace) -> dict[str, object]:
     import gc
 
@@ -192,20 +199,34 @@ def load(args: argparse.Namespace) -> dict[str, object]:
         ok = trio.run(game, number)
         errors += 0 if ok else 1
         gc.collect()
-        samples.append({"game": number + 1, "rss_mib": round(rss_mib(), 1), "open_fds": open_fds(), "ok": ok})
+        samples.append(
+            {
+                "game": number + 1,
+                "rss_mib": round(rss_mib(), 1),
+                "python_blocks": sys.getallocatedblocks(),
+                "gc_objects": len(gc.get_objects()),
+                "open_fds": open_fds(),
+                "ok": ok,
+            }
+        )
         print(
-            f"game {number + 1}: ok={ok} rss={samples[-1]['rss_mib']} MiB fds={samples[-1]['open_fds']} "
-            f"({time.time() - started:.0f} s)",
+            f"game {number + 1}: ok={ok} rss={samples[-1]['rss_mib']} MiB "
+            f"python blocks={samples[-1]['python_blocks']} objects={samples[-1]['gc_objects']} "
+            f"fds={samples[-1]['open_fds']} ({time.time() - started:.0f} s)",
             file=sys.stderr,
         )
-    first, last = samples[min(1, len(samples) - 1)], samples[-1]
+    first, last = samples[min(WARM_UP, len(samples)) - 1], samples[-1]
     return {
         "peers": args.peers,
         "games": args.games,
         "errors": errors,
         "rss_mib": [s["rss_mib"] for s in samples],
+        "python_blocks": [s["python_blocks"] for s in samples],
+        "gc_objects": [s["gc_objects"] for s in samples],
         "open_fds": [s["open_fds"] for s in samples],
+        "warm_up_games": min(WARM_UP, len(samples)),
         "memory_flat": last["rss_mib"] <= first["rss_mib"] * 1.10,  # type: ignore[operator]
+        "python_heap_flat": last["python_blocks"] <= first["python_blocks"] * 1.02,  # type: ignore[operator]
         "fds_flat": last["open_fds"] <= first["open_fds"],  # type: ignore[operator]
         "wall_s": round(time.time() - started, 1),
     }
