@@ -15,8 +15,8 @@ peer with its own keys and TCP links on loopback) for `--games` consecutive one-
 records after each game its resident memory, its Python heap (`sys.getallocatedblocks()`, the
 blocks Python's allocator holds: a leak of Python objects shows there first), the number of objects
 the garbage collector tracks, and its open file descriptors: no error, no growth. Growth is judged
-after a warm-up of 10 games: the C allocator keeps arenas for the worker threads that run the
-cryptography, and resident memory settles only once each has reached its working size.
+after a warm-up of 10 games: resident memory rises over the first games (not through Python
+objects, whose count settles at once; docs/performance.md) and settles after about ten.
 """
 
 from __future__ import annotations
