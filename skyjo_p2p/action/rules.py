@@ -36,7 +36,7 @@ from ..core.events import (
 from ..core.moves import Move, MoveSchema
 from ..core.state import TableState
 from ..grid import EMPTY
-from ..skyjo.rules import check_setup_reveal
+from ..skyjo.rules import check_setup_reveal, first_player_among
 from . import actions, in_deck, lines, stars
 from .cards import ACTION, KIND_NAMES, PLAYING, STAR
 from .facts import ActionDiscarded, ExtraTurns, TurnSkipped
@@ -350,27 +350,20 @@ def _first_player(state: ActionState, task: Task, events: list[Event]) -> None:
 
 def first_player_candidates(state: ActionState) -> list[int]:
     """Highest sum of the cards turned at setup, then highest card; a star counts 0 (R-A3, R-S4)."""
-    sums: list[int] = []
-    highs: list[int] = []
     size = state.size
-    for seat in range(state.players):
-        base = seat * size
-        shown = [
-            0 if v == STAR else v
-            for v in (
-                state.public_value(state.grid[base + i])
-                for i in range(size)
-                if state.grid[base + i] != EMPTY and state.face_up[base + i]
-            )
+    return first_player_among(
+        [
+            [
+                0 if value == STAR else value
+                for value in (
+                    state.public_value(state.grid[base + i])
+                    for i in range(size)
+                    if state.grid[base + i] != EMPTY and state.face_up[base + i]
+                )
+            ]
+            for base in range(0, state.players * size, size)
         ]
-        sums.append(sum(shown))
-        highs.append(max(shown) if shown else -99)
-    best = max(sums)
-    tied = [s for s in range(state.players) if sums[s] == best]
-    if len(tied) > 1:
-        top = max(highs[s] for s in tied)
-        tied = [s for s in tied if highs[s] == top]
-    return tied
+    )
 
 
 def _first_random(state: ActionState, task: Task, events: list[Event]) -> None:

@@ -311,22 +311,24 @@ def _after_setup(state: SkyjoState, events: list[Event]) -> None:
 
 def first_player_candidates(state: SkyjoState) -> list[int]:
     """Seats that may start round 1 (R-S4): highest sum of revealed cards, then highest card."""
-    sums: list[int] = []
-    highs: list[int] = []
-    for seat in range(state.players):
-        base = seat * state.shape.size
-        shown = [
-            state.public_value(state.grid[base + i])
-            for i in range(state.shape.size)
-            if state.face_up[base + i]
+    size = state.shape.size
+    return first_player_among(
+        [
+            [state.public_value(state.grid[base + i]) for i in range(size) if state.face_up[base + i]]
+            for base in range(0, state.players * size, size)
         ]
-        sums.append(sum(shown))
-        highs.append(max(shown) if shown else -99)
-    best = max(sums)
-    tied = [s for s in range(state.players) if sums[s] == best]
+    )
+
+
+def first_player_among(shown: Sequence[Sequence[int]]) -> list[int]:
+    """The seats tied for first (R-S4), given the values each seat turned at setup: the highest
+    sum, then among those the highest single card. More than one seat left: a joint coin decides."""
+    sums = [sum(values) for values in shown]
+    highs = [max(values, default=-99) for values in shown]
+    tied = [seat for seat, total in enumerate(sums) if total == max(sums)]
     if len(tied) > 1:
-        top = max(highs[s] for s in tied)
-        tied = [s for s in tied if highs[s] == top]
+        top = max(highs[seat] for seat in tied)
+        tied = [seat for seat in tied if highs[seat] == top]
     return tied
 
 
