@@ -14,6 +14,7 @@ from typing import Any
 from ..core.errors import OptionError
 from ..core.options import OptionSpec, parse_options
 from ..grid import CLASSIC, SMALL, GridShape
+from ..skyjo.options import ENDER_MULTIPLIER, TARGET_SCORE
 from .cards import DEFAULT_COUNTS, KINDS, NUMBERS, STAR, code_of, name_of
 
 STANDARD = "standard"
@@ -26,17 +27,8 @@ VARIANTS = (STANDARD, ACTION_IN_DECK, STARS_ONLY, NUMBERS_ONLY)
 _PLAYERS = {STANDARD: (2, 6), ACTION_IN_DECK: (2, 6), STARS_ONLY: (1, 6), NUMBERS_ONLY: (1, 4)}
 
 SPECS = (
-    OptionSpec(
-        "target_score", int, 100, "the game ends after the round in which a total reaches this", 1, 100_000
-    ),
-    OptionSpec(
-        "ender_multiplier",
-        int,
-        2,
-        "the round ender's positive score is multiplied by this unless strictly lowest",
-        1,
-        10,
-    ),
+    TARGET_SCORE,
+    ENDER_MULTIPLIER,
     OptionSpec(
         "setup_reveals",
         int,

@@ -8,23 +8,22 @@ from typing import Any
 
 from ..core.options import OptionSpec, parse_options
 
+# Scoring options SKYJO ACTION shares (R-S8, R-S9, R-S11).
+TARGET_SCORE = OptionSpec(
+    "target_score", int, 100, "the game ends after the round in which a total reaches this", 1, 100_000
+)
+ENDER_MULTIPLIER = OptionSpec(
+    "ender_multiplier",
+    int,
+    2,
+    "the round ender's positive score is multiplied by this unless strictly lowest",
+    1,
+    10,
+)
+
 SPECS = (
-    OptionSpec(
-        "target_score",
-        int,
-        100,
-        "the game ends after the round in which a total reaches this",
-        1,
-        100_000,
-    ),
-    OptionSpec(
-        "ender_multiplier",
-        int,
-        2,
-        "the round ender's positive score is multiplied by this unless strictly lowest",
-        1,
-        10,
-    ),
+    TARGET_SCORE,
+    ENDER_MULTIPLIER,
     OptionSpec(
         "rows",
         bool,
