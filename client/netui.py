@@ -18,7 +18,7 @@ from . import storage
 from .framing import FramingError
 from .link import LinkError
 from .netgame import Host, HostOptions, Joiner, JoinOptions, _guess_address, find_table
-from .ui import LobbySeat, LobbyView, detect_caps, open_terminal, run_game_ui, run_lobby_ui
+from .ui import Caps, LobbySeat, LobbySource, LobbyView, detect_caps, open_terminal, run_game_ui, run_lobby_ui
 
 log = logging.getLogger("skyjo_lan.netui")
 
@@ -152,18 +152,12 @@ async def host_with_screen(
     opts: HostOptions, identity: Ed25519PrivateKey, *, lang: str | None, no_color: bool, ascii_only: bool
 ) -> int:
     host = Host(opts, identity, _quiet)
+    caps = detect_caps(no_color=no_color, ascii_only=ascii_only)
     async with trio.open_nursery() as nursery:
         await nursery.start(host.run)
-        async with open_terminal(detect_caps(no_color=no_color, ascii_only=ascii_only)) as terminal:
-            outcome = await run_lobby_ui(HostLobby(host), lang=lang, terminal=terminal)
-            if outcome != "start":
-                nursery.cancel_scope.cancel()
-                return 1
-            while host.runner is None:
-                await trio.sleep(0.05)
-            await run_game_ui(host.runner, lang=lang, terminal=terminal)
+        code = await _lobby_then_game(HostLobby(host), host, lang, caps)
         nursery.cancel_scope.cancel()
-    return 0 if host.runner is not None and host.runner.status.finished else 1
+    return code
 
 
 async def join_with_screen(
@@ -181,15 +175,21 @@ async def join_with_screen(
             joiner.closed = str(exc)
             joiner._changed()
 
+    caps = detect_caps(no_color=no_color, ascii_only=ascii_only)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(play)
-        async with open_terminal(detect_caps(no_color=no_color, ascii_only=ascii_only)) as terminal:
-            outcome = await run_lobby_ui(JoinLobby(joiner), lang=lang, terminal=terminal)
-            if outcome != "start":
-                nursery.cancel_scope.cancel()
-                return 1
-            while joiner.runner is None:
-                await trio.sleep(0.05)
-            await run_game_ui(joiner.runner, lang=lang, terminal=terminal)
+        code = await _lobby_then_game(JoinLobby(joiner), joiner, lang, caps)
         nursery.cancel_scope.cancel()
-    return 0 if joiner.runner is not None and joiner.runner.status.finished else 1
+    return code
+
+
+async def _lobby_then_game(lobby: LobbySource, peer: Host | Joiner, lang: str | None, caps: Caps) -> int:
+    """The lobby screen, then (once the host starts and the peer has its runner) the game screen on
+    the same terminal. 0 when the game finished, 1 when the player left before or during it."""
+    async with open_terminal(caps) as terminal:
+        if await run_lobby_ui(lobby, lang=lang, terminal=terminal) != "start":
+            return 1
+        while peer.runner is None:
+            await trio.sleep(0.05)
+        await run_game_ui(peer.runner, lang=lang, terminal=terminal)
+        return 0 if peer.runner.status.finished else 1
