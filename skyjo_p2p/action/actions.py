@@ -102,14 +102,14 @@ def _no_effect(state: ActionState, seat: int, handle: int, reason: str, events: 
     events.append(NoEffect(seat, handle, reason))
 
 
-def _slot(state: ActionState, seat: int, slot: int | None, what: str = "slot") -> tuple[int, int]:
-    """(grid index, slot) of a slot of `seat` that holds a card."""
+def grid_slot(state: ActionState, seat: int, slot: int | None, what: str = "slot") -> tuple[int, int]:
+    """(grid index, slot) of a slot of `seat` that holds a card; IllegalMove for any other slot."""
     size = state.size
     if slot is None or not 0 <= slot < size:
         raise IllegalMove(f"there is no {what} {slot} (slots are 0..{size - 1})")
     index = seat * size + slot
     if state.grid[index] == EMPTY:
-        raise IllegalMove(f"{what} {slot} of seat {seat} is empty")
+        raise IllegalMove(f"{what} {slot} of seat {seat} is empty (its line was removed)")
     return index, slot
 
 
@@ -180,7 +180,7 @@ def pick(state: ActionState, move: Move, events: list[Event]) -> None:
     if (move.slot is None) == (move.index is None):
         raise IllegalMove("pick either a grid card (slot) or a held action card (index)")
     if move.slot is not None:
-        index, slot = _slot(state, victim, move.slot)
+        index, slot = grid_slot(state, victim, move.slot)
         handle = state.grid[index]
         state.done()
         state.discard.insert(0, handle)  # under the discard pile, unrevealed (R-A12)
@@ -224,8 +224,8 @@ def swap_moves(state: ActionState, seat: int) -> list[Move]:
 
 def swap(state: ActionState, move: Move, events: list[Event]) -> None:
     seat = move.seat
-    first, slot = _slot(state, seat, move.slot)
-    second, slot2 = _slot(state, seat, move.slot2, "slot2")
+    first, slot = grid_slot(state, seat, move.slot)
+    second, slot2 = grid_slot(state, seat, move.slot2, "slot2")
     if first == second:
         raise IllegalMove("swap two different cards")
     up_first, up_second = _faces(move)
@@ -314,7 +314,7 @@ def keep(state: ActionState, move: Move, events: list[Event]) -> None:
     seat = move.seat
     held = list(range(len(state.holding)))
     position = _index(move, len(held), f"index must name one of the {len(held)} cards drawn")
-    index, slot = _slot(state, seat, move.slot)
+    index, slot = grid_slot(state, seat, move.slot)
     order = _order(state, move, [i for i in held if i != position])
     _check_no_hidden_action(state, seat)
     cards = state.holding
@@ -510,8 +510,8 @@ def exchange(state: ActionState, move: Move, events: list[Event]) -> None:
     target = _seat(state, move.target)
     if target == seat:
         raise IllegalMove("exchange with another player (swap-own swaps your own cards)")
-    mine, slot = _slot(state, seat, move.slot)
-    theirs, slot2 = _slot(state, target, move.slot2, "slot2")
+    mine, slot = grid_slot(state, seat, move.slot)
+    theirs, slot2 = grid_slot(state, target, move.slot2, "slot2")
     up_mine, up_theirs = _faces(move)
     state.done()
     if target not in attacked:  # one attack per opponent involved, blocked as a whole (R-A11)

@@ -480,17 +480,6 @@ def _draw(state: ActionState, move: Move, events: list[Event]) -> None:
         raise IllegalMove(f"draw from 'deck' or 'discard', not {move.source!r}")
 
 
-def _grid_index(state: ActionState, seat: int, slot: int | None) -> tuple[int, int]:
-    """(grid index, slot) of a slot of `seat` that holds a card."""
-    size = state.size
-    if slot is None or not 0 <= slot < size:
-        raise IllegalMove(f"there is no slot {slot} (slots are 0..{size - 1})")
-    index = seat * size + slot
-    if state.grid[index] == EMPTY:
-        raise IllegalMove(f"slot {slot} is empty (its line was removed)")
-    return index, slot
-
-
 def _check_not_action(state: ActionState, seat: int, handle: int) -> None:
     if state.options.in_deck:
         if in_deck.known_action(state, seat, handle):
@@ -503,7 +492,7 @@ def _check_not_action(state: ActionState, seat: int, handle: int) -> None:
 
 def _replace(state: ActionState, move: Move, events: list[Event]) -> None:
     seat = move.seat
-    index, slot = _grid_index(state, seat, move.slot)
+    index, slot = actions.grid_slot(state, seat, move.slot)
     handle = state.holding[0]
     if state.step == DRAWN:
         _check_not_action(state, seat, handle)
@@ -534,7 +523,7 @@ def _discard(state: ActionState, move: Move, events: list[Event]) -> None:
 
 def _flip(state: ActionState, move: Move, events: list[Event]) -> None:
     seat = move.seat
-    index, slot = _grid_index(state, seat, move.slot)
+    index, slot = actions.grid_slot(state, seat, move.slot)
     if state.face_up[index]:
         raise IllegalMove(f"slot {move.slot} is already face up")
     state.face_up[index] = True
