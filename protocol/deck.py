@@ -21,6 +21,9 @@ class CardStore:
         self.ciphertexts: dict[int, Ciphertext] = {}
         self.deck_of: dict[int, str] = {}
         self.shares: dict[int, dict[int, Point]] = {}
+        """Decryption shares published in the clear, by handle then seat (every peer holds the same)."""
+        self.private: dict[int, dict[int, Point]] = {}
+        """Decryption shares this peer received privately (encrypted to it), by handle then seat."""
 
     def codebook(self, deck: str, size: int) -> Codebook:
         """The card points M_k of `deck` (k < size): hash-to-group on (session id, deck name, k)."""
@@ -37,6 +40,7 @@ class CardStore:
         self.ciphertexts.clear()
         self.deck_of.clear()
         self.shares.clear()
+        self.private.clear()
 
     def place(self, deck: str, first: int, cards: Sequence[Ciphertext]) -> None:
         for offset, ciphertext in enumerate(cards):

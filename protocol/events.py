@@ -69,9 +69,16 @@ class Blamed:
 
 @dataclass(frozen=True, slots=True)
 class Halted:
-    """The session stopped; nothing more will be played in it."""
+    """The session stopped; nothing more will be played in it.
+
+    `culprit` is the seat proven (by signed evidence) to have broken the protocol, if any;
+    `absent` are the seats that stopped answering (a player who left, a lost link: not a cheat).
+    A stop with neither is one this peer could not attribute (an unsettled dispute, say).
+    """
 
     reason: str
+    culprit: int | None = None
+    absent: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -239,6 +239,31 @@ class Session:
         state = self.state
         return state is not None and state.phase == "game_over" and self._job is None and not self._jobs
 
+    def unconsumed(self) -> list[str]:
+        """Why frames that were received could not be used, one line each (empty: none).
+
+        Frames waiting behind a gap in their sender's chain, and game messages accepted into a
+        chain that no job consumed (sent after the end of the game, or out of the game's order
+        while the session waits). A complete, valid transcript leaves nothing here once
+        `settled`; `verify` reports anything left as a fault.
+        """
+        out: list[str] = []
+        for seat, chain in enumerate(self._chains):
+            if chain.ahead:
+                first = min(chain.ahead)
+                out.append(
+                    f"{len(chain.ahead)} frame(s) of seat {seat} from #{first} wait behind a gap "
+                    f"(frame #{chain.next_seq} is missing)"
+                )
+            queue = self._queues[seat]
+            if queue:
+                head = queue[0]
+                out.append(
+                    f"{len(queue)} game message(s) of seat {seat} from #{head.seq} ({head.kind}) "
+                    "were never consumed"
+                )
+        return out
+
     def next_seq_of(self, seat: int) -> int:
         """The sequence number of the next frame we expect from `seat` (for resend requests)."""
         return self._chains[seat].next_seq
