@@ -14,6 +14,7 @@ from .engine import (
     parse_move,
     rules_for,
     state_hash,
+    validate_options,
     view,
 )
 
@@ -32,5 +33,6 @@ __all__ = [
     "parse_move",
     "rules_for",
     "state_hash",
+    "validate_options",
     "view",
 ]

@@ -28,6 +28,7 @@ from .core.events import (
     Revealed,
 )
 from .core.moves import Move, MoveSchema
+from .core.options import shown
 from .core.state import TableState
 
 
@@ -91,16 +92,44 @@ def rules_for(game: str) -> Rules:
     return rules
 
 
+def validate_options(game: object, players: object, options: object = None) -> None:
+    """Refuse, with an `OptionError` a person can read, an unknown game, a player count the game
+    (or its variant) does not allow, or any option that is unknown, of the wrong type or out of
+    its bounds (docs/rules.md, "Table options and their bounds").
+
+    What passes can be dealt and played: `new_game` takes it and no later step of the game
+    fails because of an option. Each game's ``options`` module provides the game's own
+    ``check(players, options)``.
+    """
+    if not isinstance(game, str):
+        raise OptionError(f"a game is named by text, not {shown(game)} (games: {', '.join(_MODULES)})")
+    if game not in _MODULES and game not in _RULES:
+        raise OptionError(f"unknown game {shown(game)} (games: {', '.join(_MODULES)})")
+    rules = rules_for(game)
+    if (
+        isinstance(players, bool)
+        or not isinstance(players, int)
+        or not rules.min_players <= players <= rules.max_players
+    ):
+        raise OptionError(
+            f"{game} is played by {rules.min_players} to {rules.max_players} players, not {shown(players)}"
+        )
+    if options is not None and not isinstance(options, Mapping):
+        raise OptionError(f"options are a map of names to values, not {shown(options)}")
+    module = _MODULES.get(game)
+    if module is not None:
+        importlib.import_module(f"{module}.options").check(players, options or {})
+
+
 def new_game(
     game: str, players: int, options: Mapping[str, Any] | None = None
 ) -> tuple[TableState, list[Event]]:
-    """A new game of `game` for `players` seats; its events request the first deal."""
-    rules = rules_for(game)
-    if not isinstance(players, int) or not rules.min_players <= players <= rules.max_players:
-        raise OptionError(
-            f"{game} is played by {rules.min_players} to {rules.max_players} players, not {players}"
-        )
-    return rules.new_state(players, options or {})
+    """A new game of `game` for `players` seats; its events request the first deal.
+
+    Raises `OptionError` for whatever `validate_options` refuses.
+    """
+    validate_options(game, players, options)
+    return rules_for(game).new_state(players, options or {})
 
 
 def parse_move(game: str, data: Mapping[str, Any]) -> Move:

@@ -120,6 +120,7 @@ class ActionOptions:
 
     @classmethod
     def parse(cls, given: Mapping[str, Any] | None) -> ActionOptions:
+        """The options and the decks they make, every value checked. Raises `OptionError`."""
         raw = parse_options(SPECS, given)
         shape = SMALL if raw["grid"] == "3x3" else CLASSIC
         reveals = raw["setup_reveals"]
@@ -144,6 +145,11 @@ class ActionOptions:
                     f"option deck_actions is {wanted} but only {len(pool)} action cards are in play"
                 )
             playing += sorted(pool[: raw["deck_actions"]])
+        if variant == STANDARD and not actions:
+            raise OptionError(
+                "the standard game needs at least one action card, and action_kinds and card_counts "
+                "leave none (variant=stars-only is the game without action cards)"
+            )
         if not any(v > 0 for v in NUMBERS if table[v]):
             raise OptionError("card_counts leaves no positive number card: no total could reach the target")
         return cls(
@@ -162,6 +168,11 @@ class ActionOptions:
             playing_values=frozenset(playing),
             action_values=frozenset(actions) if variant == STANDARD else frozenset(),
         )
+
+
+def check(players: int, given: Mapping[str, Any] | None) -> None:
+    """Raise `OptionError` unless `given` are valid SKYJO ACTION options for `players` seats."""
+    ActionOptions.parse(given).check_players(players)
 
 
 def _parse_kinds(text: str) -> tuple[int, ...]:

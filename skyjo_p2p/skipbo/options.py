@@ -53,6 +53,7 @@ class SkipBoOptions:
 
     @classmethod
     def parse(cls, given: Mapping[str, Any] | None, players: int) -> SkipBoOptions:
+        """The options for `players` seats, every value checked. Raises `OptionError`."""
         values = parse_options(SPECS, given)
         size = values["stock_size"]
         if size == 0:
@@ -67,3 +68,8 @@ class SkipBoOptions:
         if values["teams"] and players not in (4, 6):
             raise OptionError(f"teams are played by 4 or 6 players, not {players}")
         return cls(**values)
+
+
+def check(players: int, given: Mapping[str, Any] | None) -> None:
+    """Raise `OptionError` unless `given` are valid SKIP-BO options for `players` seats."""
+    SkipBoOptions.parse(given, players)

@@ -43,4 +43,11 @@ class SkyjoOptions:
 
     @classmethod
     def parse(cls, given: Mapping[str, Any] | None) -> SkyjoOptions:
+        """The options from their JSON or text form, every value checked. Raises `OptionError`."""
         return cls(**parse_options(SPECS, given))
+
+
+def check(players: int, given: Mapping[str, Any] | None) -> None:
+    """Raise `OptionError` unless `given` are valid SKYJO options (any of 2..8 players fits the
+    150 cards, so the player count adds no bound)."""
+    SkyjoOptions.parse(given)
