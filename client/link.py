@@ -4,13 +4,22 @@
 peer that cannot keep up has its link closed and resynchronised on reconnection rather than
 stalling the table), and `receive` returns the next link message or None at the end. The
 handshake functions authenticate both ends before anything else is read or trusted.
+
+A game link also binds the whole table: each end states the hash of the genesis it holds (`hello` /
+`welcome` field ``genesis``) and both signatures cover both hashes, so two seats holding different
+tables under one session id learn it authentically at the handshake and refuse each other
+(`GenesisDiffers`) before any game frame. Each then shows the other its genesis as the host signed
+it (``proof`` in the listener's `auth`, in the dialer's `refused`), which is evidence against a
+host that signed two tables; it is shown only to a seated, authenticated peer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import trio
@@ -47,7 +56,39 @@ class Refused(LinkError):
     """The other end refused us (wrong password, table full, not seated...), with its reason."""
 
 
+Proof = tuple[bytes, bytes]
+"""A genesis as the host handed it out: (its bytes, the host's signature)."""
+
+
+@dataclass(frozen=True)
+class TableClaim:
+    """What a game link is for beyond the session id: `genesis` is the hash of the whole genesis
+    this end holds (bound by both signatures); `proof` is shown to a seated peer that holds
+    another one (None when this end has no host signature)."""
+
+    genesis: bytes
+    proof: Proof | None = None
+
+
+class GenesisDiffers(LinkError):
+    """The other end proved its identity but holds another genesis for this session id.
+
+    `genesis` is the hash it holds; `proof` what it showed of it, if anything (unchecked: the
+    caller knows which host key should have signed it)."""
+
+    def __init__(self, peer: PeerIdentity, genesis: bytes, proof: Proof | None) -> None:
+        super().__init__(
+            f"{peer.name} holds a different table than ours (genesis differs): "
+            "the host gave us different tables"
+        )
+        self.peer = peer
+        self.genesis = genesis
+        self.proof = proof
+
+
 class Link:
+    """An authenticated connection: one writer task, bounded send queue, `receive` for reading."""
+
     def __init__(
         self, stream: trio.SocketStream | trio.abc.Stream, reader: FrameReader, peer: PeerIdentity
     ) -> None:
@@ -124,6 +165,39 @@ async def _expect(reader: FrameReader, kind: str) -> dict[str, Any]:
     return message
 
 
+def _proof_fields(claim: TableClaim) -> dict[str, Any]:
+    if claim.proof is None:
+        return {}
+    return {"proof": list(claim.proof)}
+
+
+def _proof(message: dict[str, Any] | None) -> Proof | None:
+    """The proof in a message, if it has a well-formed one (its content is the caller's to check)."""
+    value = (message or {}).get("proof")
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and isinstance(value[0], bytes)
+        and len(value[0]) <= 4096
+        and isinstance(value[1], bytes)
+        and len(value[1]) == 64
+    ):
+        return value[0], value[1]
+    return None
+
+
+def _genesis(message: dict[str, Any]) -> bytes:
+    """The genesis hash a hello/welcome states (b"": none, a program that does not bind it)."""
+    if "genesis" not in message:
+        return b""
+    return bytes(field(message, "genesis", bytes, size=32))
+
+
+def _bound(table: bytes, dialer_genesis: bytes, listener_genesis: bytes) -> bytes:
+    """What the signatures bind as "the table": the session id and both stated genesis hashes."""
+    return table + dialer_genesis + listener_genesis
+
+
 def _name(message: dict[str, Any]) -> str:
     name = field(message, "name", str, most=MAX_NAME)
     return "".join(ch for ch in name if ch.isprintable()) or "?"
@@ -140,8 +214,11 @@ async def dial(
     password: str | None = None,
     expect_key: bytes | None = None,
     extra: dict[str, Any] | None = None,
+    claim: TableClaim | None = None,
 ) -> tuple[Link, dict[str, Any]]:
-    """Run the dialer's side of the handshake. Returns the link and the listener's `accepted`."""
+    """Run the dialer's side of the handshake. Returns the link and the listener's `accepted`.
+
+    With a `claim` (game links) the listener must hold the same genesis, else `GenesisDiffers`."""
     reader = FrameReader(stream)
     mine = identity.public_key().public_bytes_raw()
     my_nonce = nonce()
@@ -157,6 +234,8 @@ async def dial(
             "table": table,
         }
         hello.update(extra or {})
+        if claim is not None:
+            hello["genesis"] = claim.genesis
         await _send_now(stream, hello)
         welcome = await _expect(reader, "welcome")
         if field(welcome, "v", int) != LINK_VERSION:
@@ -165,6 +244,11 @@ async def dial(
         their_nonce = field(welcome, "nonce", bytes, size=32)
         if expect_key is not None and their_key != expect_key:
             raise LinkError("the other end is not the peer we expected (identity key differs)")
+        mine_genesis = claim.genesis if claim is not None else b""
+        their_genesis = _genesis(welcome)
+        if claim is not None and not their_genesis:
+            raise LinkError("the other end does not state its table's genesis (an older program?)")
+        bound = _bound(table, mine_genesis, their_genesis)
         pake_key = b""
         if welcome.get("pake"):
             if password is None:
@@ -176,7 +260,7 @@ async def dial(
                 pake_key = pake.finish(field(reply, "msg", bytes, most=128))
             except (SPAKEError, ValueError) as exc:
                 raise LinkError(f"password exchange failed: {exc}") from None
-        payload = auth_payload(mine, my_nonce, their_key, their_nonce, table, pake_key)
+        payload = auth_payload(mine, my_nonce, their_key, their_nonce, bound, pake_key)
         auth: dict[str, Any] = {"t": "auth", "sig": sign(identity, payload, b"dialer")}
         if pake_key:
             auth["confirm"] = confirm(pake_key, payload, b"dialer")
@@ -185,8 +269,13 @@ async def dial(
         check_signature(their_key, field(reply, "sig", bytes, size=64), payload, b"listener")
         if pake_key and reply.get("confirm") != confirm(pake_key, payload, b"listener"):
             raise LinkError("password confirmation failed")
+        peer = PeerIdentity(their_key, _name(welcome), 0, "")
+        if claim is not None and their_genesis != claim.genesis:
+            failure = GenesisDiffers(peer, their_genesis, _proof(reply))
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                await _send_now(stream, {"t": "refused", "reason": str(failure), **_proof_fields(claim)})
+            raise failure
         accepted = await _expect(reader, "accepted")
-    peer = PeerIdentity(their_key, _name(welcome), 0, "")
     return Link(stream, reader, peer), accepted
 
 
@@ -203,8 +292,11 @@ async def accept(
     password: str | None,
     admit: Admit,
     accepted: Callable[[PeerIdentity, dict[str, Any]], dict[str, Any]],
+    claim: TableClaim | None = None,
 ) -> tuple[Link, dict[str, Any]]:
-    """Run the listener's side. `admit` decides after authentication; `accepted` builds the reply."""
+    """Run the listener's side. `admit` decides after authentication; `accepted` builds the reply.
+
+    With a `claim` (game links) the dialer must hold the same genesis, else `GenesisDiffers`."""
     reader = FrameReader(stream)
     mine = identity.public_key().public_bytes_raw()
     my_nonce = nonce()
@@ -218,21 +310,23 @@ async def accept(
         their_table = field(hello, "table", bytes, most=64)
         port = field(hello, "port", int, most=65535)
         field(hello, "role", str, most=16)
+        their_genesis = _genesis(hello)
+        mine_genesis = claim.genesis if claim is not None else b""
         if their_table != table:
             await _send_now(stream, {"t": "refused", "reason": "not this table"})
             raise LinkError("dialer asked for another table")
-        await _send_now(
-            stream,
-            {
-                "t": "welcome",
-                "v": LINK_VERSION,
-                "key": mine,
-                "nonce": my_nonce,
-                "name": name[:MAX_NAME],
-                "pake": password is not None,
-                "table": table,
-            },
-        )
+        welcome: dict[str, Any] = {
+            "t": "welcome",
+            "v": LINK_VERSION,
+            "key": mine,
+            "nonce": my_nonce,
+            "name": name[:MAX_NAME],
+            "pake": password is not None,
+            "table": table,
+        }
+        if claim is not None:
+            welcome["genesis"] = claim.genesis
+        await _send_now(stream, welcome)
         pake_key = b""
         if password is not None:
             message = await _expect(reader, "pake")
@@ -244,23 +338,43 @@ async def accept(
                 raise LinkError(f"password exchange failed: {exc}") from None
             await _send_now(stream, {"t": "pake", "msg": out})
         auth = await _expect(reader, "auth")
-        payload = auth_payload(their_key, their_nonce, mine, my_nonce, table, pake_key)
+        payload = auth_payload(
+            their_key, their_nonce, mine, my_nonce, _bound(table, their_genesis, mine_genesis), pake_key
+        )
         # the password first: with a wrong one the two ends sign different payloads, and the
         # player should hear "wrong password", not that their identity could not be checked
         if pake_key and auth.get("confirm") != confirm(pake_key, payload, b"dialer"):
             await _send_now(stream, {"t": "refused", "reason": "wrong password"})
             raise Refused("wrong password")
         check_signature(their_key, field(auth, "sig", bytes, size=64), payload, b"dialer")
-        reply: dict[str, Any] = {"t": "auth", "sig": sign(identity, payload, b"listener")}
-        if pake_key:
-            reply["confirm"] = confirm(pake_key, payload, b"listener")
-        await _send_now(stream, reply)
-        host = _remote_host(stream)
-        peer = PeerIdentity(their_key, _name(hello), port, host)
+        peer = PeerIdentity(their_key, _name(hello), port, _remote_host(stream))
+        # admitted before anything more is said: only a seated peer sees our genesis proof
         reason = admit(peer, hello)
+        if reason is None and claim is not None and not their_genesis:
+            reason = "your program does not state the table's genesis (update it)"
         if reason is not None:
             await _send_now(stream, {"t": "refused", "reason": reason})
             raise Refused(reason)
+        differs = claim is not None and their_genesis != claim.genesis
+        reply: dict[str, Any] = {"t": "auth", "sig": sign(identity, payload, b"listener")}
+        if pake_key:
+            reply["confirm"] = confirm(pake_key, payload, b"listener")
+        if differs and claim is not None:
+            reply.update(_proof_fields(claim))
+        await _send_now(stream, reply)
+        if differs:
+            # the dialer answers our proof with its own (in its `refused`) unless it is gone
+            theirs: dict[str, Any] | None = None
+            with (
+                trio.move_on_after(HANDSHAKE_TIMEOUT / 2),
+                contextlib.suppress(LinkError, FramingError, trio.BrokenResourceError, OSError),
+            ):
+                data = await reader.read()
+                theirs = unpack(data) if data is not None else None
+            failure = GenesisDiffers(peer, their_genesis, _proof(theirs))
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                await _send_now(stream, {"t": "refused", "reason": str(failure)})
+            raise failure
         answer = accepted(peer, hello)
         await _send_now(stream, {"t": "accepted", **answer})
     return Link(stream, reader, peer), hello
@@ -274,4 +388,15 @@ def _remote_host(stream: trio.abc.Stream) -> str:
         return ""
 
 
-__all__ = ["FramingError", "Link", "LinkError", "Refused", "Stalled", "accept", "dial"]
+__all__ = [
+    "FramingError",
+    "GenesisDiffers",
+    "Link",
+    "LinkError",
+    "Proof",
+    "Refused",
+    "Stalled",
+    "TableClaim",
+    "accept",
+    "dial",
+]

@@ -7,6 +7,12 @@ number it expects next, so nothing sent during the gap is lost (the session igno
 duplicates). Heartbeats every `heartbeat` seconds keep quiet links alive; a link silent for
 `dead_after` seconds is closed and re-dialled. Timeouts that blame a seat are the session's
 business (its `step_timeout`), not the links'.
+
+Every link binds the whole genesis (`link.TableClaim`). A seat that holds another genesis for the
+same session id is refused at its link, never re-dialled, and the game stops for this peer
+before any game frame: the two chains could never agree. Nobody is blamed, unless the other seat
+shows its genesis signed by the host (seat 0) just as ours is: two different tables signed by
+the host for one session are proof that the host split the table, and the host is named.
 """
 
 from __future__ import annotations
@@ -16,16 +22,57 @@ import random
 from typing import Any
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from protocol.config import TableConfig
+from protocol.config import TableConfig, seat_names
+from protocol.errors import MalformedMessage
 
 from .framing import FramingError
-from .link import Link, LinkError, accept, dial
+from .link import GenesisDiffers, Link, LinkError, Proof, TableClaim, accept, dial
 from .linkproto import PeerIdentity, field
 from .peer import LinkState, PeerRunner
 
 log = logging.getLogger("skyjo_lan.mesh")
+
+GENESIS_SIGNATURE_LABEL = b"skyjo-lan/v1/genesis-signature"
+HOST_SEAT = 0
+
+
+def sign_genesis(host: Ed25519PrivateKey, config: TableConfig) -> bytes:
+    """The host's signature of the whole genesis it hands out (64 bytes)."""
+    return host.sign(GENESIS_SIGNATURE_LABEL + config.genesis_hash)
+
+
+def genesis_signed_by(key: bytes, config: TableConfig, signature: bytes) -> bool:
+    """Whether `signature` is `key`'s signature of exactly this genesis."""
+    try:
+        Ed25519PublicKey.from_public_bytes(key).verify(
+            signature, GENESIS_SIGNATURE_LABEL + config.genesis_hash
+        )
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def split_by_host(ours: TableConfig, our_signature: bytes, theirs: bytes, proof: Proof | None) -> bool:
+    """Whether `proof` and our own signed genesis prove that our host (seat 0) signed two
+    different tables for one session id. `theirs` is the genesis hash the other seat bound in
+    its handshake; the proof must be that genesis."""
+    if proof is None or not our_signature:
+        return False
+    data, signature = proof
+    try:
+        other = TableConfig.decode(data)
+    except (MalformedMessage, TypeError, ValueError):
+        return False
+    host = ours.identities[HOST_SEAT]
+    return (
+        other.genesis_hash == theirs != ours.genesis_hash
+        and other.session_id == ours.session_id
+        and genesis_signed_by(host, other, signature)
+        and genesis_signed_by(host, ours, our_signature)
+    )
 
 
 class Mesh:
@@ -40,6 +87,7 @@ class Mesh:
         dead_after: float = 10.0,
         backoff: tuple[float, float] = (0.25, 8.0),
         linger: float = 3.0,
+        genesis_signature: bytes = b"",
     ) -> None:
         assert runner.seat is not None
         self.runner = runner
@@ -53,6 +101,11 @@ class Mesh:
         self.backoff = backoff
         self.linger = linger
         self.links: dict[int, Link] = {}
+        self.genesis_signature = genesis_signature
+        proof = (self.config.encode(), genesis_signature) if genesis_signature else None
+        self.claim = TableClaim(self.config.genesis_hash, proof)
+        self.split: set[int] = set()
+        """Seats that hold another genesis: refused for good."""
         self._rng = random.Random()
         for seat in range(self.config.players):
             if seat != self.seat:
@@ -112,7 +165,13 @@ class Mesh:
                     password=None,
                     admit=admit,
                     accepted=lambda peer, hello: {"seat": self.seat},
+                    claim=self.claim,
                 )
+            except GenesisDiffers as exc:
+                with trio.move_on_after(1):
+                    await stream.aclose()
+                await self._table_split(seat_of[exc.peer.key], exc)
+                return
             except (LinkError, FramingError, trio.TooSlowError, trio.BrokenResourceError, OSError) as exc:
                 log.info("refused an incoming connection: %s", exc)
                 with trio.move_on_after(1):
@@ -141,6 +200,7 @@ class Mesh:
                         table=self.config.session_id,
                         port=self.listener.socket.getsockname()[1],
                         expect_key=self.config.identities[seat],
+                        claim=self.claim,
                     )
                 except BaseException:
                     with trio.CancelScope(shield=True), trio.move_on_after(1):
@@ -148,6 +208,9 @@ class Mesh:
                     raise
                 delay = low
                 await self._serve(seat, link)
+            except GenesisDiffers as exc:
+                await self._table_split(seat, exc)
+                return
             except (LinkError, FramingError, trio.TooSlowError, trio.BrokenResourceError, OSError) as exc:
                 log.info("link to seat %s: %s", seat, exc)
             if self.runner.status.finished and not self.links:
@@ -158,6 +221,32 @@ class Mesh:
             await trio.sleep(wait)
             state.retry_in = None
             delay = min(high, delay * 2)
+
+    async def _table_split(self, seat: int, exc: GenesisDiffers) -> None:
+        """`seat` holds another genesis: stop (once), naming the host only if the split is proven."""
+        state = self.runner.links[seat]
+        state.status, state.retry_in = "gone", None
+        if seat in self.split:
+            return
+        self.split.add(seat)
+        names = seat_names(self.config)
+        who = f"{names[seat]} (seat {seat})"
+        if split_by_host(self.config, self.genesis_signature, exc.genesis, exc.proof):
+            host = f"{names[HOST_SEAT]} (seat {HOST_SEAT})"
+            reason = (
+                f"{who} holds a different table than ours (genesis differs), and both tables are "
+                f"signed by the host {host}: the host gave us different tables"
+            )
+            culprit: int | None = HOST_SEAT
+        else:
+            reason = (
+                f"{who} holds a different table than ours (genesis differs): the host gave us "
+                "different tables (not proven by signatures: nobody is blamed)"
+            )
+            culprit = None
+        state.reason = reason
+        log.warning("refused the link to seat %s: %s", seat, reason)
+        await self.runner.stop(reason, culprit)
 
     # --- one live link --------------------------------------------------------------------------
 

@@ -40,7 +40,7 @@ from .framing import FramingError
 from .link import Link, LinkError, Refused, accept, dial
 from .linkproto import PeerIdentity
 from .linkproto import field as link_field
-from .mesh import Mesh
+from .mesh import HOST_SEAT, Mesh, genesis_signed_by, sign_genesis
 from .peer import PeerRunner
 from .storage import TranscriptWriter, fingerprint
 from .textlog import describe
@@ -70,6 +70,7 @@ class ResumeInfo:
     addresses: list[tuple[str, int]]
     secrets: dict[str, Any] = field(default_factory=dict)
     finished: bool = False
+    genesis_signature: bytes = b""
 
     @property
     def path(self) -> Path:
@@ -86,6 +87,7 @@ class ResumeInfo:
                 "addresses": [list(a) for a in self.addresses],
                 "secrets": self.secrets,
                 "finished": self.finished,
+                "gsig": self.genesis_signature,
             },
             use_bin_type=True,
         )
@@ -109,6 +111,7 @@ class ResumeInfo:
             addresses=[(str(h), int(p)) for h, p in raw["addresses"]],
             secrets=raw.get("secrets", {}),
             finished=raw.get("finished", False),
+            genesis_signature=raw.get("gsig", b""),
         )
 
 
@@ -149,6 +152,8 @@ class Peer:
     runner: PeerRunner | None = None
     resume: ResumeInfo | None = None
     writer: TranscriptWriter | None = None
+    genesis_signature: bytes = b""
+    """The host's signature of `config` (see `mesh.sign_genesis`)."""
 
     def build(self, restored: tuple[list[bytes], dict[str, Any]] | None = None) -> PeerRunner:
         writer: TranscriptWriter | None = None
@@ -159,7 +164,13 @@ class Peer:
             host, port = self.listener.socket.getsockname()[:2]
             if self.resume is None:
                 self.resume = ResumeInfo(
-                    writer.path, self.config.encode(), self.seat, str(host), int(port), self.addresses
+                    writer.path,
+                    self.config.encode(),
+                    self.seat,
+                    str(host),
+                    int(port),
+                    self.addresses,
+                    genesis_signature=self.genesis_signature,
                 )
                 self.resume.save()
         timeouts = session_timeouts()
@@ -191,7 +202,9 @@ class Peer:
 
     async def play(self, say: Say | None = None) -> PeerRunner:
         runner = self.runner or self.build()
-        mesh = Mesh(runner, self.identity, self.addresses, self.listener)
+        mesh = Mesh(
+            runner, self.identity, self.addresses, self.listener, genesis_signature=self.genesis_signature
+        )
         try:
             async with trio.open_nursery() as nursery:
                 if say is not None:
@@ -441,6 +454,7 @@ class Host:
             options=dict(opts.options),
             names=tuple(n[:32] for n in names),
         )
+        signature = sign_genesis(self.identity, config)
         mine = mesh_listener.socket.getsockname()[1]
         bot_ports = [listener.socket.getsockname()[1] for listener in bot_listeners]
         for index, seat in enumerate(self.seats):
@@ -455,6 +469,7 @@ class Host:
                 {
                     "t": "start",
                     "genesis": config.encode(),
+                    "gsig": signature,
                     "seat": index,
                     "addresses": [list(a) for a in addresses],
                 }
@@ -478,6 +493,7 @@ class Host:
             policy,
             save=opts.save,
             think_time=opts.think_time,
+            genesis_signature=signature,
         )
         for index, (key, listener) in enumerate(zip(bot_keys, bot_listeners, strict=True)):
             bot = Peer(
@@ -489,6 +505,7 @@ class Host:
                 make_bot(opts.bot_level, opts.game, secrets.token_hex(8)),
                 save=False,
                 think_time=opts.think_time,
+                genesis_signature=signature,
             )
             nursery.start_soon(bot.play)
         runner = me.build()
@@ -634,6 +651,11 @@ class Joiner:
             self._changed()
             raise LinkError(f"the lobby connection failed: {failure}")
         config = TableConfig.decode(link_field(start, "genesis", bytes, most=4096))
+        signature = link_field(start, "gsig", bytes, size=64)
+        if config.identities[HOST_SEAT] != link.peer.key or not genesis_signed_by(
+            link.peer.key, config, signature
+        ):
+            raise LinkError("the host's table is not signed by the host we joined")
         seat = link_field(start, "seat", int, most=7)
         raw = link_field(start, "addresses", list, most=8)
         addresses = [(str(a[0]), int(a[1])) for a in raw]
@@ -645,7 +667,15 @@ class Joiner:
         say(f"game starts: {', '.join(config.names)}")
         policy = make_bot(opts.headless, config.game, secrets.token_hex(8)) if opts.headless else None
         self.peer = Peer(
-            config, seat, identity, listener, addresses, policy, save=opts.save, think_time=opts.think_time
+            config,
+            seat,
+            identity,
+            listener,
+            addresses,
+            policy,
+            save=opts.save,
+            think_time=opts.think_time,
+            genesis_signature=signature,
         )
         self.runner = self.peer.build()
         self.started = True
@@ -691,7 +721,16 @@ async def resume(
         raise LinkError("this game was played with another identity key")
     listener = await open_listener(info.host, info.port)
     policy = make_bot(headless, config.game, secrets.token_hex(8)) if headless else None
-    peer = Peer(config, info.seat, identity, listener, info.addresses, policy, resume=info)
+    peer = Peer(
+        config,
+        info.seat,
+        identity,
+        listener,
+        info.addresses,
+        policy,
+        resume=info,
+        genesis_signature=info.genesis_signature,
+    )
     peer.build(restored=(frames, info.secrets))
     say(
         f"resuming {config.game} as seat {info.seat} from {len(frames)} saved frames"

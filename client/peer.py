@@ -145,6 +145,26 @@ class PeerRunner:
                 self.log.append(LogEntry("chat", seat=self.seat, text=text.strip()[:500]))
             await self._after_session()
 
+    async def stop(self, reason: str, culprit: int | None = None) -> None:
+        """Stop the game for this peer for a reason the links found (the table is split), naming
+        `culprit` when there is proof against it; nobody else is blamed."""
+        async with self._lock:
+            if self.session.halted:
+                return
+            # the session has no public halt; it checks `halted` before every step and timer
+            self.session.halted = reason
+            if culprit is not None:
+                blamed = Blamed(culprit, reason)
+                self.status.blamed.append(blamed)
+                self.links.setdefault(culprit, LinkState()).status = "blamed"
+                self.links[culprit].reason = reason
+                self.log.append(LogEntry("blame", seat=culprit, text=reason))
+            self.status.halted = reason
+            self.log.append(LogEntry("info", text=f"game stopped: {reason}"))
+            log.warning("game stopped: %s", reason)
+            self.changed.set()
+            self.changed = trio.Event()
+
     def mark_recorded(self, count: int) -> None:
         """The first `count` frames of the session are already saved (a resumed game)."""
         self._recorded = count
