@@ -15,9 +15,9 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from client import link as link_module
-from client.link import Link
+from client.link import Link, LinkError, accept
 from client.mesh import sign_genesis
-from client.netgame import Peer, open_listener
+from client.netgame import LOBBY_TABLE, JoinOptions, Peer, join, open_listener
 from client.peer import PeerRunner
 from protocol.config import TableConfig
 from skyjo_p2p.bots import make_bot
@@ -173,3 +173,45 @@ async def test_split_genesis_signed_by_host_names_the_host(caplog, sent, forged)
             assert runner.links[0].status == "blamed"
             assert [s for s, state in runner.links.items() if state.status == "blamed"] == [0]
         assert runner.session.blamed == [], "the session itself blamed nobody"
+
+
+@pytest.mark.parametrize("fault", ["signed-by-another-key", "host-not-seat-0"])
+async def test_a_joiner_refuses_a_table_its_host_did_not_sign(fault):
+    host_key, joiner_key, other_key = (Ed25519PrivateKey.generate() for _ in range(3))
+    keys = [host_key, joiner_key] if fault == "signed-by-another-key" else [other_key, joiner_key]
+    config = table(keys, ["anna", "bob"], secrets.token_bytes(32))
+    signer = other_key if fault == "signed-by-another-key" else host_key
+    lobby = await open_listener("127.0.0.1")
+
+    async def fake_host(stream: trio.SocketStream) -> None:
+        link, _ = await accept(
+            stream,
+            host_key,
+            name="anna",
+            table=LOBBY_TABLE,
+            password=None,
+            admit=lambda peer, hello: None,
+            accepted=lambda peer, hello: {"seat": 1},
+        )
+        link.send(
+            {
+                "t": "start",
+                "genesis": config.encode(),
+                "gsig": sign_genesis(signer, config),
+                "seat": 1,
+                "addresses": [["127.0.0.1", 9], ["127.0.0.1", 9]],
+            }
+        )
+        with trio.move_on_after(5):
+            await link.writer()
+
+    port = lobby.socket.getsockname()[1]
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.serve_listeners, fake_host, [lobby])
+            opts = JoinOptions(
+                target=f"127.0.0.1:{port}", name="bob", headless="greedy", interface="127.0.0.1"
+            )
+            with pytest.raises(LinkError, match="not signed by the host we joined"):
+                await join(opts, joiner_key, lambda line: None)
+            nursery.cancel_scope.cancel()
