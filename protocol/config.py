@@ -15,6 +15,9 @@ from typing import Any
 
 import msgpack
 
+from skyjo_p2p.core.errors import OptionError
+from skyjo_p2p.engine import validate_options
+
 from .errors import MalformedMessage
 
 PROTOCOL_VERSION = 1
@@ -25,7 +28,12 @@ MAX_NAME = 32
 
 @dataclass(frozen=True)
 class TableConfig:
-    """The agreed table. `identities[s]` is seat s's raw Ed25519 public key (32 bytes)."""
+    """The agreed table. `identities[s]` is seat s's raw Ed25519 public key (32 bytes).
+
+    Building one checks every field, the game, the player count and the options included
+    (`skyjo_p2p.engine.validate_options`): anything the engine would refuse raises
+    `MalformedMessage` ("invalid table options: ..."), so no session starts on such a table.
+    """
 
     session_id: bytes
     game: str
@@ -55,6 +63,11 @@ class TableConfig:
         if self.version != PROTOCOL_VERSION:
             raise MalformedMessage(f"protocol version {self.version} is not {PROTOCOL_VERSION}")
         _check_options(self.options)
+        try:
+            validate_options(self.game, self.players, self.options)
+        except OptionError as exc:
+            # A session is never built on a table its engine would refuse once the game starts.
+            raise MalformedMessage(f"invalid table options: {exc.reason}") from None
 
     def encode(self) -> bytes:
         """The canonical genesis bytes (msgpack; map keys in a fixed order, options sorted)."""
