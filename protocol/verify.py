@@ -1,25 +1,68 @@
 """Offline verification of a saved game: `skyjo-lan verify FILE`.
 
-An observer session (no seat, no secrets) is fed every frame of the transcript. It checks each
-signature and hash chain, every key proof, shuffle proof and decryption share, every move against
-the rules, every joint coin, and that every seat signed the same transcript hash at each round's
-end; the engine recomputes the scores from the publicly revealed cards. The result is the game's
-outcome, or the first fault and the seat to blame.
+First a survey of the file: every frame is opened against the file's genesis and placed in its
+signer's chain. A genesis that does not match the signed frames (no seat's frame #0 starts from
+its hash, or a frame signed for another session) means the file is *not this game's transcript*:
+nobody is blamed. Two different frames with one (seat, sequence number) are equivocation by that
+seat; a frame that is missing while later frames of its seat are present is a hole (a deleted
+frame proves nothing against its seat).
+
+Then an observer session (no seat, no secrets) is fed every frame in an order that depends only
+on the set of frames (by sequence number, then seat), never on the file's order: the session
+re-derives the game's order from the chains. It checks each signature and hash chain, every key
+proof, shuffle proof and decryption share, every move against the rules, every joint coin, and
+that every seat signed the same transcript hash at each round's end; the engine recomputes the
+scores from the publicly revealed cards. Whatever it could not consume (frames behind a gap,
+game messages after the end of the game, frames after the check stopped) is reported.
+
+The verdict is one of three kinds (protocol/PROTOCOL.md, section 11):
+
+* ``finished``: valid, the game is over and every round is signed; `totals` and `winners`;
+* ``unfinished``: valid as far as it goes; `stops_at` says which step waits for which seat;
+* ``invalid``: the first fault; `blame` names a seat only when that seat signed the evidence.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from .errors import MalformedMessage
-from .events import Blamed, FrameRejected, Halted, RoundSigned
+import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from .config import TableConfig
+from .errors import BadSignature, MalformedMessage, MalformedSignedFrame
+from .events import Blamed, FrameRejected, Halted, RoundSigned, SessionEvent
+from .messages import Envelope, open_frame, verifiers_for
 from .session import Session
 from .transcript import load_checked
+
+VerdictKind = Literal["finished", "unfinished", "invalid"]
+
+_WHAT = {
+    "keycommit": "key commitment",
+    "key": "key and its proof",
+    "shuffle": "shuffle",
+    "shares": "decryption shares",
+    "commit": "coin commitment",
+    "reveal": "coin reveal",
+    "move": "move",
+    "roundsig": "round signature",
+}
 
 
 @dataclass
 class Verdict:
+    """What `verify_bytes` concluded about a transcript.
+
+    `kind` is "finished", "unfinished" or "invalid"; `valid` is True for the first two and
+    `finished` for the first only. `fault` is the first fault of an invalid file and `blame` the
+    seat that signed its evidence (None when no seat provably did). `not_this_game` marks a file
+    whose genesis does not match its signed frames. `stops_at` says where an unfinished game
+    stops; `unconsumed` lists the frames the check could not use (none in a finished game).
+    """
+
     valid: bool
     game: str = ""
     players: int = 0
@@ -34,10 +77,16 @@ class Verdict:
     blame: int | None = None
     truncated: bool = False
     rejected: list[str] = field(default_factory=list)
+    kind: VerdictKind = "finished"
+    stops_at: str | None = None
+    unconsumed: list[str] = field(default_factory=list)
+    not_this_game: bool = False
 
     def as_dict(self) -> dict[str, Any]:
+        """The verdict as JSON-ready data (`skyjo-lan verify --json`)."""
         return {
             "valid": self.valid,
+            "kind": self.kind,
             "game": self.game,
             "players": self.players,
             "names": list(self.names),
@@ -50,59 +99,320 @@ class Verdict:
             "fault": self.fault,
             "truncated": self.truncated,
             "blame": self.blame,
+            "not_this_game": self.not_this_game,
+            "stops_at": self.stops_at,
+            "unconsumed": self.unconsumed,
             "rejected_frames": self.rejected,
         }
+
+    def _invalid(self, fault: str, blame: int | None = None) -> None:
+        self.valid = False
+        self.finished = False
+        self.kind = "invalid"
+        self.fault = fault
+        self.blame = blame
+
+
+# --- the survey -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Survey:
+    """The file's frames, opened and placed in their signers' chains (before any game check)."""
+
+    versions: dict[tuple[int, int], dict[bytes, Envelope]] = field(default_factory=dict)
+    """(seat, seq) -> body digest -> the frame: two entries are equivocation."""
+    garbage: list[tuple[int, str, bytes]] = field(default_factory=list)
+    """Signed frames whose contents are malformed: (signer, reason, frame)."""
+    rejected: list[str] = field(default_factory=list)
+    other_session: int | None = None
+    """A seat of this table that signed a frame of another session found in the file."""
+
+    def seqs(self, seat: int) -> list[int]:
+        return sorted(seq for s, seq in self.versions if s == seat)
+
+
+def _survey(config: TableConfig, frames: list[bytes], keys: dict[int, Ed25519PublicKey]) -> _Survey:
+    survey = _Survey()
+    for frame in frames:
+        try:
+            envelope = open_frame(frame, config, keys)
+        except MalformedSignedFrame as exc:
+            survey.garbage.append((exc.seat, exc.reason, exc.frame))
+            continue
+        except (MalformedMessage, BadSignature) as exc:
+            signer = _signer_elsewhere(frame, config, keys)
+            if signer is not None and survey.other_session is None:
+                survey.other_session = signer
+            survey.rejected.append(exc.reason)
+            continue
+        survey.versions.setdefault((envelope.seat, envelope.seq), {})[envelope.digest] = envelope
+    survey.rejected.sort()  # the verdict must not depend on the file's order
+    return survey
+
+
+def _signer_elsewhere(frame: bytes, config: TableConfig, keys: dict[int, Ed25519PublicKey]) -> int | None:
+    """The seat whose key signed `frame` if it is a frame of another session id, else None."""
+    try:
+        body, signature = msgpack.unpackb(frame, raw=False)
+        head = msgpack.unpackb(body, raw=False)
+        seat, sid = head["seat"], head["sid"]
+    except Exception:  # anything undecodable is not a signed frame of anyone
+        return None
+    if sid == config.session_id or type(seat) is not int or seat not in keys:
+        return None
+    if not isinstance(body, bytes) or not isinstance(signature, bytes):
+        return None
+    try:
+        keys[seat].verify(signature, body)
+    except InvalidSignature:
+        return None
+    return seat
+
+
+def _not_this_game(config: TableConfig, survey: _Survey, count: int) -> str | None:
+    """Why the file's genesis does not match its signed frames (None if it does)."""
+    if survey.other_session is not None:
+        return (
+            f"it holds a frame seat {survey.other_session} signed in another session: its genesis "
+            "does not match the signed frames"
+        )
+    firsts = [e for (_, seq), versions in survey.versions.items() if seq == 0 for e in versions.values()]
+    genesis = config.genesis_hash
+    if firsts and all(e.prev != genesis for e in firsts):
+        # A seat's frame #0 names the genesis hash it started from. When some seat's does match,
+        # the genesis is this game's and a seat whose frame #0 does not is blamed (broken chain).
+        return "its genesis does not match the signed frames (no chain starts from its hash)"
+    if count and not survey.versions and not survey.garbage:
+        return "no frame in it is signed by a seat of its table"
+    return None
+
+
+def _equivocation(survey: _Survey) -> tuple[int, str, tuple[bytes, ...]] | None:
+    """The first (seat, seq) with two different signed frames, as (seat, reason, both frames)."""
+    for (seat, seq), versions in sorted(survey.versions.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        if len(versions) > 1:
+            first, second = (versions[d].frame for d in sorted(versions)[:2])
+            return seat, f"equivocation: seat {seat} signed two different frames #{seq}", (first, second)
+    return None
+
+
+def _holes(survey: _Survey, players: int) -> list[str]:
+    """For each seat with a missing frame before later ones: which, and what it hides."""
+    out: list[str] = []
+    for seat in range(players):
+        seqs = survey.seqs(seat)
+        if not seqs:
+            continue
+        present = set(seqs)
+        missing = next((k for k in range(seqs[-1] + 1) if k not in present), None)
+        if missing is not None:
+            hidden = sum(1 for q in seqs if q > missing)
+            out.append(
+                f"frame #{missing} of seat {seat} is missing from the file: its {hidden} later "
+                "frame(s) could not be checked"
+            )
+    return out
+
+
+def _feeding_order(survey: _Survey) -> list[bytes]:
+    """One version of each frame, by sequence number then seat: the same for any file order."""
+    keys = sorted(survey.versions, key=lambda k: (k[1], k[0]))
+    return [survey.versions[k][min(survey.versions[k])].frame for k in keys]
+
+
+# --- the observer's report --------------------------------------------------------------------
+
+
+def _signer(frame: bytes, config: TableConfig, keys: dict[int, Ed25519PublicKey]) -> int | None:
+    try:
+        return open_frame(frame, config, keys).seat
+    except MalformedSignedFrame as exc:
+        return exc.seat
+    except (MalformedMessage, BadSignature):
+        return None
+
+
+@dataclass
+class _Report:
+    """The first fault the observer reported, and whom its evidence names."""
+
+    config: TableConfig
+    keys: dict[int, Ed25519PublicKey]
+    fault: str | None = None
+    accused: int | None = None
+    blame: int | None = None
+    rounds_signed: int = 0
+    rejected: list[str] = field(default_factory=list)
+
+    def take(self, events: list[SessionEvent]) -> None:
+        for event in events:
+            if isinstance(event, RoundSigned):
+                self.rounds_signed += 1
+            elif isinstance(event, FrameRejected):
+                self.rejected.append(event.reason)
+            elif isinstance(event, Blamed) and self.fault is None:
+                self.accused = event.seat
+                signed = bool(event.evidence) and all(
+                    _signer(f, self.config, self.keys) == event.seat for f in event.evidence
+                )
+                if signed:
+                    self.fault, self.blame = event.reason, event.seat
+                else:
+                    self.fault = (
+                        f"{event.reason} (the check names seat {event.seat}, but no frame signed "
+                        "by it in the file proves it)"
+                    )
+            elif isinstance(event, Halted):
+                if self.fault is None:
+                    self.fault = event.reason
+                culprit = event.culprit
+                if culprit is not None and self.blame is None and self.accused in (None, culprit):
+                    self.accused = self.blame = culprit
+
+
+def _queued(observer: Session) -> list[Envelope]:
+    """Game messages accepted into their chains that no job consumed (in chain order per seat)."""
+    queues = getattr(observer, "_queues", None)  # wanted: a public Session accessor
+    return [e for queue in queues or () for e in queue]
+
+
+def _blocked(observer: Session) -> tuple[int, str, tuple[int, ...]] | None:
+    """(job number, what it waits for, the seats it waits on) if the observer waits for a step."""
+    blocked = getattr(observer, "_blocked", None)  # wanted: a public Session accessor
+    if blocked is None:
+        return None
+    parts = str(blocked.name).split(":")
+    if len(parts) != 4 or parts[0] != "job" or not parts[1].isdigit():
+        return None
+    return int(parts[1]), parts[2], tuple(blocked.seats)
+
+
+def _seat(verdict: Verdict, seat: int) -> str:
+    return f"seat {seat} ({verdict.names[seat]})" if seat < len(verdict.names) else f"seat {seat}"
+
+
+def _after_the_end(observer: Session) -> list[str]:
+    """Game messages of a game that is over that no job will ever consume (empty if none)."""
+    state = observer.state
+    if state is None or state.phase != "game_over":
+        return []
+    if observer.settled:
+        return observer.unconsumed()
+    step = _blocked(observer)
+    job = step[0] if step is not None and step[1] == "roundsig" else None
+    late = [e for e in _queued(observer) if not (e.kind == "roundsig" and e.data.get("job") == job)]
+    return [f"seat {e.seat} sent game message #{e.seq} ({e.kind}) after the end of the game" for e in late]
+
+
+def _stops_at(verdict: Verdict, observer: Session) -> str:
+    """Where and why a valid, unfinished game stops."""
+    state = observer.state
+    where = "before the game starts" if state is None else f"in round {state.round}"
+    if state is not None and state.phase == "game_over":
+        where = "after the last round"
+    step = _blocked(observer)
+    if step is None:
+        return f"{where}: the file ends before the game does"
+    job, what, seats = step
+    who = ", ".join(_seat(verdict, s) for s in seats)
+    text = (
+        f"{where}, at job {job}: waits for the {_WHAT.get(what, what)} of {who}, which the file does not hold"
+    )
+    waiting = [e for e in _queued(observer) if e.seat not in seats]
+    if waiting:
+        others = ", ".join(f"{_seat(verdict, e.seat)} #{e.seq} ({e.kind})" for e in waiting[:4])
+        more = f" and {len(waiting) - 4} more" if len(waiting) > 4 else ""
+        text += f"; later messages wait for it, unchecked: {others}{more}"
+    return text
+
+
+# --- the verdict ------------------------------------------------------------------------------
 
 
 def verify_bytes(data: bytes) -> Verdict:
     """Check a transcript file's contents. Raises `MalformedMessage` if it is not a transcript."""
     config, frames, truncated = load_checked(data)
-    observer = Session(config, None, None)
-    observer.start()
+    keys = verifiers_for(config)
     verdict = Verdict(
         True, config.game, config.players, tuple(config.names), len(frames), truncated=truncated
     )
-    for frame in frames:
-        observer.receive_frame(frame)
-        for event in observer.next_events():
-            if isinstance(event, FrameRejected):
-                verdict.rejected.append(event.reason)
-            elif isinstance(event, RoundSigned):
-                verdict.rounds_signed += 1
-            elif isinstance(event, Blamed) and verdict.blame is None:
-                verdict.valid = False
-                verdict.blame = event.seat
-                verdict.fault = event.reason
-            elif isinstance(event, Halted) and verdict.fault is None:
-                verdict.valid = False
-                verdict.fault = event.reason
+    survey = _survey(config, frames, keys)
+    verdict.rejected = list(survey.rejected)
+    foreign = _not_this_game(config, survey, len(frames))
+    if foreign is not None:
+        verdict._invalid(f"not this game's transcript: {foreign}")
+        verdict.not_this_game = True
+        return verdict
+
+    observer = Session(config, None, None)
+    observer.start()
+    report = _Report(config, keys)
+    report.take(observer.next_events())
+    order = _feeding_order(survey)
+    fed = 0
+    for frame in order:
         if observer.halted:
             break
+        observer.receive_frame(frame)
+        fed += 1
+        report.take(observer.next_events())
     observer.check_postponed()  # a transcript may stop after a bad shuffle whose check was put off
-    for event in observer.next_events():
-        if isinstance(event, Blamed) and verdict.blame is None:
-            verdict.valid = False
-            verdict.blame = event.seat
-            verdict.fault = event.reason
-    if observer.disputes and verdict.fault is None:  # live, a timer decides; offline, nothing can
-        seat, seq = observer.disputes[0]
-        verdict.valid = False
-        verdict.fault = (
-            f"an echo disagrees with frame #{seq} of seat {seat} and no signed frame in the "
-            "transcript settles it"
-        )
-    if verdict.rejected and verdict.valid:
-        verdict.valid = False
-        verdict.fault = (
-            f"{len(verdict.rejected)} frame(s) are not valid frames of this game: {verdict.rejected[0]}"
-        )
+    report.take(observer.next_events())
+    verdict.rounds_signed = report.rounds_signed
+    verdict.rejected.extend(report.rejected)
     state = observer.state
     if state is not None:
         verdict.round = state.round
         verdict.totals = list(state.totals)
-        verdict.finished = state.phase == "game_over"
         verdict.winners = list(state.winners)
+    verdict.unconsumed = observer.unconsumed()
+    if fed < len(order):
+        verdict.unconsumed.append(
+            f"{len(order) - fed} frame(s) were not checked: the check stops at the first fault"
+        )
+
+    # The first fault, most conclusive first: what a seat signed, then what nobody signed.
+    garbage = sorted(survey.garbage, key=lambda g: (g[0], g[2]))
+    equivocation = _equivocation(survey)
+    holes = _holes(survey, config.players)
+    gaps = [
+        f"seat {s}'s frames stop being checked at #{observer.next_seq_of(s)}"
+        for s in range(config.players)
+        if survey.seqs(s) and observer.next_seq_of(s) <= survey.seqs(s)[-1] and not observer.halted
+    ]
+    after_end = [] if observer.halted else _after_the_end(observer)
+    if garbage:
+        seat, reason, _ = garbage[0]
+        verdict._invalid(reason, seat)
+    elif equivocation is not None:
+        verdict._invalid(equivocation[1], equivocation[0])
+    elif report.fault is not None:
+        verdict._invalid(report.fault, report.blame)
+    elif observer.disputes:  # live, a timer decides; offline, nothing can
+        seat, seq = observer.disputes[0]
+        verdict._invalid(
+            f"an echo disagrees with frame #{seq} of seat {seat} and no signed frame in the "
+            "transcript settles it"
+        )
+    elif verdict.rejected:
+        verdict._invalid(
+            f"{len(verdict.rejected)} frame(s) are not valid frames of this game: {verdict.rejected[0]}"
+        )
+    elif holes:
+        verdict._invalid(holes[0])
+    elif gaps:
+        verdict._invalid(f"{gaps[0]}: {'; '.join(verdict.unconsumed) or 'a frame is missing'}")
+    elif after_end:
+        verdict._invalid(
+            f"{len(after_end)} game message(s) after the end of the game were never checked: {after_end[0]}"
+        )
+    elif state is not None and state.phase == "game_over" and observer.settled:
+        verdict.kind, verdict.finished = "finished", True
+    else:
+        verdict.kind, verdict.finished = "unfinished", False
+        verdict.stops_at = _stops_at(verdict, observer)
     return verdict
 
 
-__all__ = ["MalformedMessage", "Verdict", "verify_bytes"]
+__all__ = ["MalformedMessage", "Verdict", "VerdictKind", "verify_bytes"]
