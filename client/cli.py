@@ -101,6 +101,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    """`skyjo-lan verify FILE`: exit 0 valid (finished or unfinished), 1 invalid, 2 unreadable or
+    not this game's transcript (its genesis does not match the signed frames)."""
     from protocol.errors import MalformedMessage
     from protocol.verify import verify_bytes
 
@@ -118,27 +120,38 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(verdict.as_dict())
     else:
-        names = verdict.names or tuple(f"seat {s}" for s in range(verdict.players))
-        if verdict.valid:
-            state = "finished" if verdict.finished else f"in progress (round {verdict.round})"
-            print(
-                f"valid: {verdict.game}, {verdict.players} players, {verdict.frames} frames, "
-                f"{verdict.rounds_signed} round(s) signed by every seat, game {state}"
-            )
-            if verdict.truncated:
-                print("  note: the file ends with an incomplete record (a crash?); checked up to it")
-            for seat, total in enumerate(verdict.totals):
-                mark = "  winner" if seat in verdict.winners else ""
-                print(f"  seat {seat} ({names[seat]}): {total}{mark}")
-        else:
-            who = (
-                f"seat {verdict.blame} ({names[verdict.blame]})"
-                if verdict.blame is not None
-                else "no seat named"
-            )
-            print(f"INVALID: {verdict.fault}")
-            print(f"  to blame: {who}")
+        _print_verdict(verdict)
+    if verdict.not_this_game:
+        return 2
     return 0 if verdict.valid else 1
+
+
+def _print_verdict(verdict: Any) -> None:
+    """The three verdicts of `verify` (finished, unfinished, invalid) for a person."""
+    names = verdict.names or tuple(f"seat {s}" for s in range(verdict.players))
+    if verdict.valid:
+        state = "finished" if verdict.finished else f"unfinished (round {verdict.round})"
+        print(
+            f"valid: {verdict.game}, {verdict.players} players, {verdict.frames} frames, "
+            f"{verdict.rounds_signed} round(s) signed by every seat, game {state}"
+        )
+        if not verdict.finished:
+            print(f"  stops {verdict.stops_at or 'before the end of the game'}")
+            print("  everything up to there checks; nothing after it can be judged")
+        if verdict.truncated:
+            print("  note: the file ends with an incomplete record (a crash?); checked up to it")
+        for seat, total in enumerate(verdict.totals):
+            mark = "  winner" if verdict.finished and seat in verdict.winners else ""
+            print(f"  seat {seat} ({names[seat]}): {total}{mark}")
+        return
+    if verdict.blame is not None:
+        who = f"seat {verdict.blame} ({names[verdict.blame]}), who signed the evidence"
+    else:
+        who = "no seat named (no seat signed anything that proves it)"
+    print(f"INVALID: {verdict.fault}")
+    print(f"  to blame: {who}")
+    for line in verdict.unconsumed:
+        print(f"  not checked: {line}")
 
 
 def cmd_play(args: argparse.Namespace) -> int:

@@ -1,12 +1,18 @@
-"""`skyjo-lan verify FILE`: exit 0 for a valid game, 1 with the seat to blame, 2 for an unreadable file."""
+"""`skyjo-lan verify FILE`: exit 0 for a valid game (finished or unfinished), 1 for an invalid one
+(with the seat to blame when it signed the evidence), 2 for an unreadable file or one whose genesis
+does not match its frames."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from client.cli import main
+from protocol.messages import open_frame, seal
 from protocol.transcript import dump, load
 from tests.protocol.harness import Net
 from tests.protocol.test_adversarial_shuffle import before_shuffle, cheat_from
@@ -76,3 +82,56 @@ def test_unreadable_file_exits_2(content, tmp_path, capsys):
 def test_missing_file_exits_2(tmp_path, capsys):
     code, _, err = run(["verify", str(tmp_path / "absent.skyjo")], capsys)
     assert code == 2 and "cannot read" in err
+
+
+def _envelopes(saved: bytes) -> tuple[Any, list[bytes], list[Any]]:
+    config, frames = load(saved)
+    return config, frames, [open_frame(f, config) for f in frames]
+
+
+def test_unfinished_game_is_valid_says_where_it_stops_and_exits_0(saved_game, tmp_path, capsys):
+    config, frames, envs = _envelopes(saved_game)
+    first_move = next(i for i, e in enumerate(envs) if e.seat == 0 and e.kind == "move")
+    path = tmp_path / "cut.skyjo"
+    path.write_bytes(dump(config, frames[:first_move]))
+    code, out, _ = run(["verify", str(path)], capsys)
+    assert code == 0
+    assert out.startswith("valid: skyjo, 2 players") and "game unfinished" in out
+    assert "stops in round" in out and "waits for the move of seat 0 (p0)" in out
+    verdict = json.loads(run(["verify", "--json", str(path)], capsys)[1])
+    assert verdict["valid"] and not verdict["finished"] and verdict["kind"] == "unfinished"
+    assert "seat 0" in verdict["stops_at"]
+
+
+def test_edited_genesis_is_not_this_games_transcript_and_exits_2(saved_game, tmp_path, capsys):
+    config, frames = load(saved_game)
+    path = tmp_path / "renamed.skyjo"
+    path.write_bytes(dump(dataclasses.replace(config, names=("mallory", "p1")), frames))
+    code, out, _ = run(["verify", str(path)], capsys)
+    assert code == 2
+    assert out.startswith("INVALID: not this game's transcript")
+    assert "to blame: no seat named" in out
+    verdict = json.loads(run(["verify", "--json", str(path)], capsys)[1])
+    assert verdict["not_this_game"] and verdict["blame"] is None and verdict["kind"] == "invalid"
+
+
+def test_unsigned_frame_after_the_end_is_invalid_names_nobody_and_exits_1(saved_game, tmp_path, capsys):
+    config, frames, envs = _envelopes(saved_game)
+    last = max((e for e in envs if e.seat == 1), key=lambda e: e.seq)
+    key = Ed25519PrivateKey.generate()  # not seat 1's key: the frame is signed by nobody at the table
+    forged = seal(config, key, 1, last.seq + 1, last.digest, "chat", {"text": "late"}).frame
+    path = tmp_path / "late.skyjo"
+    path.write_bytes(dump(config, [*frames, forged]))
+    code, out, _ = run(["verify", str(path)], capsys)
+    assert code == 1 and out.startswith("INVALID:") and "to blame: no seat named" in out
+
+
+def test_deleted_frame_is_invalid_and_exits_1(saved_game, tmp_path, capsys):
+    config, frames, envs = _envelopes(saved_game)
+    index = next(i for i, e in enumerate(envs) if e.seat == 1 and e.seq == 30)
+    path = tmp_path / "deleted.skyjo"
+    path.write_bytes(dump(config, frames[:index] + frames[index + 1 :]))
+    code, out, _ = run(["verify", str(path)], capsys)
+    assert code == 1
+    assert out.startswith("INVALID: frame #30 of seat 1 is missing")
+    assert "to blame: no seat named" in out and "not checked:" in out
