@@ -253,9 +253,11 @@ class _Report:
                 self.rejected.append(event.reason)
             elif isinstance(event, Blamed) and self.fault is None:
                 self.accused = event.seat
-                signed = bool(event.evidence) and all(
-                    _signer(f, self.config, self.keys) == event.seat for f in event.evidence
-                )
+                # The seat signed the evidence: one frame of it is the seat's, and every frame is
+                # signed by a seat of this table (a complaint proves a fault with the accused's
+                # frame and the accuser's; section 10).
+                signers = [_signer(f, self.config, self.keys) for f in event.evidence]
+                signed = event.seat in signers and None not in signers
                 if signed:
                     self.fault, self.blame = event.reason, event.seat
                 else:

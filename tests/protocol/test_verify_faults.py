@@ -189,8 +189,9 @@ def test_verify_blames_only_the_signer_of_the_evidence(game: Net) -> None:
     cases: list[tuple[tuple[bytes, ...], int | None]] = [
         ((), None),  # nothing signed backs the accusation
         ((by_seat[0],), None),  # the evidence is another seat's frame
-        ((by_seat[1], by_seat[0]), None),
+        ((by_seat[1], b"not a frame"), None),  # part of it is signed by nobody
         ((by_seat[1],), 1),
+        ((by_seat[1], by_seat[0]), 1),  # a complaint: the accused's frame and the accuser's
     ]
     for evidence, blame in cases:
         report = _Report(game.config, {})
@@ -211,3 +212,15 @@ def test_verify_json_keys(game: Net) -> None:
         assert key in data
     _, loaded = load(dump(game.config, frames_of(game)))
     assert loaded == frames_of(game)
+
+
+def test_verify_one_chain_off_a_matching_genesis_blames_its_signer(game: Net) -> None:
+    # seat 0's chain starts from the genesis hash, so the genesis is this game's: seat 1 signed a
+    # frame #0 that does not, and that frame is the evidence
+    frames = frames_of(game)
+    envs = envelopes(game, frames)
+    index, first = next((i, e) for i, e in enumerate(envs) if (e.seat, e.seq) == (1, 0))
+    other = seal(game.config, game.keys[1], 1, 0, bytes(32), first.kind, first.data).frame
+    verdict = check(game.config, [*frames[:index], other, *frames[index + 1 :]])
+    assert not verdict.not_this_game and verdict.blame == 1, verdict
+    assert "broken chain" in (verdict.fault or "")
