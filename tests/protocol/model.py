@@ -1,0 +1,682 @@
+"""A model test of blame (issue 12): honest sessions and one adversary on a simulated clock.
+
+Why a model and not more hand-written attacks: the faults of issue 12 came from *timing*
+(a frame five seconds late to one peer and never to another; a peer stopped for 70 s that comes
+back), which the table of `harness.Net` cannot show: it has no clock, delivers everything at once
+and fires timers only when a test says so. Here every directed link has its own latency (FIFO per
+link), every `TimerRequest` runs out at `now + seconds`, bots think for a while before they move,
+and one seat, the *adversary*, runs an honest `Session` whose outgoing frames the simulator
+rewrites per receiver: it withholds them from some peers (for good, or holds them for a while),
+delays them, equivocates (a different validly signed frame with the same sequence number, game
+frames or echoes), sends garbage (unsigned or validly signed), stops (no delivery in or out, no
+timers) and comes back with its backlog in an arbitrary order, or crashes for good. What it
+does is drawn from the run's seed and changes during the run.
+
+At the end the properties every run must keep (the issue's "Required") are checked by
+`Run.findings`: no honest seat is ever named (neither by `Blamed` nor as `Halted.culprit`, and
+`Halted.absent` names only the adversary), all honest seats end the same way (all finished, or
+all halted with the same culprit), a finished session's transcript verifies as valid and
+finished, and no exception escapes the session. Each finding names the seed: `run_model(seed)`
+replays that run exactly (the identities, session id, latencies, think times, bots and even the
+sessions' cryptographic randomness all come from the seed; nothing reads the real clock).
+"""
+
+from __future__ import annotations
+
+import heapq
+import importlib
+import math
+import random
+import traceback
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import msgpack
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from protocol.config import PROTOCOL_VERSION, TableConfig
+from protocol.events import Blamed, Halted, SessionEvent, TimerRequest, YourMove
+from protocol.messages import Envelope, open_frame, seal
+from protocol.session import Session
+from protocol.transcript import dump
+from protocol.verify import verify_bytes
+from skyjo_p2p.bots import make_bot
+from skyjo_p2p.core.errors import IllegalMove
+
+STEP_TIMEOUT = 30.0
+"""The client's default (client/netgame.py `session_timeouts`): automatic protocol steps."""
+MOVE_TIMEOUT = 300.0
+"""The client's default for a move (a person thinks)."""
+TIME_LIMIT = 2 * 3600.0
+"""Simulated seconds after which a run stops; an honest table settles long before."""
+LATENCY = (0.001, 0.05)
+"""One-way latency of each directed link, drawn per link per run (seconds)."""
+THINK = (0.05, 2.0)
+"""A bot's think time before each move (seconds): far below both timeouts."""
+
+BENIGN = frozenset({"stop", "delay", "hold"})
+"""Behaviours that only make a seat late: such a seat runs an honest session that sends every
+frame, so it is held to the honest seats' standard (it too must never name an honest seat, and it
+must end as they do: a peer stopped for a while that comes back adopts the verdict)."""
+
+BEHAVIOURS = ("withhold", "hold", "delay", "equivocate", "lie", "garbage", "stop", "crash")
+"""What the adversary may do for a while (between these it is honest). withhold: frames to the
+targets are dropped for good; hold: kept and sent at the end of the window; delay: each is sent
+`delay` seconds late;
+equivocate: a game frame goes out to the targets as another validly signed frame with the same
+sequence number; lie: the same for an echo (one digest changed); garbage: junk goes out besides
+the real frames; stop: nothing in or out and no timers until the end of the window; crash: stop
+for good."""
+_WEIGHTS = (10, 8, 10, 8, 8, 8, 10, 3)
+
+GAME_KINDS = frozenset({"keycommit", "key", "shuffle", "shares", "coincommit", "coin", "move", "roundsig"})
+
+
+@dataclass
+class Deviation:
+    """One thing the adversary does, to `targets` (receiver seats), from `start` until `end`.
+
+    With `trigger`, it begins at the adversary's first frame of that kind sent at or after
+    `start` (`end` then counts from there: `end - start` is the duration); `count` bounds the
+    frames it changes. The regression tests script these; random runs draw them.
+    """
+
+    behaviour: str
+    targets: tuple[int, ...] = ()
+    start: float = 0.0
+    end: float = math.inf
+    trigger: str | None = None
+    count: int | None = None
+    delay: float = 0.0
+    consistent: bool = True
+    """equivocate/lie: the later frames to the targets are re-signed to chain on the forked one."""
+    about: int | None = None
+    """lie: change the digest the echo gives for a frame of this seat (None: any)."""
+    acking: str | None = None
+    """lie: only in an echo of a frame of this kind (None: any kind)."""
+    began: float | None = None
+    used: int = 0
+
+    def live(self, now: float) -> bool:
+        if self.began is None or (self.count is not None and self.used >= self.count):
+            return False
+        return now < self.began + (self.end - self.start)
+
+
+@dataclass
+class Run:
+    """What one run did and what it found."""
+
+    seed: int
+    game: str
+    players: int
+    options: dict[str, Any]
+    adversary: int
+    honest: tuple[int, ...]
+    deviations: list[Deviation]
+    events: list[list[tuple[float, SessionEvent]]]
+    sessions: list[Session]
+    config: TableConfig
+    clock: float = 0.0
+    settled_queue: bool = True
+    """False when the run stopped at the time limit with work still queued."""
+    errors: list[str] = field(default_factory=list)
+    effects: Counter[str] = field(default_factory=Counter)
+    """Behaviours that changed at least one frame (or stopped the adversary), and how often."""
+
+    @property
+    def late_only(self) -> bool:
+        """The adversary only ran late (stopped and came back, delayed or held frames)."""
+        return "crash" not in self.effects and set(self.effects) <= BENIGN
+
+    @property
+    def held(self) -> tuple[int, ...]:
+        """The seats the checks apply to: the honest ones, and the adversary if it only ran late."""
+        return tuple(range(self.players)) if self.late_only else self.honest
+
+    def outcome(self, seat: int) -> tuple[str, int | None]:
+        """("finished", None), ("halted", culprit) or ("pending", None) for one seat."""
+        session = self.sessions[seat]
+        halts = [e for _, e in self.events[seat] if isinstance(e, Halted)]
+        if halts or session.halted is not None:
+            return ("halted", halts[0].culprit if halts else None)
+        state = session.state
+        if state is not None and state.phase == "game_over" and session.settled:
+            return ("finished", None)
+        return ("pending", None)
+
+    def findings(self) -> list[str]:
+        """Every broken property, each line naming the seed (empty: the run is fine)."""
+        tag = f"seed {self.seed} ({self.game}, {self.players} seats, adversary {self.adversary})"
+        out = [f"{tag}: {error}" for error in self.errors]
+        honest = set(self.honest)
+        for seat in self.held:
+            for at, event in self.events[seat]:
+                if isinstance(event, Blamed) and event.seat in honest:
+                    out.append(
+                        f"{tag}: at {at:.3f}s seat {seat} blamed honest seat {event.seat}: "
+                        f"{event.reason} ({len(event.evidence)} evidence frame(s))"
+                    )
+                elif isinstance(event, Halted):
+                    if event.culprit in honest:
+                        out.append(
+                            f"{tag}: at {at:.3f}s seat {seat} halted naming honest seat "
+                            f"{event.culprit} as culprit: {event.reason}"
+                        )
+                    wrong = sorted(honest.intersection(event.absent))
+                    if wrong:
+                        out.append(
+                            f"{tag}: at {at:.3f}s seat {seat} halted with honest seat(s) {wrong} absent"
+                        )
+        outcomes = {seat: self.outcome(seat) for seat in self.held}
+        if len(set(outcomes.values())) > 1:
+            shown = ", ".join(
+                f"seat {s}: {o[0]}" + (f" culprit {o[1]}" if o[0] == "halted" else "")
+                for s, o in outcomes.items()
+            )
+            out.append(f"{tag}: honest seats disagree: {shown}")
+        for seat, (kind, _) in outcomes.items():
+            if kind == "pending":
+                why = "time limit reached" if not self.settled_queue else "nothing left to happen: stalled"
+                out.append(f"{tag}: seat {seat} neither finished nor halted ({why}, {self.clock:.0f}s)")
+            if kind != "finished":
+                continue
+            verdict = verify_bytes(dump(self.config, self.sessions[seat].frames))
+            if not (verdict.valid and verdict.finished):
+                out.append(
+                    f"{tag}: seat {seat} finished but its transcript does not verify: "
+                    f"valid={verdict.valid} finished={verdict.finished} fault={verdict.fault}"
+                )
+        return out
+
+    def summary(self) -> str:
+        outcomes = " ".join(f"{s}:{self.outcome(s)[0]}" for s in self.honest)
+        used = ",".join(f"{b}x{n}" for b, n in sorted(self.effects.items())) or "none"
+        return (
+            f"seed {self.seed}: {self.game} {self.players} seats, adversary {self.adversary}, "
+            f"did {used}; {self.clock:.0f}s simulated; {outcomes}"
+        )
+
+
+# --- deterministic randomness for the sessions' cryptography -------------------------------------
+
+_SECRET_USERS = tuple(importlib.import_module(f"protocol.crypto.{n}") for n in ("group", "shuffle", "coins"))
+"""The modules that draw secrets (as protocol/vectors/generate.py patches them)."""
+
+
+class _SeededSecrets:
+    """Stands in for `secrets` during a run, so that a seed replays the run exactly (the deck,
+    and so the game, depends on the shuffles). Not secret at all: a test stand-in."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def randbelow(self, n: int) -> int:
+        return self.rng.randrange(n)
+
+    def token_bytes(self, k: int) -> bytes:
+        return self.rng.randbytes(k)
+
+
+@contextmanager
+def _seeded_secrets(seed: int) -> Iterator[None]:
+    saved = [getattr(module, "secrets") for module in _SECRET_USERS]  # noqa: B009 (typed as a module)
+    fake = _SeededSecrets(random.Random(f"secrets:{seed}"))
+    for module in _SECRET_USERS:
+        setattr(module, "secrets", fake)  # noqa: B010
+    try:
+        yield
+    finally:
+        for module, original in zip(_SECRET_USERS, saved, strict=True):
+            setattr(module, "secrets", original)  # noqa: B010
+
+
+# --- the table of one run ---------------------------------------------------------------------------
+
+
+def draw_table(rng: random.Random) -> tuple[str, int, dict[str, Any]]:
+    """Game, seats and options of a short game (one round, or a small stock in SKIP-BO)."""
+    game = rng.choices(("skyjo", "skip-bo", "skyjo-action"), (7, 2, 1))[0]
+    if game == "skyjo":
+        players = rng.choices((2, 3, 4, 5), (2, 5, 2, 1))[0]
+        return game, players, {"target_score": 1, "setup_reveals": rng.choice((0, 1, 2))}
+    if game == "skip-bo":
+        return game, rng.choice((2, 3)), {"single_round": True, "stock_size": 5}
+    return game, rng.choice((2, 3)), {"target_score": 1, "grid": "3x3"}
+
+
+def draw_deviations(rng: random.Random, players: int, adversary: int) -> list[Deviation]:
+    """A random plan for the adversary: up to five deviations, one after another, each for a
+    while, with honest spells between them (and none at all in about one run in ten, a control).
+    A game lasts a few simulated minutes, so the plan spreads over the first ten."""
+    others = [s for s in range(players) if s != adversary]
+    plan: list[Deviation] = []
+    clock = 0.0
+    for _ in range(rng.choice((0, 1, 1, 2, 2, 3, 3, 4, 5, 5))):
+        if plan and rng.random() < 0.4:  # at the same time as the last one (to other peers, say)
+            clock = plan[-1].start
+        else:
+            clock += rng.choice((0.0, rng.expovariate(1 / 60)))
+        behaviour = rng.choices(BEHAVIOURS, _WEIGHTS)[0]
+        targets = tuple(sorted(rng.sample(others, rng.randint(1, len(others)))))
+        length = max(0.5, rng.expovariate(1 / 30))
+        deviation = Deviation(behaviour, targets, clock, clock + length)
+        if behaviour == "delay":
+            deviation.delay = rng.choice((rng.uniform(0.1, 5.0), rng.uniform(5.0, 45.0)))
+        elif behaviour in ("equivocate", "lie"):
+            deviation.count = rng.randint(1, 3)
+            deviation.consistent = rng.random() < 0.7
+        elif behaviour == "stop":
+            deviation.end = clock + rng.choice(
+                (rng.uniform(1, 30), rng.uniform(30, 100), rng.uniform(100, 700))
+            )
+        elif behaviour == "crash":
+            deviation.end = math.inf
+        plan.append(deviation)
+        if behaviour == "crash":
+            break
+        clock = max(clock, deviation.end if math.isfinite(deviation.end) else clock)
+    return plan
+
+
+def _draw_slow(rng: random.Random) -> tuple[float, float, float] | None:
+    """Bots in a third of the runs sometimes think like people (10% of moves take 30-120 s):
+    a long silence is when a lie or a withheld frame is found only by a timer."""
+    return (0.1, 30.0, 120.0) if rng.random() < 1 / 3 else None
+
+
+class Model:
+    """One run: `players` sessions, seat `adversary` deviating as `deviations` say."""
+
+    def __init__(
+        self,
+        seed: int,
+        *,
+        game: str | None = None,
+        players: int | None = None,
+        options: dict[str, Any] | None = None,
+        adversary: int | None = None,
+        deviations: list[Deviation] | None = None,
+        step_timeout: float = STEP_TIMEOUT,
+        move_timeout: float = MOVE_TIMEOUT,
+        time_limit: float = TIME_LIMIT,
+        slow: tuple[float, float, float] | None = None,
+    ) -> None:
+        self.seed = seed
+        rng = random.Random(seed)
+        drawn = draw_table(rng)
+        self.game = game or drawn[0]
+        self.players = players or drawn[1]
+        self.options = dict(drawn[2] if options is None and game is None else options or {})
+        self.adversary = rng.randrange(self.players) if adversary is None else adversary
+        plan_rng = random.Random(f"plan:{seed}")
+        self.deviations = (
+            draw_deviations(plan_rng, self.players, self.adversary) if deviations is None else deviations
+        )
+        self.rng = random.Random(f"run:{seed}")
+        self.slow = slow if slow is not None or deviations is not None else _draw_slow(plan_rng)
+        """(probability, shortest, longest): how often an honest player thinks long, and how long
+        (a person who thinks past the 30 s step timeout, but within the move timeout)."""
+        self.keys = [Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)) for _ in range(self.players)]
+        self.config = TableConfig(
+            session_id=rng.randbytes(32),
+            game=self.game,
+            players=self.players,
+            identities=tuple(k.public_key().public_bytes_raw() for k in self.keys),
+            options=self.options,
+            names=tuple(f"p{s}" for s in range(self.players)),
+        )
+        self.sessions = [
+            Session(self.config, s, self.keys[s], step_timeout=step_timeout, move_timeout=move_timeout)
+            for s in range(self.players)
+        ]
+        self.bots = [make_bot("greedy", self.game, f"model:{seed}:{s}") for s in range(self.players)]
+        self.latency = {
+            (a, b): self.rng.uniform(*LATENCY)
+            for a in range(self.players)
+            for b in range(self.players)
+            if a != b
+        }
+        self.time_limit = time_limit
+        self.now = 0.0
+        self._heap: list[tuple[float, int, Callable[[], None]]] = []
+        self._order = 0
+        self._link_free = dict.fromkeys(self.latency, 0.0)
+        self._thinking = [False] * self.players
+        self.events: list[list[tuple[float, SessionEvent]]] = [[] for _ in range(self.players)]
+        self.errors: list[str] = []
+        self.effects: Counter[str] = Counter()
+        self.stopped = False
+        self.crashed = False
+        self._backlog_in: dict[int, deque[bytes]] = {}
+        self._backlog_calls: list[tuple[str, str]] = []
+        self._held_out: list[bytes] = []
+        self._fork_prev: dict[int, bytes] = {}
+        self._alternative: dict[str, Any] | None = None
+
+    # --- the clock --------------------------------------------------------------------------------
+
+    def at(self, when: float, action: Callable[[], None]) -> None:
+        self._order += 1
+        heapq.heappush(self._heap, (when, self._order, action))
+
+    def run(self) -> Run:
+        with _seeded_secrets(self.seed):
+            for deviation in self.deviations:
+                if deviation.trigger is None:
+                    self.at(deviation.start, partial(self._begin, deviation))
+            for seat in range(self.players):
+                self._call(seat, "start", "")
+            while self._heap and self._heap[0][0] <= self.time_limit:
+                when, _, action = heapq.heappop(self._heap)
+                self.now = max(self.now, when)
+                action()
+        return Run(
+            self.seed,
+            self.game,
+            self.players,
+            self.options,
+            self.adversary,
+            tuple(s for s in range(self.players) if s != self.adversary),
+            self.deviations,
+            self.events,
+            self.sessions,
+            self.config,
+            self.now,
+            not self._heap,
+            self.errors,
+            self.effects,
+        )
+
+    # --- calls into a session ---------------------------------------------------------------------
+
+    def _call(self, seat: int, what: str, arg: str | bytes) -> None:
+        """One call into a session (deferred if it is the stopped adversary), then its output."""
+        if seat == self.adversary and self.crashed:
+            return
+        if seat == self.adversary and self.stopped:
+            if what == "frame":
+                raise AssertionError("frames for a stopped seat wait in _deliver")
+            self._backlog_calls.append((what, str(arg)))
+            return
+        session = self.sessions[seat]
+        try:
+            if what == "start":
+                session.start()
+            elif what == "frame":
+                assert isinstance(arg, bytes)
+                session.receive_frame(arg)
+            elif what == "timer":
+                session.timer_expired(str(arg))
+            elif what == "think":
+                self._thinking[seat] = False
+                self._think(seat)
+        except Exception:
+            self.errors.append(
+                f"at {self.now:.3f}s seat {seat} raised in {what}: "
+                + traceback.format_exc(limit=3).strip().splitlines()[-1]
+            )
+        self._collect(seat)
+
+    def _think(self, seat: int) -> None:
+        session = self.sessions[seat]
+        moves = session.legal_moves()
+        if not moves or session.state is None:
+            return
+        move = self.bots[seat].choose(session.state, seat)
+        if seat == self.adversary:
+            others = [m for m in moves if m != move]
+            self._alternative = self.rng.choice(others).to_dict() if others else None
+        try:
+            session.submit_move(move)
+        except IllegalMove as exc:
+            self.errors.append(f"at {self.now:.3f}s seat {seat}'s bot chose an illegal move: {exc}")
+
+    def _collect(self, seat: int) -> None:
+        session = self.sessions[seat]
+        for frame in session.data_to_send():
+            if seat == self.adversary:
+                self._adversary_sends(frame)
+            else:
+                for other in range(self.players):
+                    if other != seat:
+                        self._transmit(seat, other, frame)
+        for event in session.next_events():
+            self.events[seat].append((self.now, event))
+            if isinstance(event, TimerRequest):
+                self.at(self.now + event.seconds, partial(self._call, seat, "timer", event.name))
+            elif isinstance(event, YourMove) and not self._thinking[seat]:
+                self._thinking[seat] = True
+                think = self.rng.uniform(*THINK)
+                if self.slow is not None and seat != self.adversary and self.rng.random() < self.slow[0]:
+                    think = self.rng.uniform(self.slow[1], self.slow[2])
+                self.at(self.now + think, partial(self._call, seat, "think", ""))
+
+    def _transmit(self, sender: int, receiver: int, frame: bytes, extra: float = 0.0) -> None:
+        """Put a frame on a link: it arrives after the link's latency (plus `extra`), never
+        before a frame sent earlier on the same link."""
+        link = (sender, receiver)
+        when = max(self.now + self.latency[link] + extra, self._link_free[link])
+        self._link_free[link] = when
+        self.at(when, partial(self._deliver, sender, receiver, frame))
+
+    def _deliver(self, sender: int, receiver: int, frame: bytes) -> None:
+        if receiver == self.adversary and self.crashed:
+            return
+        if receiver == self.adversary and self.stopped:
+            self._backlog_in.setdefault(sender, deque()).append(frame)
+            return
+        self._call(receiver, "frame", frame)
+
+    # --- the adversary --------------------------------------------------------------------------
+
+    def _begin(self, deviation: Deviation) -> None:
+        if deviation.began is not None:
+            return
+        deviation.began = self.now
+        if deviation.behaviour == "stop" and not self.crashed:
+            self.effects["stop"] += 1
+            self.stopped = True
+            self.at(self.now + (deviation.end - deviation.start), self._resume)
+        elif deviation.behaviour == "crash":
+            self.effects["crash"] += 1
+            self.crashed = True
+            self._backlog_in.clear()
+            self._backlog_calls.clear()
+            self._held_out.clear()
+
+    def _resume(self) -> None:
+        """The stopped adversary continues: it first writes what it had produced, then takes its
+        backlog (frames per link in order, timers and moves anywhere among them) in an order
+        drawn from the run's random stream."""
+        if self.crashed or not self.stopped:
+            return
+        self.stopped = False
+        held, self._held_out = self._held_out, []
+        for frame in held:
+            self._adversary_sends(frame)
+        calls, self._backlog_calls = self._backlog_calls, []
+        inbox, self._backlog_in = self._backlog_in, {}
+        sources: list[int | None] = [s for s in sorted(inbox) for _ in inbox[s]] + [None] * len(calls)
+        self.rng.shuffle(sources)
+        self.rng.shuffle(calls)
+        for source in sources:
+            if self.stopped or self.crashed:  # a triggered stop may begin again meanwhile
+                break
+            if source is None:
+                what, arg = calls.pop()
+                self._call(self.adversary, what, arg)
+            else:
+                self._call(self.adversary, "frame", inbox[source].popleft())
+        if self.stopped:  # keep what was not taken for the next resume
+            for what, arg in calls:
+                self._backlog_calls.append((what, arg))
+            for sender in sorted(inbox):
+                self._backlog_in.setdefault(sender, deque()).extend(inbox[sender])
+
+    def _adversary_sends(self, frame: bytes) -> None:
+        """Route one frame of the adversary to each peer, through the deviations live now."""
+        if self.crashed:
+            return
+        envelope = open_frame(frame, self.config)
+        for deviation in self.deviations:
+            if deviation.trigger == envelope.kind and deviation.began is None and self.now >= deviation.start:
+                self._begin(deviation)
+        if self.stopped:
+            self._held_out.append(frame)
+            return
+        live = [d for d in self.deviations if d.live(self.now) and d.behaviour not in ("stop", "crash")]
+        touched: set[int] = set()
+        for receiver in range(self.players):
+            if receiver == self.adversary:
+                continue
+            out = envelope
+            if receiver in self._fork_prev:
+                out = self._reseal(out, prev=self._fork_prev[receiver])
+                self._fork_prev[receiver] = out.digest
+            extra = 0.0
+            send = True
+            junk: list[bytes] = []
+            for index, deviation in enumerate(live):
+                if receiver not in deviation.targets:
+                    continue
+                behaviour = deviation.behaviour
+                if behaviour == "withhold":
+                    send = False
+                elif behaviour == "hold":
+                    until = (deviation.began or 0.0) + (deviation.end - deviation.start)
+                    extra = max(extra, until - self.now)
+                elif behaviour == "delay":
+                    extra += deviation.delay
+                elif behaviour in ("equivocate", "lie"):
+                    changed = self._equivocate(out, deviation)
+                    if changed is None:
+                        continue
+                    out = changed
+                    if deviation.consistent:
+                        self._fork_prev[receiver] = out.digest
+                    else:
+                        self._fork_prev.pop(receiver, None)
+                elif behaviour == "garbage":
+                    if self.rng.random() < 0.3:
+                        junk.append(self._garbage(envelope))
+                    else:
+                        continue
+                touched.add(index)
+                self.effects[behaviour] += 1
+            for piece in junk:
+                self._transmit(self.adversary, receiver, piece, extra)
+            if send:
+                self._transmit(self.adversary, receiver, out.frame, extra)
+        for index in touched:
+            live[index].used += 1
+
+    def _reseal(
+        self, envelope: Envelope, *, prev: bytes | None = None, data: dict[str, Any] | None = None
+    ) -> Envelope:
+        return seal(
+            self.config,
+            self.keys[self.adversary],
+            envelope.seat,
+            envelope.seq,
+            envelope.prev if prev is None else prev,
+            envelope.kind,
+            envelope.data if data is None else data,
+        )
+
+    def _equivocate(self, envelope: Envelope, deviation: Deviation) -> Envelope | None:
+        """Another validly signed frame with this one's sequence number, with plausible contents
+        (None if this frame is not one the deviation changes)."""
+        data = dict(envelope.data)
+        kind = envelope.kind
+        rng = self.rng
+        if deviation.behaviour == "lie":
+            if kind != "echo":
+                return None
+            acks = [list(a) for a in data["acks"]]
+            chains = self.sessions[self.adversary]._chains
+            choices = [
+                i
+                for i, (seat, seq, _) in enumerate(acks)
+                if (deviation.about is None or seat == deviation.about)
+                and (deviation.acking is None or chains[seat].frames[seq].kind == deviation.acking)
+            ]
+            if not choices:
+                return None
+            acks[rng.choice(choices)][2] = rng.randbytes(32)
+            data["acks"] = acks
+        elif kind not in GAME_KINDS:
+            return None
+        elif kind in ("keycommit", "coincommit"):
+            data["commit"] = rng.randbytes(32)
+        elif kind == "key":
+            data["proof"] = [rng.randbytes(32), rng.randbytes(32)]
+        elif kind == "coin":
+            data["reveal"] = [rng.randbytes(32), rng.randbytes(32)]
+        elif kind == "roundsig":
+            data["hash"] = rng.randbytes(32)
+        elif kind == "shuffle":
+            deck = list(data["deck"])
+            if len(deck) < 2:
+                return None
+            deck[0], deck[1] = deck[1], deck[0]
+            data["deck"] = deck
+        elif kind == "shares":
+            shares, challenge, response = data["batch"]
+            data["batch"] = [shares, response, challenge]
+        elif kind == "move":
+            if self._alternative is None:
+                return None
+            data["move"] = self._alternative
+        return self._reseal(envelope, data=data)
+
+    def _garbage(self, envelope: Envelope) -> bytes:
+        """Junk: random bytes, a frame whose signature does not verify, or a validly signed frame
+        whose contents are malformed (attributable to the adversary)."""
+        rng = self.rng
+        choice = rng.randrange(3)
+        if choice == 0:
+            return rng.randbytes(rng.randint(1, 300))
+        if choice == 1:
+            flipped = bytearray(envelope.frame)
+            flipped[-1] ^= 0x01
+            return bytes(flipped)
+        body = msgpack.packb(
+            {
+                "v": PROTOCOL_VERSION,
+                "sid": self.config.session_id,
+                "seat": self.adversary,
+                "seq": envelope.seq,
+                "prev": envelope.prev,
+                "kind": "move",
+                "data": {"junk": rng.randbytes(8)},
+            },
+            use_bin_type=True,
+        )
+        return bytes(msgpack.packb([body, self.keys[self.adversary].sign(body)], use_bin_type=True))
+
+
+def run_model(seed: int, **overrides: Any) -> Run:
+    """Play the run of `seed` (see `Model` for what can be overridden) and return it."""
+    return Model(seed, **overrides).run()
+
+
+def check(seed: int, **overrides: Any) -> list[str]:
+    """The findings of one run."""
+    return run_model(seed, **overrides).findings()
+
+
+__all__ = [
+    "BEHAVIOURS",
+    "MOVE_TIMEOUT",
+    "STEP_TIMEOUT",
+    "Deviation",
+    "Model",
+    "Run",
+    "check",
+    "run_model",
+]
