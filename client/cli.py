@@ -147,7 +147,7 @@ def _print_verdict(verdict: Any) -> None:
     if verdict.blame is not None:
         who = f"seat {verdict.blame} ({names[verdict.blame]}), who signed the evidence"
     else:
-        who = "no seat named (no seat signed anything that proves it)"
+        who = "no seat named (nothing in the file proves a seat at fault)"
     print(f"INVALID: {verdict.fault}")
     print(f"  to blame: {who}")
     for line in verdict.unconsumed:

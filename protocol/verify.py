@@ -299,9 +299,9 @@ def _after_the_end(observer: Session) -> list[str]:
     state = observer.state
     if state is None or state.phase != "game_over":
         return []
-    if observer.settled:
-        return observer.unconsumed()
-    step = _blocked(observer)
+    if getattr(observer, "_queues", None) is None:  # without the queues, what the session says
+        return observer.unconsumed() if observer.settled else []
+    step = None if observer.settled else _blocked(observer)
     job = step[0] if step is not None and step[1] == "roundsig" else None
     late = [e for e in _queued(observer) if not (e.kind == "roundsig" and e.data.get("job") == job)]
     return [f"seat {e.seat} sent game message #{e.seq} ({e.kind}) after the end of the game" for e in late]
@@ -406,9 +406,8 @@ def verify_bytes(data: bytes) -> Verdict:
     elif gaps:
         verdict._invalid(f"{gaps[0]}: {'; '.join(verdict.unconsumed) or 'a frame is missing'}")
     elif after_end:
-        verdict._invalid(
-            f"{len(after_end)} game message(s) after the end of the game were never checked: {after_end[0]}"
-        )
+        more = f" (and {len(after_end) - 1} more)" if len(after_end) > 1 else ""
+        verdict._invalid(f"{after_end[0]}{more}: no step of the game consumes it, so nothing checked it")
     elif state is not None and state.phase == "game_over" and observer.settled:
         verdict.kind, verdict.finished = "finished", True
     else:
