@@ -29,10 +29,13 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol.config import TableConfig
+from protocol.errors import MalformedMessage
 from protocol.session import Session
 from protocol.transcript import load_checked
 from skyjo_p2p.bots import make_bot
 from skyjo_p2p.bots.base import Bot
+from skyjo_p2p.core.errors import OptionError
+from skyjo_p2p.engine import validate_options
 
 from . import storage
 from .discovery import Advertiser, TableAd, browse
@@ -307,6 +310,8 @@ class Host:
         """Every seat's address once the game has started."""
         self.config: TableConfig | None = None
         self.runner: PeerRunner | None = None
+        self.problem: str | None = None
+        """Why the last request to start was refused (see `start_problem`)."""
 
     @property
     def humans_wanted(self) -> int:
@@ -343,8 +348,22 @@ class Host:
         if self.opts.headless is not None and taken >= self.opts.seats:
             self.start_now.set()
 
+    def start_problem(self) -> str | None:
+        """Why the game cannot start with the players seated now (the options may not allow
+        fewer players than seats: teams, a stock size...); None when it can. Kept in `problem`."""
+        try:
+            validate_options(self.opts.game, len(self.seats) + self.opts.bots, self.opts.options)
+        except OptionError as exc:
+            self.problem = exc.reason
+            return self.problem
+        return None
+
     async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> PeerRunner | None:
+        """Open the lobby, seat players until the game starts, then play it.
+
+        Raises `OptionError` before opening anything if the options do not make a table."""
         opts = self.opts
+        validate_options(opts.game, opts.seats, opts.options)
         lobby = await open_listener(opts.interface, opts.port)
         self.lobby_port = lobby.socket.getsockname()[1]
         mesh_listener = await open_listener(opts.interface)
@@ -370,6 +389,12 @@ class Host:
                 nursery.start_soon(self._accept_loop, lobby, nursery)
                 self._changed()
                 await self.start_now.wait()
+                while (problem := self.start_problem()) is not None:
+                    self.say(f"cannot start yet: {problem}")
+                    self.start_now = trio.Event()
+                    self._changed()
+                    await self.start_now.wait()
+                self.problem = None
                 self.started = True
                 self.lobby_changed.set()  # the lobby screen leaves for the game
                 self.lobby_changed = trio.Event()
@@ -650,7 +675,13 @@ class Joiner:
             self.closed = str(failure or "the host closed the table")
             self._changed()
             raise LinkError(f"the lobby connection failed: {failure}")
-        config = TableConfig.decode(link_field(start, "genesis", bytes, most=4096))
+        try:
+            config = TableConfig.decode(link_field(start, "genesis", bytes, most=4096))
+        except MalformedMessage as exc:
+            # A table this peer's own engine refuses (invalid options, say): never start on it.
+            self.closed = f"the host's table is refused: {exc.reason}"
+            self._changed()
+            raise Refused(self.closed) from None
         signature = link_field(start, "gsig", bytes, size=64)
         if config.identities[HOST_SEAT] != link.peer.key or not genesis_signed_by(
             link.peer.key, config, signature
@@ -659,7 +690,7 @@ class Joiner:
         seat = link_field(start, "seat", int, most=7)
         raw = link_field(start, "addresses", list, most=8)
         addresses = [(str(a[0]), int(a[1])) for a in raw]
-        if config.identities[seat] != identity.public_key().public_bytes_raw():
+        if seat >= config.players or config.identities[seat] != identity.public_key().public_bytes_raw():
             raise LinkError("the host's table does not seat our key where it said")
         for other, key in enumerate(config.identities):
             if other != seat:
@@ -772,8 +803,12 @@ def run_host(opts: HostOptions, say: Say = _print) -> int:
 
 async def _wait_for_enter(host: Host) -> None:
     host.say("press Enter to start the game with the players seated now")
-    await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
-    host.start_now.set()
+    while not host.started:  # Enter again after a refused start (see Host.start_problem)
+        line = await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+        host.start_now.set()
+        if not line:
+            return  # the end of input: one request to start, as if Enter was pressed once
+        await trio.sleep(0.1)
 
 
 def run_join(opts: JoinOptions, say: Say = _print) -> int:

@@ -54,6 +54,8 @@ class HostLobby:
         players = len(host.seats) + opts.bots
         address = host.address if host.address != "0.0.0.0" else _guess_address()
         status = "waiting for players" if players < opts.seats else "every seat is taken"
+        if host.problem is not None:
+            status = f"cannot start yet: {host.problem}"
         return LobbyView(
             table=opts.table,
             game=opts.game,
