@@ -173,3 +173,19 @@ async def test_joiner_refuses_a_genesis_with_invalid_options() -> None:
     assert "at least one action card" in refused.value.args[0]
     assert joiner.closed.startswith("the host's table is refused: invalid table options: ")
     assert joiner.runner is None and not joiner.started
+
+
+def test_verify_of_a_transcript_with_invalid_options_exits_2(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`skyjo-lan verify` reads the genesis through `TableConfig.decode`: refused, one line, exit 2."""
+    header = msgpack.packb(
+        {"skyjo-lan": "transcript", "v": 1, "genesis": bad_genesis(b"h" * 32, b"m" * 32)}, use_bin_type=True
+    )
+    path = tmp_path / "bad.skyjo"
+    path.write_bytes(header + msgpack.packb(b"\x00" * 40, use_bin_type=True))
+    code = main(["verify", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert "invalid table options: the standard game needs at least one action card" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
