@@ -16,6 +16,7 @@ from typing import Any
 import msgpack
 
 from skyjo_p2p.core.errors import OptionError
+from skyjo_p2p.core.options import MAX_TEXT
 from skyjo_p2p.engine import validate_options
 
 from .errors import MalformedMessage
@@ -130,8 +131,10 @@ def _check_options(options: Mapping[str, Any]) -> None:
     for key, value in options.items():
         if not isinstance(key, str) or len(key) > 32:
             raise MalformedMessage("option names are short text")
-        if not isinstance(value, (bool, int, str)) or (isinstance(value, str) and len(value) > 64):
-            raise MalformedMessage(f"option {key} must be a number, true/false or short text")
+        if not isinstance(value, (bool, int, str)) or (isinstance(value, str) and len(value) > MAX_TEXT):
+            raise MalformedMessage(
+                f"option {key} must be a number, true/false or text of at most {MAX_TEXT} characters"
+            )
 
 
 def seat_names(config: TableConfig) -> Sequence[str]:

@@ -19,8 +19,10 @@ from client import link as link_module
 from client.cli import main
 from client.link import Refused, accept
 from client.netgame import LOBBY_TABLE, Host, HostOptions, Joiner, JoinOptions
+from skyjo_p2p.action.cards import KIND_NAMES
 from skyjo_p2p.core.errors import OptionError
 
+EVERY_KIND = ",".join(KIND_NAMES.values())  # valid, but longer than a genesis carries
 ZERO_ACTION_CARDS = ["--option", "action_kinds=peek-line", "--option", "card_counts=peek-line:0"]
 
 
@@ -49,6 +51,7 @@ def host(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
         (["--game", "skyjo", "--option", "rows=perhaps"], "option rows must be true or false"),
         (["--game", "skyjo", "--seats", "9"], "skyjo is played by 2 to 8 players, not 9"),
         (["--game", "skyjo", "--option", "speed=fast"], "unknown option 'speed'"),
+        (["--game", "skyjo-action", "--option", f"action_kinds={EVERY_KIND}"], "at most 64 characters"),
     ],
 )
 def test_host_with_invalid_options_exits_2_with_one_clear_line(

@@ -25,11 +25,13 @@ from protocol.transcript import dump
 from protocol.verify import verify_bytes
 from skyjo_p2p.action.cards import KIND_NAMES
 from skyjo_p2p.action.options import SPECS as ACTION_SPECS
+from skyjo_p2p.core.errors import OptionError
 from skyjo_p2p.core.options import OptionSpec
 from skyjo_p2p.engine import validate_options
 from skyjo_p2p.skipbo.options import SPECS as SKIPBO_SPECS
 from skyjo_p2p.skyjo.options import SPECS as SKYJO_SPECS
 from tests.protocol.harness import Net
+from tests.skyjo_p2p.test_options_validation import tables as any_table
 
 SPECS = {"skyjo": SKYJO_SPECS, "skyjo-action": ACTION_SPECS, "skip-bo": SKIPBO_SPECS}
 KEYS = [secrets.token_bytes(32) for _ in range(9)]
@@ -188,6 +190,28 @@ def test_any_genesis_is_refused_or_its_table_plays(table: tuple[Any, int, dict[A
     assert all(session.state is not None for session in net.sessions)
     assert net.blamed() == [], [(b.seat, b.reason) for b in net.blamed()]
     net.fire_timers(until=lambda: True)
+
+
+def long_texts() -> st.SearchStrategy[dict[str, str]]:
+    """Valid SKYJO ACTION text options of any length (every kind listed is over 64 characters)."""
+    names = sorted(KIND_NAMES.values())
+    kinds = st.lists(st.sampled_from(names), min_size=1, max_size=9, unique=True).map(",".join)
+    pair = st.tuples(st.sampled_from(["star", "5", *names]), st.integers(3, 20))
+    counts = st.lists(pair.map(lambda p: f"{p[0]}:{p[1]}"), max_size=10).map(",".join)
+    return st.fixed_dictionaries({"action_kinds": kinds, "card_counts": counts})
+
+
+@fuzz(300)
+@given(table=st.one_of(any_table(), long_texts().map(lambda options: ("skyjo-action", 2, options))))
+def test_every_table_the_rules_accept_is_a_genesis(table: tuple[Any, Any, dict[Any, Any]]) -> None:
+    """What `validate_options` accepts (the host's and `play`'s check) a genesis carries."""
+    game, players, options = table
+    try:
+        validate_options(game, players, options)
+    except OptionError:
+        return
+    config = TableConfig(b"s" * 32, game, players, tuple(KEYS[:players]), options)
+    assert TableConfig.decode(config.encode()) == config
 
 
 @fuzz(30)

@@ -107,7 +107,17 @@ def test_whole_number_option_of_the_wrong_type_refused() -> None:
     refused("skyjo", 2, {"setup_reveals": True}, "whole number")
     refused("skyjo", 2, {"setup_reveals": 2.0}, "whole number")
     refused("skyjo", 2, {"setup_reveals": "two"}, "whole number")
-    refused("skyjo", 2, {"setup_reveals": "9" * 5000}, "whole number")
+    refused("skyjo", 2, {"setup_reveals": "9" * 60}, "at most 11")
+    refused("skyjo", 2, {"setup_reveals": "1e3"}, "whole number")
+
+
+def test_text_longer_than_a_genesis_carries_refused() -> None:
+    """Every table the rules accept can be played over the network: its genesis carries text
+    values of at most 64 characters (protocol/config.py)."""
+    validate_options("skyjo-action", 2, {"card_counts": ",".join(["star:15"] * 8)})  # 63 characters
+    refused("skyjo-action", 2, {"card_counts": ",".join(["star:15"] * 9)}, "card_counts", "at most 64")
+    refused("skyjo", 2, {"target_score": " " * 70 + "100"}, "target_score", "at most 64")
+    refused("skyjo", 2, {"rows": "9" * 5000}, "rows", "at most 64")
 
 
 def test_true_false_option_of_the_wrong_type_refused() -> None:
@@ -186,10 +196,11 @@ def test_standard_action_game_needs_an_action_card() -> None:
 
 
 def test_action_deck_must_hold_every_grid_and_a_discard_and_a_draw() -> None:
-    # 3 players x 12 + 2 = 38 playing cards at least
-    few = "-2:0,-1:0,0:0,1:0,2:0,3:0,4:0,5:0,6:0,7:0,8:0,9:0,10:0,11:0,12:22,star:15"
-    refused("skyjo-action", 3, {"card_counts": few}, "38 playing cards")
-    validate_options("skyjo-action", 3, {"card_counts": few.replace("12:22", "12:23")})
+    # 6 players x 9 + 2 = 56 playing cards at least; 105 numbers without stars, less 49 of 6..12
+    options = {"variant": "numbers-only", "grid": "3x3", "card_counts": "12:0,11:0,10:0,9:0,8:0,7:0,6:0"}
+    validate_options("skyjo-action", 6, options)
+    options["card_counts"] += ",5:6"
+    refused("skyjo-action", 6, options, "56 playing cards", "the deck has 55")
 
 
 def test_action_deck_needs_a_positive_number() -> None:
