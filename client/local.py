@@ -15,9 +15,11 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol.config import TableConfig
+from protocol.errors import MalformedMessage
 from protocol.session import Session
 from skyjo_p2p.bots import make_bot
 from skyjo_p2p.bots.base import Bot
+from skyjo_p2p.core.errors import OptionError
 
 from .peer import LinkState, PeerRunner
 from .storage import TranscriptWriter
@@ -47,14 +49,17 @@ class LocalTable:
         if not human:
             keys[0] = Ed25519PrivateKey.generate()
         default_names = (["you"] if human else []) + [f"bot {i + 1}" for i in range(bots)]
-        self.config = TableConfig(
-            session_id=secrets.token_bytes(32),
-            game=game,
-            players=players,
-            identities=tuple(k.public_key().public_bytes_raw() for k in keys),
-            options=dict(options or {}),
-            names=tuple(names or default_names),
-        )
+        try:
+            self.config = TableConfig(
+                session_id=secrets.token_bytes(32),
+                game=game,
+                players=players,
+                identities=tuple(k.public_key().public_bytes_raw() for k in keys),
+                options=dict(options or {}),
+                names=tuple(names or default_names),
+            )
+        except MalformedMessage as exc:  # options the rules accept but no genesis carries (long text)
+            raise OptionError(exc.reason) from None
         self.writer = TranscriptWriter(self.config) if save else None
         self.runners: list[PeerRunner] = []
         for seat in range(players):

@@ -28,14 +28,13 @@ import msgpack
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from protocol.config import TableConfig
+from protocol.config import TableConfig, check_table
 from protocol.errors import MalformedMessage
 from protocol.session import Session
 from protocol.transcript import load_checked
 from skyjo_p2p.bots import make_bot
 from skyjo_p2p.bots.base import Bot
 from skyjo_p2p.core.errors import OptionError
-from skyjo_p2p.engine import validate_options
 
 from . import storage
 from .discovery import Advertiser, TableAd, browse
@@ -292,6 +291,19 @@ class HostOptions:
     think_time: float = 0.0
     save: bool = True
 
+    def __post_init__(self) -> None:
+        """Refuse (`OptionError`) a table that cannot be hosted, before anything is opened."""
+        check_hosted(self)
+
+
+def check_hosted(opts: HostOptions, players: int | None = None) -> None:
+    """Raise `OptionError` unless `opts` make a table for `players` (default: every seat) that
+    the rules accept and a genesis carries (`protocol.config.check_table`)."""
+    try:
+        check_table(opts.game, opts.seats if players is None else players, opts.options)
+    except MalformedMessage as exc:
+        raise OptionError(exc.reason) from None
+
 
 class Host:
     def __init__(self, opts: HostOptions, identity: Ed25519PrivateKey, say: Say = _print) -> None:
@@ -352,7 +364,7 @@ class Host:
         """Why the game cannot start with the players seated now (the options may not allow
         fewer players than seats: teams, a stock size...); None when it can. Kept in `problem`."""
         try:
-            validate_options(self.opts.game, len(self.seats) + self.opts.bots, self.opts.options)
+            check_hosted(self.opts, len(self.seats) + self.opts.bots)
         except OptionError as exc:
             self.problem = exc.reason
             return self.problem
@@ -363,7 +375,7 @@ class Host:
 
         Raises `OptionError` before opening anything if the options do not make a table."""
         opts = self.opts
-        validate_options(opts.game, opts.seats, opts.options)
+        check_hosted(opts)
         lobby = await open_listener(opts.interface, opts.port)
         self.lobby_port = lobby.socket.getsockname()[1]
         mesh_listener = await open_listener(opts.interface)

@@ -16,7 +16,6 @@ from typing import Any
 import msgpack
 
 from skyjo_p2p.core.errors import OptionError
-from skyjo_p2p.core.options import MAX_TEXT
 from skyjo_p2p.engine import validate_options
 
 from .errors import MalformedMessage
@@ -25,6 +24,8 @@ PROTOCOL_VERSION = 1
 SESSION_ID_BYTES = 32
 IDENTITY_BYTES = 32
 MAX_NAME = 32
+MAX_OPTION_TEXT = 64
+"""The longest text value of an option a genesis carries (PROTOCOL.md, the table configuration)."""
 
 
 @dataclass(frozen=True)
@@ -63,12 +64,7 @@ class TableConfig:
                 raise MalformedMessage(f"a name is text of at most {MAX_NAME} characters")
         if self.version != PROTOCOL_VERSION:
             raise MalformedMessage(f"protocol version {self.version} is not {PROTOCOL_VERSION}")
-        _check_options(self.options)
-        try:
-            validate_options(self.game, self.players, self.options)
-        except OptionError as exc:
-            # A session is never built on a table its engine would refuse once the game starts.
-            raise MalformedMessage(f"invalid table options: {exc.reason}") from None
+        check_table(self.game, self.players, self.options)
 
     def encode(self) -> bytes:
         """The canonical genesis bytes (msgpack; map keys in a fixed order, options sorted)."""
@@ -125,15 +121,34 @@ class TableConfig:
         )
 
 
+def check_table(game: object, players: object, options: object) -> None:
+    """Raise `MalformedMessage` unless a genesis may carry this game, player count and options:
+    a small map of short values (the wire's limits) that the engine accepts for this game and
+    count (`skyjo_p2p.engine.validate_options`; its refusal reads "invalid table options: ...").
+
+    The rules alone accept longer text offline (scenarios, simulations); a host checks its table
+    here before it opens a lobby."""
+    if not isinstance(options, Mapping):
+        raise MalformedMessage("options are a small map")
+    _check_options(options)
+    try:
+        validate_options(game, players, options)
+    except OptionError as exc:
+        # A session is never built on a table its engine would refuse once the game starts.
+        raise MalformedMessage(f"invalid table options: {exc.reason}") from None
+
+
 def _check_options(options: Mapping[str, Any]) -> None:
     if not isinstance(options, Mapping) or len(options) > 32:
         raise MalformedMessage("options are a small map")
     for key, value in options.items():
         if not isinstance(key, str) or len(key) > 32:
             raise MalformedMessage("option names are short text")
-        if not isinstance(value, (bool, int, str)) or (isinstance(value, str) and len(value) > MAX_TEXT):
+        if not isinstance(value, (bool, int, str)) or (
+            isinstance(value, str) and len(value) > MAX_OPTION_TEXT
+        ):
             raise MalformedMessage(
-                f"option {key} must be a number, true/false or text of at most {MAX_TEXT} characters"
+                f"option {key} must be a number, true/false or text of at most {MAX_OPTION_TEXT} characters"
             )
 
 

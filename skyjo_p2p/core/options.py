@@ -12,10 +12,6 @@ from typing import Any
 
 from .errors import OptionError
 
-MAX_TEXT = 64
-"""The longest text value of an option: what a table's genesis carries (protocol/config.py), so
-that every table the rules accept can be played over the network."""
-
 
 @dataclass(frozen=True)
 class OptionSpec:
@@ -40,8 +36,6 @@ def shown(value: Any) -> str:
 
 
 def _coerce(spec: OptionSpec, value: Any) -> Any:
-    if isinstance(value, str) and len(value) > MAX_TEXT:
-        raise OptionError(f"option {spec.name} is at most {MAX_TEXT} characters long, not {len(value)}")
     if spec.kind is bool:
         if isinstance(value, bool):
             return value

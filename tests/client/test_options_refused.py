@@ -89,9 +89,10 @@ def test_host_command_prints_no_traceback() -> None:
 
 
 async def test_host_refuses_invalid_options_before_opening_the_lobby() -> None:
-    opts = HostOptions(
-        game="skyjo", options={"target_score": -5}, seats=2, advertise=False, interface="127.0.0.1"
-    )
+    with pytest.raises(OptionError, match="target_score"):
+        HostOptions(game="skyjo", options={"target_score": -5}, seats=2, advertise=False)
+    opts = HostOptions(game="skyjo", options={"target_score": 5}, seats=2, advertise=False)
+    opts.options["target_score"] = -5  # changed after it was checked
     with trio.fail_after(10), pytest.raises(OptionError, match="target_score"):
         await Host(opts, Ed25519PrivateKey.generate(), lambda line: None).run()
 
@@ -117,7 +118,7 @@ async def test_host_started_with_too_few_players_for_its_options_stays_in_the_lo
         await trio.sleep(0.1)
         assert not table.started and table.config is None
         assert "teams are played by 4 or 6 players, not 3" in table.problem
-        assert any(line.startswith("cannot start yet: teams") for line in lines), lines
+        assert any(line.startswith("cannot start yet: invalid table options: teams") for line in lines)
         nursery.cancel_scope.cancel()
 
 
@@ -192,3 +193,13 @@ def test_verify_of_a_transcript_with_invalid_options_exits_2(
     assert code == 2 and out == ""
     assert "invalid table options: the standard game needs at least one action card" in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_local_table_refuses_options_no_genesis_carries() -> None:
+    """`play` builds its table like a host: text the rules accept offline but a genesis cannot
+    carry is an `OptionError` (exit 2 from the command), not a crash."""
+    from client.local import LocalTable
+
+    with pytest.raises(OptionError, match="at most 64 characters"):
+        LocalTable("skyjo-action", 2, "greedy", {"action_kinds": EVERY_KIND}, save=False)
+    LocalTable("skyjo-action", 2, "greedy", {"action_kinds": "defense"}, save=False)

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from protocol.config import TableConfig
+from protocol.config import TableConfig, check_table
 from protocol.errors import MalformedMessage
 from protocol.transcript import dump
 from protocol.verify import verify_bytes
@@ -203,15 +203,34 @@ def long_texts() -> st.SearchStrategy[dict[str, str]]:
 
 @fuzz(300)
 @given(table=st.one_of(any_table(), long_texts().map(lambda options: ("skyjo-action", 2, options))))
-def test_every_table_the_rules_accept_is_a_genesis(table: tuple[Any, Any, dict[Any, Any]]) -> None:
-    """What `validate_options` accepts (the host's and `play`'s check) a genesis carries."""
+def test_a_genesis_carries_what_the_rules_accept_within_the_wire_limits(
+    table: tuple[Any, Any, dict[Any, Any]],
+) -> None:
+    """`check_table` (the host's check) is exactly what `TableConfig` accepts: the rules'
+    `validate_options`, and beyond it only the wire's limits (text of at most 64 characters)."""
     game, players, options = table
     try:
         validate_options(game, players, options)
-    except OptionError:
-        return
-    config = TableConfig(b"s" * 32, game, players, tuple(KEYS[:players]), options)
-    assert TableConfig.decode(config.encode()) == config
+        by_rules = ""
+    except OptionError as exc:
+        by_rules = exc.reason
+    try:
+        check_table(game, players, options)
+        by_table = ""
+    except MalformedMessage as exc:
+        by_table = exc.reason
+    wire_limit = any(words in by_table for words in ("at most 64 characters", "short text", "small map"))
+    if by_rules:
+        assert by_table == f"invalid table options: {by_rules}" or wire_limit, by_table
+    elif by_table:
+        assert wire_limit, by_table
+    keys = tuple(KEYS[: players if isinstance(players, int) and 1 <= players <= 8 else 2])
+    if by_table:
+        with pytest.raises(MalformedMessage):
+            TableConfig(b"s" * 32, game, players, keys, options)
+    else:
+        config = TableConfig(b"s" * 32, game, players, keys, options)
+        assert TableConfig.decode(config.encode()) == config
 
 
 @fuzz(30)
