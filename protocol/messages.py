@@ -99,7 +99,8 @@ SCHEMAS: Mapping[str, Mapping[str, Check]] = {
     # the deck: one shuffle per seat, in seat order
     "shuffle": {"job": UINT, "deck": DECK, "proof": _is_list},
     # reveals: this seat's decryption shares for a batch of cards, with one batched proof
-    "shares": {"job": UINT, "batch": _is_list},
+    # (and, for cards some seats already know privately, shares encrypted to one recipient)
+    "shares": {"job": UINT, "batch": _is_list, "private": _is_list},
     # joint random numbers: commit, then reveal
     "coincommit": {"job": UINT, "commit": BIN32},
     "coin": {"job": UINT, "reveal": PAIR},
@@ -111,9 +112,11 @@ SCHEMAS: Mapping[str, Mapping[str, Check]] = {
     "echo": {"acks": _list_of(_tuple_of(SEAT, UINT, BIN32), MAX_ACKS, 1)},
     "chat": {"text": _text},
     "evidence": {"frame": _frame_bytes},
+    # a recipient's proof that the private shares sent to it in `frame` do not check
+    "complaint": {"frame": _frame_bytes, "key": BIN32, "proof": PAIR},
 }
 
-SIDE_KINDS = frozenset({"echo", "chat", "evidence"})
+SIDE_KINDS = frozenset({"echo", "chat", "evidence", "complaint"})
 """Kinds handled on arrival; every other kind is a step of the game, consumed in order."""
 
 _BODY_KEYS = ("v", "sid", "seat", "seq", "prev", "kind", "data")

@@ -185,6 +185,10 @@ class Session:
         frame before echoing it."""
         self._paused = False
         self._coin_secrets: dict[int, crypto.CoinContribution] = {}
+        self._sealed: dict[tuple[int, int], dict[int, tuple[Any, ...]]] = {}
+        """(sender, seq) -> recipient -> (packet, ciphertexts, context, frame): consumed packets."""
+        self._waiting_complaints: dict[tuple[int, int], list[Envelope]] = {}
+        """Complaints about packets this peer has not consumed yet."""
         """True while a saved transcript is fed back in (our own frames are then accepted)."""
 
     # --- the driver's side ----------------------------------------------------------------------
@@ -496,6 +500,97 @@ class Session:
                     self._check_claims(known)
         elif envelope.kind == "evidence":
             self._relayed(envelope.seat, envelope.data["frame"])
+        elif envelope.kind == "complaint":
+            self._complaint(envelope)
+
+    # --- private shares and complaints ------------------------------------------------------
+
+    def sealed_packet(
+        self,
+        envelope: Envelope,
+        packet: crypto.PrivateShares,
+        ciphertexts: list[crypto.Ciphertext],
+        context: bytes,
+    ) -> None:
+        """Remember a consumed packet of private shares, so a complaint about it can be judged."""
+        key = (envelope.seat, envelope.seq)
+        self._sealed.setdefault(key, {})[packet.to] = (packet, ciphertexts, context, envelope.frame)
+        for complaint in self._waiting_complaints.pop(key, []):
+            if complaint.seat == packet.to:
+                self._judge_complaint(complaint, key)
+
+    def _complaint(self, complaint: Envelope) -> None:
+        """A seat says the private shares sent to it in a frame do not check: judge it.
+
+        The disputed frame travels inside the complaint and is taken in as if received directly.
+        If this peer has not yet consumed it (it is behind in the game's order), the complaint
+        waits for it; a complaint about a frame that holds no packet for its author is false.
+        """
+        try:
+            disputed = open_frame(complaint.data["frame"], self.config, self._verifiers)
+        except (MalformedMessage, BadSignature) as exc:
+            raise Misbehaviour(
+                complaint.seat,
+                f"complained about something that is not a frame: {exc.reason}",
+                (complaint.frame,),
+            ) from None
+        if disputed.seat == complaint.seat or disputed.kind != "shares":
+            raise Misbehaviour(
+                complaint.seat, "complained about a frame that sent it no private shares", (complaint.frame,)
+            )
+        addressed = [
+            wire
+            for wire in disputed.data["private"]
+            if isinstance(wire, list) and wire and wire[0] == complaint.seat
+        ]
+        if not addressed:
+            raise Misbehaviour(
+                complaint.seat, "complained about a frame that sent it no private shares", (complaint.frame,)
+            )
+        if disputed.seat != self.me:
+            outer, self._relaying = self._relaying, True
+            try:
+                self._accept(disputed)
+            finally:
+                self._relaying = outer
+        key = (disputed.seat, disputed.seq)
+        if complaint.seat in self._sealed.get(key, {}):
+            self._judge_complaint(complaint, key)
+        else:
+            self._waiting_complaints.setdefault(key, []).append(complaint)
+
+    def _judge_complaint(self, complaint: Envelope, key: tuple[int, int]) -> None:
+        packet, ciphertexts, context, frame = self._sealed[key][complaint.seat]
+        sender = key[0]
+        try:
+            z = crypto.decode_point(complaint.data["key"])
+            proof = crypto.DLEQProof.from_wire(complaint.data["proof"])
+        except CryptoError as exc:
+            raise _crypto_fault(complaint.seat, "malformed complaint", exc, complaint.frame) from None
+        verdict = crypto.judge_complaint(
+            z,
+            proof,
+            crypto.complaint_context(
+                self.config.session_id, complaint.seat, open_frame(frame, self.config, self._verifiers).digest
+            ),
+            self.public_keys[complaint.seat],
+            packet,
+            self.public_keys[sender],
+            ciphertexts,
+            context,
+            sender,
+        )
+        if verdict == "sender":
+            raise Misbehaviour(
+                sender,
+                f"sent seat {complaint.seat} private shares that do not check (its complaint proves it)",
+                (frame, complaint.frame),
+            )
+        raise Misbehaviour(
+            complaint.seat,
+            f"complained about private shares from seat {sender} that do check",
+            (complaint.frame, frame),
+        )
 
     def _relayed(self, sender: int, frame: bytes) -> None:
         """A frame of another seat that `sender` relays as evidence: taken as if received directly.
@@ -609,6 +704,9 @@ class Session:
                 done = self._job.run(self)
             except Misbehaviour as fault:
                 self._blame(fault)
+                return
+            except _Unattributable as exc:
+                self._halt(str(exc))
                 return
             if done:
                 self._job = None
@@ -728,6 +826,10 @@ class Session:
 
 
 # --- jobs ---------------------------------------------------------------------------------------
+
+
+class _Unattributable(Exception):
+    """Something went wrong that no signed frame pins on a seat: the session stops, blaming nobody."""
 
 
 class _Job:
@@ -925,72 +1027,196 @@ class _Shuffle(_Job):
 
 
 class _Reveals(_Job):
-    """Decryption shares for a batch of reveal requests, one message (and one proof) per seat."""
+    """Decryption shares for a batch of reveal requests, one message (and one proof) per seat.
+
+    Which share goes where is decided so that no transcript ever holds every share of a card the
+    rules keep hidden (see PROTOCOL.md, "Reveals"). For each card of the batch:
+
+    * if it becomes public (a public request, or private ones after which every seat knows it),
+      every seat whose share is not yet published publishes it;
+    * otherwise one seat whose share is unpublished is the card's *keeper* (the first recipient
+      that still holds an unpublished share, else the one seat that does): every other
+      unpublished share is published (the card stays closed: the keeper's share is missing), and
+      the keeper sends its own share encrypted to each other recipient (`crypto.seal_shares`).
+
+    A seat owing nothing sends nothing. A recipient whose private shares do not check publishes a
+    complaint that every peer can judge (`Session._judge_complaint`).
+    """
 
     def __init__(self, requests: tuple[RevealRequest, ...]) -> None:
         self.requests = requests
         self.owed: dict[int, list[int]] = {}
+        """seat -> the handles whose shares it publishes."""
+        self.sealed: dict[int, dict[int, list[int]]] = {}
+        """seat -> recipient -> the handles whose shares it sends encrypted to that recipient."""
+        self.public: set[int] = set()
+        """Handles every peer can read once this job is done."""
         self.seats: list[int] = []
         self.next_index = 0
         self.sent = False
 
     def begin(self, session: Session, number: int) -> None:
         super().begin(session, number)
+        state = session.state
+        assert state is not None
+        players = session.players
+        everyone = (1 << players) - 1
+        recipients: dict[int, list[int | None]] = {}
         for request in self.requests:
-            published = session.cards.published(request.handle)
-            for seat in range(session.players):
-                if seat == request.to or seat in published:
-                    continue
-                handles = self.owed.setdefault(seat, [])
-                if request.handle not in handles:
-                    handles.append(request.handle)
-        self.seats = sorted(self.owed)
+            tos = recipients.setdefault(request.handle, [])
+            if request.to not in tos:
+                tos.append(request.to)
+        for handle, tos in recipients.items():
+            published = session.cards.published(handle)
+            unpublished = [seat for seat in range(players) if seat not in published]
+            knowers = state.seen[handle]
+            for to in tos:
+                knowers |= everyone if to is None else 1 << to
+            if knowers == everyone:
+                self.public.add(handle)
+                for seat in unpublished:
+                    self._owe(self.owed.setdefault(seat, []), handle)
+                continue
+            if not unpublished:
+                continue  # cannot happen: a card with every share published is public
+            keeper = next((to for to in tos if to in unpublished), unpublished[0])
+            for seat in unpublished:
+                if seat != keeper:
+                    self._owe(self.owed.setdefault(seat, []), handle)
+            for to in tos:
+                if to is not None and to != keeper:
+                    self._owe(self.sealed.setdefault(keeper, {}).setdefault(to, []), handle)
+        self.seats = sorted(set(self.owed) | set(self.sealed))
+
+    @staticmethod
+    def _owe(handles: list[int], handle: int) -> None:
+        if handle not in handles:
+            handles.append(handle)
+
+    def _message(self, session: Session, me: int) -> dict[str, Any]:
+        """Our shares: the published batch and one sealed packet per recipient."""
+        assert session.secret is not None
+        cards = session.cards
+        context = session.context(me, self.start_hash)
+        mine = self.owed.get(me, [])
+        batch: list[Any] = []
+        if mine:
+            ciphertexts = [cards.ciphertexts[h] for h in mine]
+            shares = crypto.make_share_batch(session.secret, session.public_keys[me], ciphertexts, context)
+            batch = list(shares.to_wire())
+        packets = []
+        for to, handles in sorted(self.sealed.get(me, {}).items()):
+            packet = crypto.seal_shares(
+                session.secret,
+                session.public_keys[me],
+                to,
+                session.public_keys[to],
+                [cards.ciphertexts[h] for h in handles],
+                context,
+                me,
+            )
+            packets.append(packet.to_wire())
+        return {"job": self.number, "batch": batch, "private": packets}
 
     def run(self, session: Session) -> bool:
         me = session.me
         cards = session.cards
-        if not self.sent and me is not None and me in self.owed:
+        if not self.sent and me is not None and me in self.seats:
             self.sent = True  # every seat sends its shares at once: no waiting for lower seats
             if not session._queues[me]:
-                assert session.secret is not None
-                mine = [cards.ciphertexts[h] for h in self.owed[me]]
-                batch = crypto.make_share_batch(
-                    session.secret, session.public_keys[me], mine, session.context(me, self.start_hash)
-                )
-                session._emit("shares", {"job": self.number, "batch": list(batch.to_wire())})
+                session._emit("shares", self._message(session, me))
         while self.next_index < len(self.seats):
             seat = self.seats[self.next_index]
-            handles = self.owed[seat]
-            ciphertexts = [cards.ciphertexts[h] for h in handles]
+            handles = self.owed.get(seat, [])
+            sealed = sorted(self.sealed.get(seat, {}).items())
             context = session.context(seat, self.start_hash)
             envelope = session.head(seat, "shares", self.number)
             if envelope is None:
                 return False
+            data = envelope.data
             try:
-                batch = crypto.ShareBatch.from_wire(envelope.data["batch"], expected_len=len(handles))
-                crypto.verify_share_batch(session.public_keys[seat], ciphertexts, batch, context)
+                batch = None
+                if handles:
+                    ciphertexts = [cards.ciphertexts[h] for h in handles]
+                    batch = crypto.ShareBatch.from_wire(data["batch"], expected_len=len(handles))
+                    crypto.verify_share_batch(session.public_keys[seat], ciphertexts, batch, context)
+                elif data["batch"]:
+                    raise crypto.MalformedData("published shares that were not due")
+                if len(data["private"]) != len(sealed):
+                    raise crypto.MalformedData(
+                        f"sent {len(data['private'])} private share packet(s), {len(sealed)} due"
+                    )
+                packets = [crypto.PrivateShares.from_wire(wire) for wire in data["private"]]
+                for packet, (to, _) in zip(packets, sealed, strict=True):
+                    if packet.to != to:
+                        raise crypto.MalformedData(f"a private share packet for seat {packet.to}, not {to}")
+                    crypto.check_packet(packet, context, seat)
             except CryptoError as exc:
                 raise _crypto_fault(seat, "invalid decryption shares", exc, envelope.frame) from None
             session.consume(envelope)
-            for handle, share in zip(handles, batch.shares, strict=True):
-                cards.published(handle)[seat] = share
+            if batch is not None:
+                for handle, share in zip(handles, batch.shares, strict=True):
+                    cards.published(handle)[seat] = share
+            for packet, (to, sealed_handles) in zip(packets, sealed, strict=True):
+                ciphertexts = [cards.ciphertexts[h] for h in sealed_handles]
+                session.sealed_packet(envelope, packet, ciphertexts, context)
+                if to == me:
+                    self._open(session, envelope, packet, sealed_handles, ciphertexts, context)
             self.next_index += 1
         assert session.state is not None
         for request in self.requests:
             session.engine(Reveal(request.handle, request.to, self._value(session, request)))
         return True
 
+    def _open(
+        self,
+        session: Session,
+        envelope: Envelope,
+        packet: crypto.PrivateShares,
+        handles: list[int],
+        ciphertexts: list[crypto.Ciphertext],
+        context: bytes,
+    ) -> None:
+        """Open a packet sent to us; if it does not check, complain (publicly) and blame its sender."""
+        assert session.secret is not None and session.me is not None
+        sender = envelope.seat
+        try:
+            batch = crypto.open_shares(
+                session.secret, packet, session.public_keys[sender], ciphertexts, context, sender
+            )
+        except CryptoError as exc:
+            if session.replaying:
+                raise Misbehaviour(
+                    sender, f"sent private shares that do not check: {exc}", (envelope.frame,)
+                ) from None
+            key, proof = crypto.make_complaint(
+                session.secret,
+                session.public_keys[session.me],
+                packet,
+                crypto.complaint_context(session.config.session_id, session.me, envelope.digest),
+            )
+            complaint = session._emit(
+                "complaint", {"frame": envelope.frame, "key": key, "proof": list(proof.to_wire())}
+            )
+            raise Misbehaviour(
+                sender, f"sent private shares that do not check: {exc}", (envelope.frame, complaint.frame)
+            ) from None
+        for handle, share in zip(handles, batch.shares, strict=True):
+            session.cards.private.setdefault(handle, {})[sender] = share
+
     def _value(self, session: Session, request: RevealRequest) -> int | None:
         me = session.me
-        if request.to is not None and request.to != me:
+        handle = request.handle
+        public = handle in self.public
+        if not public and (request.to is None or request.to != me):
             return None
         cards = session.cards
-        handle = request.handle
         shares = dict(cards.published(handle))
         ciphertext = cards.ciphertexts[handle]
-        if request.to is not None:
-            assert session.secret is not None
-            shares[request.to] = crypto.decryption_share(session.secret, ciphertext)
+        if not public:
+            assert session.secret is not None and me is not None
+            shares.update(cards.private.get(handle, {}))
+            shares[me] = crypto.decryption_share(session.secret, ciphertext)
         if len(shares) != session.players:
             raise AssertionError(f"card {handle} lacks shares")
         deck = cards.deck_of[handle]
@@ -1000,10 +1226,8 @@ class _Reveals(_Job):
         try:
             index = book.index_of(crypto.combine_shares(ciphertext, shares.values()))
         except CryptoError:
-            session._halt(f"card {handle} did not decrypt to a card of the {deck} deck")
-            raise Misbehaviour(
-                request.to if request.to is not None else 0, "a card did not decrypt"
-            ) from None
+            # every share was proven and every shuffle checked: only a broken deck gets here
+            raise _Unattributable(f"card {handle} did not decrypt to a card of the {deck} deck") from None
         return int(composition[index])
 
     def blocked(self, session: Session) -> _Blocked:

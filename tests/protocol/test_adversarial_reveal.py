@@ -31,7 +31,7 @@ def _owed(session: Session) -> tuple[_Reveals, list[crypto.Ciphertext], bytes]:
 
 
 def _message(job: _Reveals, batch: crypto.ShareBatch) -> dict[str, Any]:
-    return {"job": job.number, "batch": list(batch.to_wire())}
+    return {"job": job.number, "batch": list(batch.to_wire()), "private": []}
 
 
 def _prove_anything(
@@ -87,7 +87,7 @@ def identity_share(session: Session) -> dict[str, Any]:
         crypto.make_share_batch(session.secret or 1, session.my_public_key or BASE, cts, b"").to_wire()
     )
     honest[0] = [b"\x01" + bytes(31), *honest[0][1:]]
-    return {"job": job.number, "batch": honest}
+    return {"job": job.number, "batch": honest, "private": []}
 
 
 CHEATS = {
