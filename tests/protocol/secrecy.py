@@ -32,6 +32,7 @@ Used by tests/protocol/test_secrecy_property.py (bounded, CI) and benchmarks/sec
 
 from __future__ import annotations
 
+import hashlib
 import random
 import secrets
 import sys
@@ -308,6 +309,14 @@ def peek_spec(seed: int, players: int = 3) -> GameSpec:
 # --- policies -----------------------------------------------------------------------------------
 
 
+POLICY_LIMITS = {"peek": 40, "stall": 300}
+"""Preferred moves a policy bot makes before it leaves every choice to its bot: a policy alone
+can keep a round from ending (peeking forever, or swapping cards with a one-card discard pile)."""
+
+MOVE_LIMIT = 5000
+"""Moves after which a game counts as stuck (a finding: it would check less than it claims)."""
+
+
 class PolicyBot:
     """A bot that prefers some moves (see `GameSpec.policy`) and leaves the rest to `inner`.
 
@@ -321,11 +330,17 @@ class PolicyBot:
         self.inner = inner
         self.name = f"{policy}+{inner.name}"
         self._round_handles: dict[int, int] = {}
+        self._preferred = 0
 
     def choose(self, view: TableState, seat: int) -> Move:
+        if self._preferred >= POLICY_LIMITS[self.policy]:
+            return self.inner.choose(view, seat)
         moves = legal_moves(view, seat)
         preferred = self._peek(view, seat, moves) if self.policy == "peek" else self._stall(view, seat, moves)
-        return preferred if preferred is not None else self.inner.choose(view, seat)
+        if preferred is None:
+            return self.inner.choose(view, seat)
+        self._preferred += 1
+        return preferred
 
     def _peek(self, view: TableState, seat: int, moves: list[Move]) -> Move | None:
         target = view.players - 1 if seat != view.players - 1 else 0
@@ -448,6 +463,8 @@ class SecrecyChecker:
 
     def poll(self) -> bool:
         """`Net.pump`'s `until`: check each viewer whose state changed since it was last checked."""
+        if self.net.moves > MOVE_LIMIT:
+            self._fail(f"the game did not end within {MOVE_LIMIT} moves")
         for viewer, session in self.viewers():
             if session.state is not self._last.get(viewer):
                 self.check(viewer, session)
@@ -578,6 +595,8 @@ class GameReport:
     opened: Counter[str] = field(default_factory=Counter)
     moves: int = 0
     frames: int = 0
+    digest: str = ""
+    """SHA-256 of seat 0's transcript: two plays of one spec give the same one (determinism)."""
 
 
 def play(spec: GameSpec, *, transcript: bool = True) -> GameReport:
@@ -605,6 +624,7 @@ def play(spec: GameSpec, *, transcript: bool = True) -> GameReport:
         checker.check_all()
         report.checks, report.opened = checker.checks, checker.opened
         report.moves, report.frames = net.moves, net.delivered
+        report.digest = hashlib.sha256(b"".join(net.sessions[0].frames)).hexdigest()
         for viewer, session in checker.viewers():
             if session.halted or session.state is None or session.state.phase != "game_over":
                 who = "the observer" if viewer < 0 else f"seat {viewer}"
