@@ -114,9 +114,19 @@ SCHEMAS: Mapping[str, Mapping[str, Check]] = {
     "evidence": {"frame": _frame_bytes},
     # a recipient's proof that the private shares sent to it in `frame` do not check
     "complaint": {"frame": _frame_bytes, "key": BIN32, "proof": PAIR},
+    # the sender lacks `seat`'s frames from number `from` on (an echo showed they exist)
+    "want": {"seat": SEAT, "from": UINT},
+    # the sender stopped the game: the seat it proved cheated (at most one) with the signed
+    # frames that prove it, or the seats that stopped answering
+    "halt": {
+        "reason": _text,
+        "culprit": _list_of(SEAT, 1),
+        "absent": _list_of(SEAT, 8),
+        "evidence": _list_of(_frame_bytes, 8),
+    },
 }
 
-SIDE_KINDS = frozenset({"echo", "chat", "evidence", "complaint"})
+SIDE_KINDS = frozenset({"echo", "chat", "evidence", "complaint", "want", "halt"})
 """Kinds handled on arrival; every other kind is a step of the game, consumed in order."""
 
 _BODY_KEYS = ("v", "sid", "seat", "seq", "prev", "kind", "data")

@@ -73,7 +73,7 @@ from skyjo_p2p.core.state import TableState
 from skyjo_p2p.engine import apply, deciders, legal_moves, new_game, rules_for
 
 from . import crypto
-from .config import TableConfig
+from .config import TableConfig, seat_names
 from .crypto import CryptoError, InvalidProof
 from .crypto.group import encode_scalar
 from .deck import CardStore
@@ -92,11 +92,31 @@ from .events import (
     Updated,
     YourMove,
 )
-from .messages import MAX_ACKS, SIDE_KINDS, Envelope, open_frame, seal, verifiers_for
+from .messages import MAX_ACKS, MAX_TEXT, SIDE_KINDS, Envelope, open_frame, seal, verifiers_for
 from .transcript import extend, transcript_start
 
-MAX_BUFFERED = 4096
-"""Frames buffered ahead of a gap in one sender's chain before further ones are refused."""
+MAX_HALT_EVIDENCE = 900_000
+"""Bytes of evidence a halt frame carries (the rest was relayed as `evidence` frames already)."""
+MAX_BUFFERED = 256
+"""Frames buffered ahead of a gap in one sender's chain before further ones are dropped."""
+MAX_BUFFERED_BYTES = 16 << 20
+"""Bytes buffered ahead of a gap in one sender's chain before further frames are dropped.
+
+Dropping is safe: a dropped frame is sent again after a reconnection or on a `want`. Nobody is
+blamed for it: a gap may be a lost link, and only the frames' signer could be named."""
+CLAIM_WINDOW = 1024
+"""Echo claims are kept only about frames at most this far past what we hold of their chain."""
+SIDE_WINDOW_FRAMES = 4096
+SIDE_WINDOW_BYTES = 16 << 20
+"""At most this many side frames (and bytes) from one seat between two of its game frames: an
+honest peer sends far fewer (an echo per received game frame, some relays). Counted on the
+seat's own chain, so every peer finds the same crossing: the seat is blamed with that frame."""
+MAX_CHAT = 1000
+"""Chat messages one seat may send in a game."""
+WANT_DELAY = 1.0
+"""Seconds to wait for a frame an echo showed exists before asking the others for it."""
+MAX_SERVED = 3
+"""How often one frame is relayed in answer to `want`s (a flood of wants amplifies nothing)."""
 
 
 @dataclass
@@ -170,6 +190,27 @@ class Session:
         self._submitted: Move | None = None
         self._your_move_sent = False
         self.halted: str | None = None
+        self.culprit: int | None = None
+        """The seat proven (by signed evidence) to have broken the protocol, once halted."""
+        self.absent: tuple[int, ...] = ()
+        """The seats that stopped answering, if that is why the game stopped."""
+        self._final = False
+        """A proven verdict: nothing more is checked. After a stop without proof (a timeout, a
+        halt another peer sent) the session keeps checking what arrives, quietly, so a proof
+        arriving later turns the stop into the same verdict every honest peer reaches."""
+        self._halt_claims: list[tuple[int, int, bytes, set[tuple[int, int]]]] = []
+        """Halts of other seats naming a culprit we have not confirmed: (sender, culprit, frame,
+        game frames of its evidence not yet consumed here)."""
+        self._echo_max: dict[tuple[int, int], int] = {}
+        """(echoer, owner) -> the highest sequence number of owner's frames echoer echoed."""
+        self._claim_seq: dict[tuple[int, int, int], int] = {}
+        """(owner, seq, echoer) -> the number of the echo frame that made an unsettled claim."""
+        self._wanted: set[tuple[int, int]] = set()
+        self._served: dict[tuple[int, int], int] = {}
+        self._side_count = [0] * self.players
+        self._side_bytes = [0] * self.players
+        self._chat_count = [0] * self.players
+        self._ahead_bytes = [0] * self.players
         self.state: TableState | None = None
         self.cards = CardStore(config.session_id)
         self.secret: int | None = None
@@ -331,7 +372,21 @@ class Session:
         self._flush_acks()
 
     def receive_frame(self, frame: bytes) -> None:
-        """Take one frame from any peer. Faults become events; this never raises for bad input."""
+        """Take one frame from any peer. Faults become events; this never raises."""
+        try:
+            self._receive(frame)
+        except Exception as exc:  # a defect of ours: stop the game, name nobody, never crash
+            self._internal_error("receiving a frame", exc)
+
+    def _internal_error(self, doing: str, exc: Exception) -> None:
+        reason = f"internal error while {doing}: {type(exc).__name__}: {exc}"
+        self._events.append(FrameRejected(reason))
+        self._final = True
+        if self.halted is None:
+            self.halted = reason
+            self._events.append(Halted(reason))
+
+    def _receive(self, frame: bytes) -> None:
         try:
             envelope = open_frame(frame, self.config, self._verifiers)
         except MalformedSignedFrame as exc:
@@ -354,6 +409,18 @@ class Session:
             self._flush_acks()
 
     def timer_expired(self, name: str) -> None:
+        """A `TimerRequest` ran out (see `_timer`). Never raises."""
+        try:
+            self._timer(name)
+        except Exception as exc:
+            self._internal_error(f"handling timer {name}", exc)
+
+    def stop(self, reason: str, culprit: int | None = None, absent: tuple[int, ...] = ()) -> None:
+        """Stop the game from outside (the link layer found a split table, the player quit):
+        a `Halted` event, and a signed halt frame telling the other peers."""
+        self._halt(reason, culprit, absent)
+
+    def _timer(self, name: str) -> None:
         """A `TimerRequest` ran out. If we still wait for the same thing, its seats are blamed.
 
         Unless a check the job postponed fails first: a seat that stopped because an earlier
@@ -363,6 +430,9 @@ class Session:
         are relayed to it and the same timer is asked for once more; it is blamed when that one
         runs out.
         """
+        if name.startswith("want:"):
+            self._want_timeout(name)
+            return
         if self.halted:
             return
         if name.startswith("echo:"):
@@ -382,9 +452,9 @@ class Session:
             seconds = self.step_timeout if blocked.automatic else self.move_timeout
             self._events.append(TimerRequest(name, seconds or self.step_timeout))
             return
-        for seat in blocked.seats:
-            self._blame(Misbehaviour(seat, f"did not answer in time ({name})"), halt=False)
-        self._halt(f"timed out waiting for seat(s) {', '.join(map(str, blocked.seats))}")
+        # Not a cheat: a player who left, a closed lid or a lost link looks the same.
+        names = ", ".join(map(str, blocked.seats))
+        self._halt(f"seat(s) {names} did not answer in time ({name})", absent=blocked.seats)
 
     def _unacknowledged(self, seats: Iterable[int]) -> list[bytes]:
         """Frames of other seats that one of `seats` may lack and need, in chain order.
@@ -410,7 +480,7 @@ class Session:
         return missing
 
     def _echoed(self, echoer: int, owner: int, seq: int) -> bool:
-        return echoer in self._echo_claims.get((owner, seq), {})
+        return self._echo_max.get((echoer, owner), -1) >= seq
 
     @property
     def disputes(self) -> list[tuple[int, int]]:
@@ -423,7 +493,7 @@ class Session:
         The author of the first bad message is blamed. `timer_expired` does this before blaming a
         late seat; an offline verifier does it at the end of a transcript.
         """
-        if self.halted or self._job is None:
+        if self._final or self._job is None:
             return
         try:
             self._job.postponed_checks(self)
@@ -453,16 +523,25 @@ class Session:
                     f"equivocation: two different signed frames #{envelope.seq}",
                     (chain.ahead[envelope.seq].frame, envelope.frame),
                 )
-            if len(chain.ahead) >= MAX_BUFFERED:
+            if envelope.seq in chain.ahead:
+                return
+            size = len(envelope.frame)
+            if (
+                len(chain.ahead) >= MAX_BUFFERED
+                or self._ahead_bytes[envelope.seat] + size > MAX_BUFFERED_BYTES
+            ):
                 self._events.append(
-                    FrameRejected(f"too many frames ahead of a gap from seat {envelope.seat}")
+                    FrameRejected(f"too many frames ahead of a gap from seat {envelope.seat}: dropped")
                 )
                 return
             chain.ahead[envelope.seq] = envelope
+            self._ahead_bytes[envelope.seat] += size
             return
         self._append(envelope)
         while chain.next_seq in chain.ahead:
-            self._append(chain.ahead.pop(chain.next_seq))
+            waiting = chain.ahead.pop(chain.next_seq)
+            self._ahead_bytes[envelope.seat] -= len(waiting.frame)
+            self._append(waiting)
 
     def _append(self, envelope: Envelope) -> None:
         chain = self._chains[envelope.seat]
@@ -479,10 +558,12 @@ class Session:
         self.frames.append(envelope.frame)
         self._check_claims(envelope)
         if envelope.kind in SIDE_KINDS:
+            self._count_side(envelope)
             self._side_message(envelope)
         else:
+            self._side_count[envelope.seat] = self._side_bytes[envelope.seat] = 0
             self._queues[envelope.seat].append(envelope)
-            if envelope.seat != self.me and self.me is not None and not self.replaying:
+            if envelope.seat != self.me and self.me is not None and not self.replaying and not self.halted:
                 self._acks.append([envelope.seat, envelope.seq, envelope.digest])
 
     # --- echoes, evidence, chat ---------------------------------------------------------------
@@ -491,13 +572,28 @@ class Session:
         if envelope.kind == "chat":
             self._events.append(ChatReceived(envelope.seat, envelope.data["text"]))
         elif envelope.kind == "echo":
+            echoer = envelope.seat
             for seat, seq, digest in envelope.data["acks"]:
-                if seat == envelope.seat or seat >= self.players:
+                if seat == echoer or seat >= self.players:
                     continue
-                self._echo_claims.setdefault((seat, seq), {})[envelope.seat] = digest
-                known = self._chains[seat].frames.get(seq)
+                chain = self._chains[seat]
+                if seq >= chain.next_seq + CLAIM_WINDOW:
+                    continue  # about a frame that cannot exist yet: nothing to keep
+                key = (echoer, seat)
+                self._echo_max[key] = max(self._echo_max.get(key, -1), seq)
+                known = chain.frames.get(seq)
+                if known is not None and known.digest == digest and (seat, seq) not in self._echo_claims:
+                    continue  # agrees with what we hold: nothing to keep
+                self._echo_claims.setdefault((seat, seq), {})[echoer] = digest
+                self._claim_seq[(seat, seq, echoer)] = envelope.seq
                 if known is not None:
                     self._check_claims(known)
+                elif seat != self.me:
+                    self._want_later(seat)
+        elif envelope.kind == "want":
+            self._serve_want(envelope.seat, envelope.data["seat"], envelope.data["from"])
+        elif envelope.kind == "halt":
+            self._halt_frame(envelope)
         elif envelope.kind == "evidence":
             self._relayed(envelope.seat, envelope.data["frame"])
         elif envelope.kind == "complaint":
@@ -626,18 +722,30 @@ class Session:
             )
 
     def _check_claims(self, envelope: Envelope) -> None:
-        claims = self._echo_claims.get((envelope.seat, envelope.seq))
+        key = (envelope.seat, envelope.seq)
+        claims = self._echo_claims.get(key)
         if not claims:
             return
-        if any(digest != envelope.digest for digest in claims.values()):
-            key = (envelope.seat, envelope.seq)
-            if key not in self._disputes:
-                # Either its author equivocated or an echoer lies. Stop acting on anything until
-                # the signed frame the echoer has comes (proof of equivocation) or the timer runs
-                # out (the echoer is blamed); show ours to the others meanwhile.
-                self._disputes.add(key)
-                self._publish((envelope.frame,))
-                self._events.append(TimerRequest(f"echo:{envelope.seat}:{envelope.seq}", self.step_timeout))
+        liars = [echoer for echoer, digest in claims.items() if digest != envelope.digest]
+        if not liars:
+            del self._echo_claims[key]  # settled: keep nothing
+            for echoer in claims:
+                self._claim_seq.pop((envelope.seat, envelope.seq, echoer), None)
+            return
+        if key not in self._disputes:
+            # Either its author equivocated or an echoer lies. Stop acting on anything until the
+            # signed frame the echoer has comes (proof of equivocation). Show everyone, at once,
+            # our version and the echo that disagrees: an echoer that told others otherwise is
+            # then caught equivocating its own echoes, by every peer.
+            self._disputes.add(key)
+            shown = [envelope.frame]
+            for echoer in liars:
+                echo_seq = self._claim_seq.get((envelope.seat, envelope.seq, echoer))
+                echo = self._chains[echoer].frames.get(echo_seq) if echo_seq is not None else None
+                if echo is not None:
+                    shown.append(echo.frame)
+            self._publish(shown)
+            self._events.append(TimerRequest(f"echo:{envelope.seat}:{envelope.seq}", self.step_timeout))
 
     def _echo_timeout(self, name: str) -> None:
         _, seat_text, seq_text = name.split(":")
@@ -645,13 +753,15 @@ class Session:
         known = self._chains[seat].frames.get(seq)
         claims = self._echo_claims.get((seat, seq), {})
         liars = sorted(e for e, digest in claims.items() if known is not None and digest != known.digest)
-        for echoer in liars:
-            self._blame(
-                Misbehaviour(echoer, f"echoed a frame #{seq} of seat {seat} that it could not show"),
-                halt=False,
+        if liars and (seat, seq) in self._disputes:
+            # Nobody can prove who lied (the author may have signed another version for the
+            # echoer only): the game stops, naming nobody.
+            names = ", ".join(map(str, liars))
+            self._halt(
+                f"seat(s) {names} echoed a frame #{seq} of seat {seat} other than ours "
+                "and showed no signed version",
+                absent=tuple(liars),
             )
-        if liars:
-            self._halt("an echo could not be backed by a signed frame")
 
     def _publish(self, frames: Iterable[bytes]) -> None:
         """Relay signed frames that prove a fault to the other peers, once each."""
@@ -672,8 +782,11 @@ class Session:
 
     # --- frames out ---------------------------------------------------------------------------
 
-    def _emit(self, kind: str, data: dict[str, Any]) -> Envelope:
+    def _emit(self, kind: str, data: dict[str, Any]) -> Envelope | None:
+        """Sign and send one of our frames; game messages are no longer sent once halted."""
         assert self.me is not None and self._key is not None
+        if self.halted and kind not in SIDE_KINDS:
+            return None
         if kind not in SIDE_KINDS and self._acks:
             self._flush_acks()  # echoes first: no game frame of ours acts on an unechoed frame
         chain = self._chains[self.me]
@@ -692,7 +805,7 @@ class Session:
     def _advance(self) -> None:
         if self._paused:
             return
-        while not self.halted and not self._disputes:
+        while not self._final and not self._disputes:
             if self._job is None:
                 self._job = self._next_job()
                 if self._job is None:
@@ -707,7 +820,10 @@ class Session:
                 return
             except _Unattributable as exc:
                 self._halt(str(exc))
+                self._final = True
                 return
+            finally:
+                self._settle_halt_claims()
             if done:
                 self._job = None
                 continue
@@ -742,6 +858,8 @@ class Session:
 
     def _wait(self, blocked: _Blocked) -> None:
         self._blocked = blocked
+        if self.halted:
+            return  # stopped: nobody is waited for any more
         if blocked.name == self._timer_for:
             return
         self._timer_for = blocked.name
@@ -766,6 +884,8 @@ class Session:
     def consume(self, envelope: Envelope) -> None:
         self._queues[envelope.seat].popleft()
         self.transcript_hash = extend(self.transcript_hash, envelope.digest)
+        for _, _, _, pending in self._halt_claims:
+            pending.discard((envelope.seat, envelope.seq))
 
     def context(self, seat: int, transcript_hash: bytes) -> bytes:
         return crypto.make_context(self.config.session_id, seat, transcript_hash)
@@ -790,7 +910,7 @@ class Session:
                 raise Misbehaviour(fact.seat, f"played a card that was not what it claimed: {fact.reason}")
 
     def your_move(self) -> None:
-        if not self._your_move_sent:
+        if not self._your_move_sent and not self.halted:
             self._your_move_sent = True
             self._events.append(YourMove())
 
@@ -810,19 +930,171 @@ class Session:
 
     def _blame(self, fault: Misbehaviour, halt: bool = True) -> None:
         """Report a fault and relay its evidence, so that every honest peer reaches this verdict."""
-        if self.halted and any(b.seat == fault.seat for b in self.blamed):
-            return  # more of the same after the halt (evidence keeps arriving): nothing new
+        if self._final:
+            return  # a verdict stands; more of the same (evidence keeps arriving) is nothing new
         event = Blamed(fault.seat, fault.reason, fault.evidence)
         self.blamed.append(event)
         self._events.append(event)
         self._publish(fault.evidence)
         if halt:
-            self._halt(f"seat {fault.seat}: {fault.reason}")
+            self._halt(f"seat {fault.seat}: {fault.reason}", culprit=fault.seat, evidence=fault.evidence)
 
-    def _halt(self, reason: str) -> None:
-        if self.halted is None:
-            self.halted = reason
-            self._events.append(Halted(reason))
+    def _halt(
+        self,
+        reason: str,
+        culprit: int | None = None,
+        absent: tuple[int, ...] = (),
+        evidence: tuple[bytes, ...] = (),
+        announce: bool = True,
+    ) -> None:
+        """Stop the game with a verdict and tell every peer in a signed halt frame.
+
+        A stop without proof (`culprit` None) can still become a proven verdict later (see
+        `_final`); a proven one is final.
+        """
+        if self._final or (self.halted is not None and culprit is None):
+            return
+        self.halted = reason
+        self.culprit = culprit
+        self.absent = tuple(absent)
+        self._blocked = None
+        if culprit is not None:
+            self._final = True
+        self._events.append(Halted(reason, culprit, self.absent))
+        if announce and self.me is not None and not self.replaying:
+            shown: list[bytes] = []
+            room = MAX_HALT_EVIDENCE
+            for frame in evidence[:8]:
+                if len(frame) <= room:
+                    shown.append(frame)
+                    room -= len(frame)
+            data = {
+                "reason": reason[:MAX_TEXT] or "stopped",
+                "culprit": [] if culprit is None else [culprit],
+                "absent": sorted(set(self.absent))[:8],
+                "evidence": shown,
+            }
+            self._emit("halt", data)
+
+    def _halt_frame(self, envelope: Envelope) -> None:
+        """Another seat stopped the game. Check its evidence ourselves and adopt the verdict.
+
+        The evidence is taken in as if received directly: a fault it proves becomes our own
+        verdict, the same. Until then we stop too (we may be behind), but keep checking what
+        arrives; a halt whose evidence, once we reach it, proves nothing names its sender.
+        """
+        sender, data = envelope.seat, envelope.data
+        if sender == self.me:
+            if self.replaying:  # our own halt, read back after a restart
+                claimed = data["culprit"][0] if data["culprit"] else None
+                self._halt(data["reason"], claimed, tuple(data["absent"]), announce=False)
+            return
+        for frame in data["evidence"]:
+            self._relayed(sender, frame)
+        claimed = data["culprit"][0] if data["culprit"] else None
+        if claimed is not None:
+            self.check_postponed()  # a batch of proofs we put off may hold the fault it names
+        if self._final:
+            return
+        blocked = self._blocked.seats if self._blocked is not None else ()
+        absent = tuple(seat for seat in data["absent"] if seat in blocked)
+        who = seat_names(self.config)[sender]
+        if claimed is None:
+            self._halt(f"{who} (seat {sender}) stopped the game: {data['reason']}", absent=absent)
+            return
+        pending: set[tuple[int, int]] = set()
+        for frame in data["evidence"]:
+            try:
+                other = open_frame(frame, self.config, self._verifiers)
+            except (MalformedMessage, BadSignature):
+                continue
+            if other.kind not in SIDE_KINDS and self._not_consumed(other):
+                pending.add((other.seat, other.seq))
+        self._halt(f"{who} (seat {sender}) stopped the game, blaming seat {claimed}: {data['reason']}")
+        if data["evidence"]:
+            self._halt_claims.append((sender, claimed, envelope.frame, pending))
+            self._advance()
+            self._settle_halt_claims()
+
+    def _not_consumed(self, envelope: Envelope) -> bool:
+        chain = self._chains[envelope.seat]
+        if envelope.seq >= chain.next_seq:
+            return True
+        return any(e.seq == envelope.seq for e in self._queues[envelope.seat])
+
+    def _settle_halt_claims(self) -> None:
+        """A halt claim whose evidence we have fully checked without finding the fault is false."""
+        if not self._halt_claims:
+            return
+        claims, self._halt_claims = self._halt_claims, []
+        for sender, claimed, frame, pending in claims:
+            if self._final:
+                continue
+            if pending:
+                self._halt_claims.append((sender, claimed, frame, pending))
+                continue
+            self._blame(
+                Misbehaviour(
+                    sender,
+                    f"halted the game blaming seat {claimed} with evidence that proves nothing",
+                    (frame,),
+                )
+            )
+
+    # --- gaps, quotas -------------------------------------------------------------------------
+
+    def _want_later(self, seat: int) -> None:
+        """An echo showed that a frame of `seat` exists that we lack: ask for it shortly."""
+        if self.me is None:
+            return
+        key = (seat, self._chains[seat].next_seq)
+        if key not in self._wanted:
+            self._wanted.add(key)
+            self._events.append(TimerRequest(f"want:{seat}:{key[1]}", WANT_DELAY))
+
+    def _want_timeout(self, name: str) -> None:
+        _, seat_text, seq_text = name.split(":")
+        seat, seq = int(seat_text), int(seq_text)
+        if self._final or self.me is None or self._chains[seat].next_seq > seq:
+            return  # it came meanwhile
+        self._emit("want", {"seat": seat, "from": seq})
+
+    def _serve_want(self, asker: int, seat: int, start: int) -> None:
+        """Relay the frames of `seat` that `asker` lacks (at most 64 at a time, each a few times)."""
+        if self.me is None or seat >= self.players or seat == asker:
+            return
+        chain = self._chains[seat]
+        for seq in range(start, min(chain.next_seq, start + 64)):
+            key = (seat, seq)
+            if self._served.get(key, 0) >= MAX_SERVED:
+                continue
+            self._served[key] = self._served.get(key, 0) + 1
+            frame = chain.frames[seq].frame
+            try:
+                self._emit("evidence", {"frame": frame})
+            except ValueError:  # too large to wrap: it went out directly
+                continue
+
+    def _count_side(self, envelope: Envelope) -> None:
+        """Quotas on side messages, counted on the sender's own chain (see SIDE_WINDOW_FRAMES)."""
+        seat = envelope.seat
+        if seat == self.me:
+            return
+        self._side_count[seat] += 1
+        self._side_bytes[seat] += len(envelope.frame)
+        if envelope.kind == "chat":
+            self._chat_count[seat] += 1
+            if self._chat_count[seat] > MAX_CHAT:
+                raise Misbehaviour(
+                    seat, f"sent more than {MAX_CHAT} chat messages (flood)", (envelope.frame,)
+                )
+        if self._side_count[seat] > SIDE_WINDOW_FRAMES or self._side_bytes[seat] > SIDE_WINDOW_BYTES:
+            raise Misbehaviour(
+                seat,
+                f"sent more than {SIDE_WINDOW_FRAMES} side messages or {SIDE_WINDOW_BYTES >> 20} MiB "
+                "between two of its game messages (flood)",
+                (envelope.frame,),
+            )
 
 
 # --- jobs ---------------------------------------------------------------------------------------
@@ -1198,9 +1470,8 @@ class _Reveals(_Job):
             complaint = session._emit(
                 "complaint", {"frame": envelope.frame, "key": key, "proof": list(proof.to_wire())}
             )
-            raise Misbehaviour(
-                sender, f"sent private shares that do not check: {exc}", (envelope.frame, complaint.frame)
-            ) from None
+            shown = (envelope.frame,) if complaint is None else (envelope.frame, complaint.frame)
+            raise Misbehaviour(sender, f"sent private shares that do not check: {exc}", shown) from None
         for handle, share in zip(handles, batch.shares, strict=True):
             session.cards.private.setdefault(handle, {})[sender] = share
 

@@ -143,7 +143,7 @@ class Run:
         session = self.sessions[seat]
         halts = [e for _, e in self.events[seat] if isinstance(e, Halted)]
         if halts or session.halted is not None:
-            return ("halted", halts[0].culprit if halts else None)
+            return ("halted", halts[-1].culprit if halts else None)  # the final verdict
         state = session.state
         if state is not None and state.phase == "game_over" and session.settled:
             return ("finished", None)

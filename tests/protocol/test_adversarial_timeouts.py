@@ -1,8 +1,10 @@
 """Attack: a peer that stops answering in the middle of a step (after committing to its key,
 mid-shuffle, mid-reveal, mid-coin after seeing the others' reveals, or on its move). The others
 ask for a timer (`TimerRequest`); when it has run out twice (the first time, the frames the late
-seat has not acknowledged are relayed to it) they blame that seat, and only it, and halt: a step
-is never re-run without it (a peer that aborts a coin cannot choose between outcomes).
+seat has not acknowledged are relayed to it) they stop the game naming that seat as absent, and
+only it; nobody is blamed (a player who left, a closed lid or a lost link is not a cheat, and
+nothing signed proves otherwise). A step is never re-run without it (a peer that aborts a coin
+cannot choose between outcomes).
 
 And a peer that stops answering one peer only (withholds its frames from it): the victim must not
 be blamed by the others for being stuck; what it lacks is relayed to it and the game goes on.
@@ -13,7 +15,8 @@ from __future__ import annotations
 import pytest
 
 from skyjo_p2p.core.events import DealRequest, RandomRequest, RevealRequest
-from tests.protocol.harness import Net, assert_blamed, frame_kind, honest_seats
+from protocol.events import Halted
+from tests.protocol.harness import Net, frame_kind, honest_seats
 
 
 def go_silent_after(net: Net, seat: int, kind: str) -> None:
@@ -29,14 +32,19 @@ def go_silent_after(net: Net, seat: int, kind: str) -> None:
 
 
 def timed_out(net: Net, culprit: int, step: str) -> None:
-    """Nobody is blamed before the timers run out; then exactly `culprit`, by every honest peer."""
-    assert not net.blamed(), "a slow seat is not blamed before its timer"
+    """Nobody is stopped before the timers run out; then every honest peer stops the game naming
+    exactly `culprit` as absent, and nobody is ever blamed."""
+    assert not any(net.halted(s) for s in honest_seats(net, culprit)), "a slow seat is waited for"
     for seat in honest_seats(net, culprit):
         assert any(step in t.name for t in net.timers[seat]), net.timers[seat]
         assert all(t.seconds > 0 for t in net.timers[seat])
-    assert_blamed(net, culprit, "did not answer in time")
+    net.fire_timers(honest_seats(net, culprit))
+    assert not net.blamed(), "not answering is not a cheat"
     for seat in honest_seats(net, culprit):
-        assert any(step in b.reason for b in net.blamed(seat))
+        halts: list[Halted] = net.halted(seat)
+        assert halts and halts[-1].culprit is None and halts[-1].absent == (culprit,), halts
+        assert any(step in h.reason for h in halts), halts
+        assert net.sessions[seat].halted is not None
         # only when the timer ran out twice: the first time, what it lacked was relayed to it
         assert len([t for t in net.timers[seat] if step in t.name]) >= 2
 
