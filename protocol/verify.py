@@ -242,6 +242,8 @@ class _Report:
     fault: str | None = None
     accused: int | None = None
     blame: int | None = None
+    stopped: str | None = None
+    """Why the game was stopped, when the stop proves nothing against anyone."""
     rounds_signed: int = 0
     rejected: list[str] = field(default_factory=list)
 
@@ -266,6 +268,11 @@ class _Report:
                         "by it in the file proves it)"
                     )
             elif isinstance(event, Halted):
+                if event.culprit is None:
+                    # a stop that proves nothing against anyone (a seat left, a timeout, a halt
+                    # another seat sent): the game is unfinished, not invalid
+                    self.stopped = self.stopped or event.reason
+                    continue
                 if self.fault is None:
                     self.fault = event.reason
                 culprit = event.culprit
@@ -408,6 +415,9 @@ def verify_bytes(data: bytes) -> Verdict:
     elif after_end:
         more = f" (and {len(after_end) - 1} more)" if len(after_end) > 1 else ""
         verdict._invalid(f"{after_end[0]}{more}: no step of the game consumes it, so nothing checked it")
+    elif report.stopped is not None:
+        verdict.kind, verdict.finished = "unfinished", False
+        verdict.stops_at = f"the game was stopped: {report.stopped}"
     elif state is not None and state.phase == "game_over" and observer.settled:
         verdict.kind, verdict.finished = "finished", True
     else:

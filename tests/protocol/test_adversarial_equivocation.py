@@ -160,6 +160,7 @@ def test_liar_echo_never_blames_the_author(three_at_setup: Net, target: int) -> 
     # offline, no timer runs: the saved game shows the dispute and does not pass as valid
     verdict = verify_bytes(dump(net.config, net.sessions[0].frames))
     assert not verdict.valid and "echo disagrees" in (verdict.fault or ""), verdict
+    assert verdict.blame is None
 
 
 def test_liar_with_junk_evidence_is_blamed(three_at_setup: Net) -> None:
