@@ -34,6 +34,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from protocol.config import TableConfig
 from protocol.crypto.coins import CoinContribution, combine_coins
@@ -50,6 +51,7 @@ from protocol.crypto.dleq import (
 from protocol.crypto.elgamal import CARD_LABEL, Ciphertext, Codebook, joint_key, reencrypt
 from protocol.crypto.group import (
     BASE,
+    POINT_BYTES,
     L,
     Point,
     encode_scalar,
@@ -69,6 +71,19 @@ from protocol.crypto.hashing import (
     hash_to_point,
     hash_to_scalar,
     make_context,
+)
+from protocol.crypto.private_share import (
+    _NONCE,
+    COMPLAINT_LABEL,
+    PRIVATE_LABEL,
+    PrivateShares,
+    _decode,
+    _key,
+    complaint_context,
+    judge_complaint,
+    make_complaint,
+    packet_context,
+    seal_shares,
 )
 from protocol.crypto.schnorr import KEY_COMMITMENT_LABEL, SCHNORR_LABEL, key_commitment, keygen, prove_key
 from protocol.crypto.shuffle import (
@@ -286,6 +301,8 @@ class Builder:
         self.shuffle_proof_wire: list[Any] = []
         self.coin_commits: list[bytes] = []
         self.coin_reveals: list[CoinContribution] = []
+        self.deck_ciphertexts: list[Ciphertext] = []
+        self.complaint_data: dict[str, Any] = {}
 
     def all(self) -> dict[str, dict[str, Any]]:
         return {
@@ -295,6 +312,7 @@ class Builder:
             "deck.json": self.deck(),
             "shuffle.json": self.shuffle(),
             "coins.json": self.coins(),
+            "private_shares.json": self.private_shares(),
             "frames.json": self.frames(),
         }
 
@@ -468,6 +486,7 @@ class Builder:
         with deterministic("deck") as stream:
             re_r = [random_scalar() for _ in range(3)]
             ciphertexts = [reencrypt(c, y, s) for c, s in zip(initial[:3], re_r, strict=True)]
+            self.deck_ciphertexts = ciphertexts
             # one share with its own DLEQ proof (seat 0, card 0)
             single_context = make_context(SESSION_ID, 0, fixed_hash("single-share"))
             before = len(stream.scalars())
@@ -661,6 +680,163 @@ class Builder:
             "results": results,
         }
 
+    # private_shares.json: a keeper's shares encrypted to one recipient, and complaints -------
+
+    def private_shares(self) -> dict[str, Any]:
+        """Seat 0 (the keeper of two cards) sends its shares of them to seat 1 only (PROTOCOL.md,
+        8.4 and 12.9); seat 2 has published its shares. Then the same packet with a wrong share
+        inside (the share of another card), and seat 1's complaint about each packet."""
+        config = self.config
+        sender, to, other = 0, 1, 2
+        cards = self.deck_ciphertexts[:2]
+        wrong_card = self.deck_ciphertexts[2]
+        start_hash = fixed_hash("private-shares")
+        job = 12
+        context = make_context(SESSION_ID, sender, start_hash)
+        ctx = packet_context(context, sender, to)
+        x_k, x_t = self.secrets[sender], self.secrets[to]
+        with deterministic("private-shares") as stream:
+            packet = seal_shares(x_k, self.publics[sender], to, self.publics[to], cards, context, sender)
+            batch_w, ephemeral_e, schnorr_w = stream.scalars()[-3:]
+            shares = [decryption_share(x_k, c) for c in cards]
+            z = mul(ephemeral_e, self.publics[to])
+            info_items: list[HashItem] = [PRIVATE_LABEL, "key", ctx, packet.ephemeral]
+            key = _key(z, packet.ephemeral, ctx)
+            plain = ChaCha20Poly1305(key).decrypt(_NONCE, packet.box, ctx)
+            batch = _decode(plain, len(cards))
+            # the cheat: the keeper's share of another card in place of its share of card 1
+            bad_plain = (
+                plain[:POINT_BYTES] + bytes(decryption_share(x_k, wrong_card)) + plain[2 * POINT_BYTES :]
+            )
+            bad_box = ChaCha20Poly1305(key).encrypt(_NONCE, bad_plain, ctx)
+            bad_packet = PrivateShares(to, packet.ephemeral, packet.proof, bad_box)
+            cases = []
+            for name, sent, text in (
+                ("honest", packet, plain),
+                ("tampered", bad_packet, bad_plain),
+            ):
+                data: dict[str, Any] = {"job": job, "batch": [], "private": [_plain(sent.to_wire())]}
+                envelope = seal(
+                    config,
+                    self.keys[sender],
+                    sender,
+                    9,
+                    fixed_hash(f"private-shares/{name}/prev"),
+                    "shares",
+                    data,
+                )
+                complaint_items: list[HashItem] = [COMPLAINT_LABEL, SESSION_ID, to, envelope.digest]
+                complaint_ctx = complaint_context(SESSION_ID, to, envelope.digest)
+                opened, proof = make_complaint(x_t, self.publics[to], sent, complaint_ctx)
+                nonce = stream.scalars()[-1]
+                complaint = {"frame": envelope.frame, "key": bytes(opened), "proof": list(proof.to_wire())}
+                c_envelope = seal(
+                    config,
+                    self.keys[to],
+                    to,
+                    9,
+                    fixed_hash(f"private-shares/{name}/complaint-prev"),
+                    "complaint",
+                    complaint,
+                )
+                verdict = judge_complaint(
+                    opened,
+                    proof,
+                    complaint_ctx,
+                    self.publics[to],
+                    sent,
+                    self.publics[sender],
+                    cards,
+                    context,
+                    sender,
+                )
+                if name == "tampered":
+                    self.complaint_data = complaint
+                cases.append(
+                    {
+                        "case": name,
+                        "plaintext": hx(text),
+                        "box": hx(sent.box),
+                        "packet_wire": tree(sent.to_wire()),
+                        "shares_frame": frame_json(envelope, data),
+                        "complaint": {
+                            "complainer": to,
+                            "context_hash_input": hx(encode(*complaint_items)),
+                            "context": hx(complaint_ctx),
+                            "key_Z": hx(opened),
+                            "nonce_w": sc(nonce),
+                            "commitments": [hx(mul_base(nonce)), hx(mul(nonce, sent.ephemeral))],
+                            "challenge_e": sc(proof.challenge),
+                            "response_s": sc(proof.response),
+                            "frame": frame_json(c_envelope, complaint),
+                            "verdict": verdict,
+                        },
+                    }
+                )
+        book = Codebook(deck_game_id(DECK), SHUFFLE_CARDS)
+        published = [decryption_share(self.secrets[other], c) for c in cards]
+        own = [decryption_share(x_t, c) for c in cards]
+        indices = [
+            book.index_of(combine_shares(c, [d_k, d_o, d_t]))
+            for c, d_k, d_o, d_t in zip(cards, batch.shares, published, own, strict=True)
+        ]
+        statement = _batch_statement(self.publics[sender], cards, shares)
+        return {
+            "about": (
+                "Private re-reveal: keeper seat 0 sends its shares of two cards to seat 1 only "
+                "(hashed ElGamal + HKDF-SHA256 + ChaCha20-Poly1305, Schnorr proof of E, batched "
+                "Chaum-Pedersen proof inside); seat 1 opens it and reads the cards with seat 2's "
+                "published shares and its own. Then a tampered box (a share of another card inside) "
+                "and seat 1's complaint about each box: the honest box makes the complaint false "
+                "(verdict complainer), the tampered one proves the sender cheated (verdict sender). "
+                "The two shares frames are alternatives, not one chain."
+            ),
+            "stream": "private-shares",
+            "labels": {"packet": PRIVATE_LABEL, "complaint": COMPLAINT_LABEL, "schnorr": SCHNORR_LABEL},
+            "sender": sender,
+            "recipient": to,
+            "sender_public_key": hx(self.publics[sender]),
+            "recipient_public_key": hx(self.publics[to]),
+            "recipient_secret": sc(x_t),
+            "job": job,
+            "job_start_hash": hx(start_hash),
+            "sender_context": hx(context),
+            "packet_context_hash_input": hx(encode(PRIVATE_LABEL, context, sender, to)),
+            "packet_context": hx(ctx),
+            "ciphertexts": deck_json(cards),
+            "shares_D": [hx(d) for d in shares],
+            "batch": {
+                "coefficients_e_j": [sc(e) for e in _batch_coefficients(statement, ctx, len(cards))],
+                "nonce_w": sc(batch_w),
+                "challenge_e": sc(batch.proof.challenge),
+                "response_s": sc(batch.proof.response),
+            },
+            "ephemeral_e": sc(ephemeral_e),
+            "ephemeral_E": hx(packet.ephemeral),
+            "schnorr": {
+                "nonce_w": sc(schnorr_w),
+                "commitment_A": hx(mul_base(schnorr_w)),
+                "challenge_e": sc(packet.proof.challenge),
+                "response_s": sc(packet.proof.response),
+            },
+            "dh_Z": hx(z),
+            "hkdf_sha256": {
+                "ikm": hx(z),
+                "salt": "",
+                "info_hash_input": hx(encode(*info_items)),
+                "info": hx(hash512(*info_items)),
+                "length": 32,
+                "key": hx(key),
+            },
+            "aead": {"algorithm": "ChaCha20-Poly1305", "nonce": hx(_NONCE), "aad": hx(ctx)},
+            "recipient_view": {
+                "published_shares_seat2": [hx(d) for d in published],
+                "own_shares_seat1": [hx(d) for d in own],
+                "card_indices": indices,
+            },
+            "cases": cases,
+        }
+
     # frames.json: one frame of every kind -----------------------------------------------------
 
     def frames(self) -> dict[str, Any]:
@@ -679,7 +855,7 @@ class Builder:
                     "proof": _plain(self.shuffle_proof_wire),
                 },
             ),
-            ("shares", {"job": 3, "batch": _plain(self.batch_wire)}),
+            ("shares", {"job": 3, "batch": _plain(self.batch_wire), "private": []}),
             ("coincommit", {"job": 4, "commit": self.coin_commits[seat]}),
             ("coin", {"job": 4, "reveal": [self.coin_reveals[seat].nonce, self.coin_reveals[seat].value]}),
             ("move", {"job": 5, "move": Move(seat=seat, kind="draw", source="deck").to_dict()}),
@@ -691,6 +867,7 @@ class Builder:
             ),
             ("chat", {"text": "bonne partie é"}),
             ("evidence", {"frame": commit_frames[0].frame}),
+            ("complaint", self.complaint_data),
         ]
         prev = config.genesis_hash
         out = []
@@ -700,7 +877,7 @@ class Builder:
             prev = envelope.digest
         return {
             "about": (
-                "One chain of frames by seat 1 (seq 0..11) showing every message kind. The data "
+                "One chain of frames by seat 1 (seq 0..12) showing every message kind. The data "
                 "are well-formed but not a playable sequence (keys.json has one that is)."
             ),
             "seat": seat,

@@ -16,7 +16,10 @@ from typing import Any
 
 import msgpack
 import pytest
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from nacl.bindings import crypto_core_ed25519_add, crypto_core_ed25519_from_uniform
 
 from protocol.config import TableConfig
@@ -24,18 +27,25 @@ from protocol.crypto import (
     Ciphertext,
     CoinContribution,
     DecryptionShare,
+    DLEQProof,
     InvalidProof,
+    PrivateShares,
     SchnorrProof,
     ShareBatch,
     ShuffleProof,
+    check_packet,
     combine_coins,
     combine_shares,
+    complaint_context,
     deck_from_wire,
     decode_point,
     decode_scalar,
     hash_to_point,
+    judge_complaint,
     key_commitment,
+    open_shares,
     verify_coin_reveal,
+    verify_dleq,
     verify_key,
     verify_key_commitment,
     verify_share,
@@ -47,6 +57,7 @@ from protocol.crypto.dleq import decryption_share
 from protocol.crypto.elgamal import CARD_LABEL, Codebook, joint_key, reencrypt
 from protocol.crypto.group import L, mul, mul_base
 from protocol.crypto.hashing import encode, hash512, hash_to_scalar, make_context
+from protocol.crypto.private_share import packet_context
 from protocol.crypto.shuffle import chain_generator, generators
 from protocol.errors import BadSignature
 from protocol.events import Blamed, FrameRejected, Halted, RoundSigned
@@ -65,7 +76,16 @@ from protocol.vectors.generate import (
 )
 from protocol.verify import verify_bytes
 
-FILES = ("table.json", "hashing.json", "keys.json", "deck.json", "shuffle.json", "coins.json", "frames.json")
+FILES = (
+    "table.json",
+    "hashing.json",
+    "keys.json",
+    "deck.json",
+    "shuffle.json",
+    "coins.json",
+    "private_shares.json",
+    "frames.json",
+)
 """The small vectors (`build_all`); the whole-game vector (game.json and its transcript file) is
 tested at the end."""
 
@@ -184,6 +204,7 @@ def test_every_kind_of_frame_opens_and_chains(config: TableConfig) -> None:
         "echo",
         "chat",
         "evidence",
+        "complaint",
     }
     prev = config.genesis_hash.hex()
     for seq, item in enumerate(frames):
@@ -396,6 +417,136 @@ def test_coin_vectors_verify() -> None:
         values[item["seat"]] = reveal.value
     for result in vectors["results"]:
         assert combine_coins(vectors["label"], start, values, result["n"], result["index"]) == result["value"]
+
+
+# --- verify: private shares and complaints ----------------------------------------------------------
+
+
+def _packet(wire: Any) -> PrivateShares:
+    return PrivateShares.from_wire(untree(wire))
+
+
+def test_private_share_vectors(config: TableConfig) -> None:
+    """PROTOCOL.md 12.9: recompute every derivation from the listed values, open the box with the
+    recipient's secret, check what every peer checks, and judge both complaints."""
+    vectors = stored("private_shares.json")
+    sender, to = vectors["sender"], vectors["recipient"]
+    x_t = scalar(vectors["recipient_secret"])
+    x_k = scalar(stored("keys.json")["seats"][sender]["secret_x"])
+    sender_key = decode_point(b(vectors["sender_public_key"]))
+    recipient_key = decode_point(b(vectors["recipient_public_key"]))
+    assert mul_base(x_t) == recipient_key and mul_base(x_k) == sender_key
+    cards = deck(vectors["ciphertexts"])
+    # contexts
+    context = make_context(config.session_id, sender, b(vectors["job_start_hash"]))
+    assert context.hex() == vectors["sender_context"]
+    ctx_input = encode("skyjo-lan/v1/private-share", context, sender, to)
+    assert ctx_input.hex() == vectors["packet_context_hash_input"]
+    ctx = hashlib.sha512(ctx_input).digest()
+    assert ctx.hex() == vectors["packet_context"] == packet_context(context, sender, to).hex()
+    # the ephemeral and its Schnorr proof (checked by every peer)
+    e = scalar(vectors["ephemeral_e"])
+    ephemeral = mul_base(e)
+    assert ephemeral.hex() == vectors["ephemeral_E"]
+    schnorr = vectors["schnorr"]
+    assert mul_base(scalar(schnorr["nonce_w"])).hex() == schnorr["commitment_A"]
+    proof = SchnorrProof.from_wire([b(schnorr["challenge_e"]), b(schnorr["response_s"])])
+    verify_key(ephemeral, proof, ctx)
+    # the key: Z = e X_t = x_t E, HKDF-SHA256 (no salt), ChaCha20-Poly1305 with a zero nonce
+    z = mul(x_t, ephemeral)
+    assert z == mul(e, recipient_key) and z.hex() == vectors["dh_Z"]
+    hkdf = vectors["hkdf_sha256"]
+    info_input = encode("skyjo-lan/v1/private-share", "key", ctx, ephemeral)
+    assert info_input.hex() == hkdf["info_hash_input"]
+    info = hashlib.sha512(info_input).digest()
+    assert info.hex() == hkdf["info"] and hkdf["salt"] == "" and hkdf["ikm"] == z.hex()
+    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(z)
+    assert key.hex() == hkdf["key"]
+    assert vectors["aead"] == {"algorithm": "ChaCha20-Poly1305", "nonce": "00" * 12, "aad": ctx.hex()}
+    honest, tampered = vectors["cases"]
+    assert (honest["case"], tampered["case"]) == ("honest", "tampered")
+    packet = _packet(honest["packet_wire"])
+    assert (packet.to, packet.ephemeral, packet.proof, packet.box.hex()) == (
+        to,
+        ephemeral,
+        proof,
+        honest["box"],
+    )
+    plain = ChaCha20Poly1305(key).decrypt(bytes(12), packet.box, ctx)
+    assert plain.hex() == honest["plaintext"]
+    shares = [plain[i : i + 32] for i in range(0, len(plain), 32)]
+    assert [d.hex() for d in shares[:2]] == vectors["shares_D"]
+    assert [mul(x_k, c.c1) for c in cards] == shares[:2]
+    assert shares[2:] == [b(vectors["batch"]["challenge_e"]), b(vectors["batch"]["response_s"])]
+    # what every peer checks of the frame, and what the recipient checks
+    for case in (honest, tampered):
+        frame = open_frame(b(case["shares_frame"]["frame"]), config)
+        _check_frame(case["shares_frame"], config)
+        assert frame.seat == sender and frame.data["batch"] == []
+        [wire] = frame.data["private"]
+        check_packet(_packet(wire), context, sender)
+        with pytest.raises(InvalidProof):
+            check_packet(_packet(wire), context, 2)  # another sender
+    batch = open_shares(x_t, packet, sender_key, cards, context, sender)
+    assert list(batch.shares) == shares[:2]
+    view = vectors["recipient_view"]
+    book = Codebook(b(stored("deck.json")["game_id"]), 4)
+    for c, d_k, d_o, d_t, index in zip(
+        cards,
+        batch.shares,
+        view["published_shares_seat2"],
+        view["own_shares_seat1"],
+        view["card_indices"],
+        strict=True,
+    ):
+        assert mul(x_t, c.c1).hex() == d_t
+        assert book.index_of(combine_shares(c, [d_k, decode_point(b(d_o)), decode_point(b(d_t))])) == index
+    bad = _packet(tampered["packet_wire"])
+    assert ChaCha20Poly1305(key).decrypt(bytes(12), bad.box, ctx).hex() == tampered["plaintext"]
+    with pytest.raises(InvalidProof):
+        open_shares(x_t, bad, sender_key, cards, context, sender)
+    # the complaints: Z with a DLEQ proof log_G X_t = log_E Z, judged by anyone
+    for case, sent in ((honest, packet), (tampered, bad)):
+        record = case["complaint"]
+        digest = hashlib.sha256(b(case["shares_frame"]["body"])).digest()
+        items = encode("skyjo-lan/v1/private-share/complaint", config.session_id, to, digest)
+        assert items.hex() == record["context_hash_input"]
+        complaint_ctx = hashlib.sha512(items).digest()
+        assert (
+            complaint_ctx.hex() == record["context"] == complaint_context(config.session_id, to, digest).hex()
+        )
+        w = scalar(record["nonce_w"])
+        assert record["commitments"] == [mul_base(w).hex(), mul(w, ephemeral).hex()]
+        opened = decode_point(b(record["key_Z"]))
+        assert opened == z
+        dleq = DLEQProof.from_wire([b(record["challenge_e"]), b(record["response_s"])])
+        verify_dleq(recipient_key, ephemeral, opened, dleq, complaint_ctx)
+        _check_frame(record["frame"], config)
+        complaint = open_frame(b(record["frame"]["frame"]), config)
+        assert complaint.kind == "complaint" and complaint.seat == to
+        assert complaint.data == {
+            "frame": b(case["shares_frame"]["frame"]),
+            "key": opened,
+            "proof": list(dleq.to_wire()),
+        }
+        args = (recipient_key, sent, sender_key, cards, context, sender)
+        assert judge_complaint(opened, dleq, complaint_ctx, *args) == record["verdict"]
+        # a false opening is the complainer's fault, whatever the box holds
+        forged = mul_base(scalar(record["nonce_w"]))
+        assert judge_complaint(forged, dleq, complaint_ctx, *args) == "complainer"
+        # the proof is bound to its frame
+        other = complaint_context(config.session_id, to, bytes(32))
+        assert judge_complaint(opened, dleq, other, *args) == "complainer"
+    assert (honest["complaint"]["verdict"], tampered["complaint"]["verdict"]) == ("complainer", "sender")
+    # a box that does not open (one bit flipped) is the sender's fault too
+    flipped = PrivateShares(to, ephemeral, proof, packet.box[:-1] + bytes([packet.box[-1] ^ 1]))
+    record = honest["complaint"]
+    dleq = DLEQProof.from_wire([b(record["challenge_e"]), b(record["response_s"])])
+    args = (recipient_key, flipped, sender_key, cards, context, sender)
+    assert judge_complaint(z, dleq, b(record["context"]), *args) == "sender"
+    # and the frames.json complaint is the tampered case's
+    [last] = [f for f in stored("frames.json")["frames"] if f["kind"] == "complaint"]
+    assert last["data"] == tampered["complaint"]["frame"]["data"]
 
 
 # --- the whole game -------------------------------------------------------------------------------
