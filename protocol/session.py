@@ -999,7 +999,9 @@ class Session:
         blocked = self._blocked.seats if self._blocked is not None else ()
         absent = tuple(seat for seat in data["absent"] if seat in blocked)
         who = seat_names(self.config)[sender]
-        if claimed is None:
+        if claimed is None or claimed == self.me:
+            # A stop without proof, or one naming us: only we know what we signed, and nobody
+            # else can be shown otherwise; we stop, blaming nobody.
             self._halt(f"{who} (seat {sender}) stopped the game: {data['reason']}", absent=absent)
             return
         pending: set[tuple[int, int]] = set()
