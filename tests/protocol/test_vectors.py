@@ -91,7 +91,8 @@ tested at the end."""
 
 
 def stored(name: str) -> dict[str, Any]:
-    return json.loads((VECTOR_DIR / name).read_text())
+    content: dict[str, Any] = json.loads((VECTOR_DIR / name).read_text())
+    return content
 
 
 def b(text: str) -> bytes:
