@@ -199,7 +199,7 @@ class Peer:
             session, self.policy, record=record if self.save else None, think_time=self.think_time
         )
         if restored is not None:
-            self.runner.mark_recorded(len(session.frames))
+            self.runner.mark_recorded(session.frame_count)
         return self.runner
 
     async def play(self, say: Say | None = None) -> PeerRunner:
@@ -250,6 +250,9 @@ async def _narrate(runner: PeerRunner, say: Say) -> None:
             elif entry.kind == "blame":
                 who = names[entry.seat] if entry.seat is not None else "?"
                 say(f"BLAME seat {entry.seat} ({who}): {entry.text}")
+            elif entry.kind == "absent":
+                who = names[entry.seat] if entry.seat is not None else "?"
+                say(f"ABSENT seat {entry.seat} ({who}) stopped answering (not a cheat): {entry.text}")
             else:
                 say(entry.text)
         await runner.changed.wait()

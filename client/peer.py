@@ -66,7 +66,7 @@ class LinkState:
 class LogEntry:
     """One line of the table's history: a fact from the engine, or a message about the game."""
 
-    kind: str  # "fact" | "chat" | "info" | "blame"
+    kind: str  # "fact" | "chat" | "info" | "blame" | "absent" (stopped answering: not a cheat)
     fact: EngineEvent | None = None
     seat: int | None = None
     text: str = ""
@@ -221,9 +221,12 @@ class PeerRunner:
         session = self.session
         frames = session.data_to_send()
         if self.record is not None:
-            while self._recorded < len(session.frames):
-                self.record(session.frames[self._recorded])
+            while self._recorded < session.frame_count:
+                self.record(session.frame_at(self._recorded))
                 self._recorded += 1
+        else:
+            self._recorded = session.frame_count  # nothing is saved: nothing to keep either
+        session.release_frames(self._recorded)  # on disk now: not kept in memory twice
         if self._broadcast is not None:
             for frame in frames:
                 await self._broadcast(frame)
@@ -259,6 +262,12 @@ class PeerRunner:
             log.warning("seat %s blamed: %s", event.seat, event.reason)
         elif isinstance(event, Halted):
             self.status.halted = event.reason
+            for seat in event.absent:  # stopped answering: not a cheat
+                link = self.links.setdefault(seat, LinkState())
+                if link.status != "blamed":
+                    link.status = "absent"
+                    link.reason = event.reason
+                self.log.append(LogEntry("absent", seat=seat, text=event.reason))
             self.log.append(LogEntry("info", text=f"game stopped: {event.reason}"))
         elif isinstance(event, FrameRejected):
             log.info("frame refused: %s", event.reason)

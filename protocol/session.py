@@ -44,6 +44,7 @@ timers too): it is how `skyjo-lan verify` re-checks a saved transcript.
 
 from __future__ import annotations
 
+import hashlib
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -126,7 +127,19 @@ class _Chain:
     next_seq: int
     last_digest: bytes
     frames: dict[int, Envelope] = field(default_factory=dict)
+    """Frames since the last round every seat signed (older ones are on disk, see `compact`)."""
     ahead: dict[int, Envelope] = field(default_factory=dict)
+    digests: dict[int, bytes] = field(default_factory=dict)
+    """The digests of the frames dropped by `compact` (enough to tell a second version)."""
+
+    def digest_of(self, seq: int) -> bytes | None:
+        known = self.frames.get(seq)
+        return known.digest if known is not None else self.digests.get(seq)
+
+    def compact(self, upto: int) -> None:
+        """Forget the frames before `upto` but their digests: a round every seat signed ends there."""
+        for seq in [q for q in self.frames if q < upto]:
+            self.digests[seq] = self.frames.pop(seq).digest
 
 
 @dataclass
@@ -172,7 +185,9 @@ class Session:
         self._out: list[bytes] = []
         self._events: list[SessionEvent] = []
         self.frames: list[bytes] = []
-        """Every accepted frame (ours included), in the order accepted: the transcript file."""
+        """Every accepted frame (ours included), in the order accepted: the transcript file
+        (less the first `frames_released`, which the driver has on disk: `release_frames`)."""
+        self.frames_released = 0
         self.transcript_hash = transcript_start(config)
         self._acks: list[list[Any]] = []
         self._echo_claims: dict[tuple[int, int], dict[int, bytes]] = {}
@@ -211,6 +226,9 @@ class Session:
         self._side_bytes = [0] * self.players
         self._chat_count = [0] * self.players
         self._ahead_bytes = [0] * self.players
+        self.max_ahead_frames = MAX_BUFFERED
+        self.max_ahead_bytes = MAX_BUFFERED_BYTES
+        """Quotas on frames held ahead of a gap (a verifier reading a whole file lifts them)."""
         self.state: TableState | None = None
         self.cards = CardStore(config.session_id)
         self.secret: int | None = None
@@ -284,6 +302,23 @@ class Session:
         state = self.state
         return state is not None and state.phase == "game_over" and self._job is None and not self._jobs
 
+    @property
+    def frame_count(self) -> int:
+        """How many frames were accepted in all (released ones included)."""
+        return self.frames_released + len(self.frames)
+
+    def frame_at(self, index: int) -> bytes:
+        """The `index`-th accepted frame, if not released yet."""
+        return self.frames[index - self.frames_released]
+
+    def release_frames(self, upto: int) -> None:
+        """The driver has saved the first `upto` accepted frames: the session forgets them, so
+        the transcript is on disk, not in memory twice (memory stays flat over a long game)."""
+        drop = min(upto, self.frame_count) - self.frames_released
+        if drop > 0:
+            del self.frames[:drop]
+            self.frames_released += drop
+
     def unconsumed(self) -> list[str]:
         """Why frames that were received could not be used, one line each (empty: none).
 
@@ -318,7 +353,7 @@ class Session:
         if self.me is None:
             return []
         chain = self._chains[self.me]
-        return [chain.frames[n].frame for n in range(max(0, seq), chain.next_seq)]
+        return [chain.frames[n].frame for n in range(max(0, seq), chain.next_seq) if n in chain.frames]
 
     def secrets(self) -> dict[str, Any]:
         """What this peer must keep (on its own disk) to resume after a crash: its ElGamal key
@@ -476,7 +511,7 @@ class Session:
                 if seat != owner:
                     echoed = max((q for q in games if self._echoed(seat, owner, q)), default=-1)
                     start = min(start, echoed + 1)
-            missing.extend(chain.frames[q].frame for q in range(start, max(games) + 1))
+            missing.extend(chain.frames[q].frame for q in range(start, max(games) + 1) if q in chain.frames)
         return missing
 
     def _echoed(self, echoer: int, owner: int, seq: int) -> bool:
@@ -508,7 +543,15 @@ class Session:
             self._events.append(FrameRejected("a frame signed with this peer's own key that it did not send"))
             return
         if envelope.seq < chain.next_seq:
-            known = chain.frames[envelope.seq]
+            known = chain.frames.get(envelope.seq)
+            if known is None:  # from a round every seat signed: only its digest is kept here
+                if chain.digests.get(envelope.seq) != envelope.digest:
+                    raise Misbehaviour(
+                        envelope.seat,
+                        f"equivocation: a second signed frame #{envelope.seq} (the first is on record)",
+                        (envelope.frame,),
+                    )
+                return
             if known.digest != envelope.digest:
                 raise Misbehaviour(
                     envelope.seat,
@@ -527,8 +570,8 @@ class Session:
                 return
             size = len(envelope.frame)
             if (
-                len(chain.ahead) >= MAX_BUFFERED
-                or self._ahead_bytes[envelope.seat] + size > MAX_BUFFERED_BYTES
+                len(chain.ahead) >= self.max_ahead_frames
+                or self._ahead_bytes[envelope.seat] + size > self.max_ahead_bytes
             ):
                 self._events.append(
                     FrameRejected(f"too many frames ahead of a gap from seat {envelope.seat}: dropped")
@@ -582,6 +625,8 @@ class Session:
                 key = (echoer, seat)
                 self._echo_max[key] = max(self._echo_max.get(key, -1), seq)
                 known = chain.frames.get(seq)
+                if known is None and seq < chain.next_seq:
+                    continue  # from a round every seat signed: nothing left to dispute
                 if known is not None and known.digest == digest and (seat, seq) not in self._echo_claims:
                     continue  # agrees with what we hold: nothing to keep
                 self._echo_claims.setdefault((seat, seq), {})[echoer] = digest
@@ -766,9 +811,10 @@ class Session:
     def _publish(self, frames: Iterable[bytes]) -> None:
         """Relay signed frames that prove a fault to the other peers, once each."""
         for frame in frames:
-            if self.me is None or frame in self._published:
+            mark = hashlib.sha256(frame).digest()
+            if self.me is None or mark in self._published:
                 continue
-            self._published.add(frame)
+            self._published.add(mark)
             try:
                 self._emit("evidence", {"frame": frame})
             except ValueError:  # too large to wrap: the others received it directly
@@ -1043,6 +1089,15 @@ class Session:
                 )
             )
 
+    def compact(self, signed: dict[int, int]) -> None:
+        """Every seat signed the transcript up to its frame `signed[seat]`: every seat holds all
+        that came before, so no one will ask for it again, and nothing before it can be disputed
+        but by a second version of a frame (told by its digest). Keep only digests of it."""
+        for seat, seq in signed.items():
+            self._chains[seat].compact(seq)
+        self._sealed.clear()
+        self._served = {k: n for k, n in self._served.items() if k[1] >= signed.get(k[0], 0)}
+
     # --- gaps, quotas -------------------------------------------------------------------------
 
     def _want_later(self, seat: int) -> None:
@@ -1068,7 +1123,7 @@ class Session:
         chain = self._chains[seat]
         for seq in range(start, min(chain.next_seq, start + 64)):
             key = (seat, seq)
-            if self._served.get(key, 0) >= MAX_SERVED:
+            if self._served.get(key, 0) >= MAX_SERVED or seq not in chain.frames:
                 continue
             self._served[key] = self._served.get(key, 0) + 1
             frame = chain.frames[seq].frame
@@ -1622,6 +1677,7 @@ class _RoundSignature(_Job):
         self.round = round_number
         self.next_seat = 0
         self.sent = False
+        self.seqs: dict[int, int] = {}
 
     def run(self, session: Session) -> bool:
         me = session.me
@@ -1639,8 +1695,10 @@ class _RoundSignature(_Job):
                     seat, f"signed a different transcript at the end of round {self.round}", (envelope.frame,)
                 )
             session.consume(envelope)
+            self.seqs[seat] = envelope.seq
             self.next_seat += 1
         session._events.append(RoundSigned(self.round, self.start_hash))
+        session.compact(self.seqs)
         return True
 
     def blocked(self, session: Session) -> _Blocked:

@@ -118,6 +118,7 @@ EN: dict[str, str] = {
     "target.stock": "your stock",
     # --- the common log ---
     "log.blame": "{who} broke the protocol: {reason}",
+    "log.absent": "{who} stopped answering (left, or lost the link): the game cannot go on",
     "log.signed": "✓ Round {n} signed by every player.",
     "log.refused": "Move refused: {reason}",
     "log.stopped": "The game stopped: {reason}",
@@ -508,6 +509,7 @@ FR: dict[str, str] = {
     "target.market": "carte {n} du marché",
     "target.stock": "votre talon",
     "log.blame": "{who} a enfreint le protocole : {reason}",
+    "log.absent": "{who} ne répond plus (parti, ou liaison perdue) : la partie ne peut pas continuer",
     "log.signed": "✓ Manche {n} signée par tous les joueurs.",
     "log.refused": "Coup refusé : {reason}",
     "log.stopped": "La partie s'est arrêtée : {reason}",

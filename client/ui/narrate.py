@@ -67,6 +67,8 @@ class Narrator:
             self.items.append(Item("chat", entry.text, entry.seat))
         elif entry.kind == "blame":
             self.items.append(Item("blame", entry.text, entry.seat))
+        elif entry.kind == "absent":
+            self.items.append(Item("absent", entry.text, entry.seat))
         elif entry.kind == "info":
             self.items.append(Item("info", entry.text))
 
@@ -94,6 +96,8 @@ class Narrator:
             return [[self.who(item.seat), Span(": ", "chat"), Span(str(item.data), "chat")]]
         if item.kind == "blame":
             return [tr_spans(lang, "log.blame", "error", who=self.who(item.seat), reason=str(item.data))]
+        if item.kind == "absent":
+            return [tr_spans(lang, "log.absent", "error", who=self.who(item.seat))]
         if item.kind == "info":
             return [self.info(str(item.data))]
         if item.kind == "round":
