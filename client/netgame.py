@@ -258,6 +258,24 @@ async def _narrate(runner: PeerRunner, say: Say) -> None:
         await runner.changed.wait()
 
 
+def _addresses(raw: list[object]) -> list[tuple[str, int]]:
+    """The peers' game addresses from the host's start message, each checked: [host, port]."""
+    out: list[tuple[str, int]] = []
+    for item in raw:
+        if not (
+            isinstance(item, list | tuple)
+            and len(item) == 2
+            and isinstance(item[0], str)
+            and 0 < len(item[0]) <= 255
+            and isinstance(item[1], int)
+            and not isinstance(item[1], bool)
+            and 0 < item[1] < 65536
+        ):
+            raise LinkError("the host sent a malformed list of peer addresses")
+        out.append((item[0], item[1]))
+    return out
+
+
 async def open_listener(host: str, port: int = 0) -> trio.SocketListener:
     listeners = await trio.open_tcp_listeners(port, host=host)
     return listeners[0]
@@ -704,7 +722,7 @@ class Joiner:
             raise LinkError("the host's table is not signed by the host we joined")
         seat = link_field(start, "seat", int, most=7)
         raw = link_field(start, "addresses", list, most=8)
-        addresses = [(str(a[0]), int(a[1])) for a in raw]
+        addresses = _addresses(raw)
         if seat >= config.players or config.identities[seat] != identity.public_key().public_bytes_raw():
             raise LinkError("the host's table does not seat our key where it said")
         for other, key in enumerate(config.identities):
