@@ -302,6 +302,16 @@ class Session:
         state = self.state
         return state is not None and state.phase == "game_over" and self._job is None and not self._jobs
 
+    def waiting_for(self) -> tuple[str, tuple[int, ...]] | None:
+        """What the session waits for now: the step's name (``job:<n>:<kind>:<seat>``) and the
+        seats it waits on; None when it waits for nothing (or has stopped)."""
+        blocked = self._blocked
+        return None if blocked is None else (blocked.name, blocked.seats)
+
+    def queued(self) -> list[Envelope]:
+        """Game messages accepted into their chains that no step consumed yet, seat by seat."""
+        return [envelope for queue in self._queues for envelope in queue]
+
     @property
     def frame_count(self) -> int:
         """How many frames were accepted in all (released ones included)."""

@@ -282,19 +282,19 @@ class _Report:
 
 def _queued(observer: Session) -> list[Envelope]:
     """Game messages accepted into their chains that no job consumed (in chain order per seat)."""
-    queues = getattr(observer, "_queues", None)  # wanted: a public Session accessor
-    return [e for queue in queues or () for e in queue]
+    return observer.queued()
 
 
 def _blocked(observer: Session) -> tuple[int, str, tuple[int, ...]] | None:
     """(job number, what it waits for, the seats it waits on) if the observer waits for a step."""
-    blocked = getattr(observer, "_blocked", None)  # wanted: a public Session accessor
-    if blocked is None:
+    waiting = observer.waiting_for()
+    if waiting is None:
         return None
-    parts = str(blocked.name).split(":")
+    name, seats = waiting
+    parts = name.split(":")
     if len(parts) != 4 or parts[0] != "job" or not parts[1].isdigit():
         return None
-    return int(parts[1]), parts[2], tuple(blocked.seats)
+    return int(parts[1]), parts[2], seats
 
 
 def _seat(verdict: Verdict, seat: int) -> str:
