@@ -302,6 +302,11 @@ class Session:
         state = self.state
         return state is not None and state.phase == "game_over" and self._job is None and not self._jobs
 
+    @property
+    def keeps_checking(self) -> bool:
+        """Stopped without proof: what arrives is still checked, so a later proof is found."""
+        return not self._final
+
     def waiting_for(self) -> tuple[str, tuple[int, ...]] | None:
         """What the session waits for now: the step's name (``job:<n>:<kind>:<seat>``) and the
         seats it waits on; None when it waits for nothing (or has stopped)."""
@@ -1055,9 +1060,9 @@ class Session:
         blocked = self._blocked.seats if self._blocked is not None else ()
         absent = tuple(seat for seat in data["absent"] if seat in blocked)
         who = seat_names(self.config)[sender]
-        if claimed is None or claimed == self.me:
-            # A stop without proof, or one naming us: only we know what we signed, and nobody
-            # else can be shown otherwise; we stop, blaming nobody.
+        if claimed is None or (claimed == self.me and not self._all_ours(data["evidence"])):
+            # A stop without proof, or one naming us with frames signed by our key that we never
+            # sent (then our key is not ours alone): we stop, blaming nobody.
             self._halt(f"{who} (seat {sender}) stopped the game: {data['reason']}", absent=absent)
             return
         pending: set[tuple[int, int]] = set()
@@ -1074,6 +1079,22 @@ class Session:
             self._advance()
             self._settle_halt_claims()
 
+    def _all_ours(self, frames: list[bytes]) -> bool:
+        """Every frame here signed with our key is one we sent (it is in our chain)."""
+        mine = self._chains[self.me] if self.me is not None else None
+        for frame in frames:
+            try:
+                other = open_frame(frame, self.config, self._verifiers)
+            except MalformedSignedFrame as exc:
+                if exc.seat == self.me:
+                    return False
+                continue
+            except (MalformedMessage, BadSignature):
+                continue
+            if other.seat == self.me and (mine is None or mine.digest_of(other.seq) != other.digest):
+                return False
+        return True
+
     def _not_consumed(self, envelope: Envelope) -> bool:
         chain = self._chains[envelope.seat]
         if envelope.seq >= chain.next_seq:
@@ -1082,7 +1103,8 @@ class Session:
 
     def _settle_halt_claims(self) -> None:
         """A halt claim whose evidence we have fully checked without finding the fault is false."""
-        if not self._halt_claims:
+        if not self._halt_claims or any(pending for _, _, _, pending in self._halt_claims):
+            # one claim may rest on another (a halt relaying a halt): judge none while any waits
             return
         claims, self._halt_claims = self._halt_claims, []
         for sender, claimed, frame, pending in claims:

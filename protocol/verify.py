@@ -362,8 +362,8 @@ def verify_bytes(data: bytes) -> Verdict:
     order = _feeding_order(survey)
     fed = 0
     for frame in order:
-        if observer.halted:
-            break
+        if observer.culprit is not None or (observer.halted and not observer.keeps_checking):
+            break  # a proven verdict; a stop without proof goes on checking (a proof may follow)
         observer.receive_frame(frame)
         fed += 1
         report.take(observer.next_events())
