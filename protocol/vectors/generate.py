@@ -97,7 +97,8 @@ from protocol.crypto.shuffle import (
     gen_shuffle_proof,
     generators,
 )
-from protocol.messages import Envelope, seal
+from protocol.errors import MalformedSignedFrame
+from protocol.messages import Envelope, encode_body, open_frame, seal
 from protocol.transcript import dump as transcript_dump
 from protocol.transcript import extend, header, record, transcript_start
 from skyjo_p2p.core.moves import Move
@@ -303,6 +304,7 @@ class Builder:
         self.coin_reveals: list[CoinContribution] = []
         self.deck_ciphertexts: list[Ciphertext] = []
         self.complaint_data: dict[str, Any] = {}
+        self.garbage_json: dict[str, Any] = {}
 
     def all(self) -> dict[str, dict[str, Any]]:
         return {
@@ -868,6 +870,20 @@ class Builder:
             ("chat", {"text": "bonne partie é"}),
             ("evidence", {"frame": commit_frames[0].frame}),
             ("complaint", self.complaint_data),
+            # seat 1 lacks seat 0's frames from #2 on (an echo showed they exist)
+            ("want", {"seat": 0, "from": 2}),
+            # a stop without proof: the deal's first shuffle (seat 0's) never came
+            (
+                "halt",
+                {
+                    "reason": "seat(s) 0 did not answer in time (job:2:shuffle:0)",
+                    "culprit": [],
+                    "absent": [0],
+                    "evidence": [],
+                },
+            ),
+            # a proven fault: seat 2 signed a malformed frame; the frame is the evidence
+            self.culprit_halt(),
         ]
         prev = config.genesis_hash
         out = []
@@ -877,12 +893,43 @@ class Builder:
             prev = envelope.digest
         return {
             "about": (
-                "One chain of frames by seat 1 (seq 0..12) showing every message kind. The data "
-                "are well-formed but not a playable sequence (keys.json has one that is)."
+                f"One chain of frames by seat 1 (seq 0..{len(contents) - 1}) showing every message "
+                "kind. The data are well-formed but not a playable sequence (keys.json has one that "
+                "is). The last halt's evidence is `garbage`: seat 2's frame #2 (after its keys.json "
+                "frames), signed but malformed (a chat with empty text), which proves the fault "
+                "the halt names to any peer."
             ),
             "seat": seat,
             "frames": out,
+            "garbage": self.garbage_json,
         }
+
+    def culprit_halt(self) -> tuple[str, dict[str, Any]]:
+        """A halt naming seat 2, with its signed garbage as the one evidence frame."""
+        culprit = 2
+        kind, data = "chat", {"text": ""}  # signed, but `text` must have 1..500 characters
+        prev = self.key_frames[PLAYERS + culprit].digest  # seat 2's key frame, #1 in keys.json
+        body = encode_body(self.config, culprit, 2, prev, kind, data)
+        frame = bytes(msgpack.packb([body, self.keys[culprit].sign(body)], use_bin_type=True))
+        try:
+            open_frame(frame, self.config)
+        except MalformedSignedFrame as exc:
+            reason = f"seat {exc.seat}: {exc.reason}"  # what the session's halt says
+        else:
+            raise RuntimeError("the garbage vector opened as a valid frame")
+        self.garbage_json = {
+            "seat": culprit,
+            "seq": 2,
+            "prev": hx(prev),
+            "kind": kind,
+            "data": tree(data),
+            "body": hx(body),
+            "body_digest": hx(hashlib.sha256(body).digest()),
+            "signature": hx(frame[-64:]),
+            "frame": hx(frame),
+            "refused_because": reason,
+        }
+        return "halt", {"reason": reason, "culprit": [culprit], "absent": [], "evidence": [frame]}
 
 
 def _plain(obj: Any) -> Any:

@@ -59,9 +59,9 @@ from protocol.crypto.group import L, mul, mul_base
 from protocol.crypto.hashing import encode, hash512, hash_to_scalar, make_context
 from protocol.crypto.private_share import packet_context
 from protocol.crypto.shuffle import chain_generator, generators
-from protocol.errors import BadSignature
+from protocol.errors import BadSignature, MalformedSignedFrame
 from protocol.events import Blamed, FrameRejected, Halted, RoundSigned
-from protocol.messages import MAX_FRAME, body_digest, open_frame
+from protocol.messages import MAX_FRAME, SCHEMAS, body_digest, encode_body, open_frame
 from protocol.session import Session
 from protocol.transcript import dump as dump_transcript
 from protocol.transcript import extend, load, transcript_start
@@ -206,12 +206,127 @@ def test_every_kind_of_frame_opens_and_chains(config: TableConfig) -> None:
         "chat",
         "evidence",
         "complaint",
+        "want",
+        "halt",
     }
+    assert kinds == set(SCHEMAS)
     prev = config.genesis_hash.hex()
     for seq, item in enumerate(frames):
         _check_frame(item, config)
         assert item["seq"] == seq and item["prev"] == prev
         prev = item["body_digest"]
+    assert f"seq 0..{len(frames) - 1})" in stored("frames.json")["about"]
+
+
+def test_want_and_halt_frames(config: TableConfig) -> None:
+    """PROTOCOL.md 7 and 10: a `want` names a seat and a first number; a halt has a reason, at
+    most one culprit, at most 8 absent seats and at most 8 evidence frames, each a signed frame."""
+    vectors = stored("frames.json")
+    frames = vectors["frames"]
+    [want] = [untree(f["data"]) for f in frames if f["kind"] == "want"]
+    assert want == {"seat": 0, "from": 2}
+    absent, proven = [untree(f["data"]) for f in frames if f["kind"] == "halt"]
+    assert absent["culprit"] == [] and absent["absent"] == [0] and absent["evidence"] == []
+    assert proven["culprit"] == [2] and proven["absent"] == []
+    [evidence] = proven["evidence"]
+    garbage = vectors["garbage"]
+    assert evidence.hex() == garbage["frame"]
+    assert msgpack.unpackb(evidence) == [b(garbage["body"]), b(garbage["signature"])]
+    assert hashlib.sha256(b(garbage["body"])).hexdigest() == garbage["body_digest"]
+    body = msgpack.unpackb(b(garbage["body"]))
+    assert (body["seat"], body["seq"], body["prev"].hex(), body["kind"]) == (2, 2, garbage["prev"], "chat")
+    assert body["data"] == untree(garbage["data"]) == {"text": ""}
+    # seat 2's frame #2 follows its key frame (#1) of keys.json
+    assert garbage["prev"] == stored("keys.json")["seats"][2]["key_frame"]["body_digest"]
+    # the evidence is signed by the culprit and malformed: it proves the fault on its own
+    with pytest.raises(MalformedSignedFrame) as refused:
+        open_frame(evidence, config)
+    assert refused.value.seat == 2 and refused.value.frame == evidence
+    assert proven["reason"] == garbage["refused_because"] == f"seat 2: {refused.value.reason}"
+
+
+def _sign(config: TableConfig, seat: int, seq: int, prev: bytes, kind: str, data: dict[str, Any]) -> bytes:
+    """A frame signed by `seat` with the vector identity key, its data unchecked."""
+    key = Ed25519PrivateKey.from_private_bytes(b(stored("table.json")["identity_seeds"][seat]))
+    body = encode_body(config, seat, seq, prev, kind, data)
+    return bytes(msgpack.packb([body, key.sign(body)], use_bin_type=True))
+
+
+@pytest.mark.parametrize(
+    ("kind", "data"),
+    [
+        ("want", {"seat": 8, "from": 0}),  # no seat 8 in any table
+        ("want", {"seat": 0, "from": -1}),
+        ("want", {"seat": True, "from": 0}),
+        ("halt", {"reason": "", "culprit": [], "absent": [], "evidence": []}),
+        ("halt", {"reason": "x" * 501, "culprit": [], "absent": [], "evidence": []}),
+        ("halt", {"reason": "x", "culprit": [0, 1], "absent": [], "evidence": []}),
+        ("halt", {"reason": "x", "culprit": [], "absent": [*range(8), 0], "evidence": []}),
+        ("halt", {"reason": "x", "culprit": [0], "absent": [], "evidence": [b"x"] * 9}),
+        ("halt", {"reason": "x", "culprit": [0], "absent": [], "evidence": [b""]}),
+    ],
+)
+def test_malformed_want_and_halt_are_signed_garbage(
+    config: TableConfig, kind: str, data: dict[str, Any]
+) -> None:
+    frame = _sign(config, 1, 0, config.genesis_hash, kind, data)
+    with pytest.raises(MalformedSignedFrame) as refused:
+        open_frame(frame, config)
+    assert refused.value.seat == 1
+
+
+def _observer_after_keys(config: TableConfig) -> Session:
+    """An observer that consumed keys.json's keys job: it waits for seat 0's deal shuffle."""
+    observer = Session(config, None, None)
+    observer.start()
+    for item in stored("keys.json")["seats"]:
+        observer.receive_frame(b(item["keycommit_frame"]["frame"]))
+    for item in stored("keys.json")["seats"]:
+        observer.receive_frame(b(item["key_frame"]["frame"]))
+    assert observer.waiting_for() == ("job:2:shuffle:0", (0,))
+    observer.next_events()
+    return observer
+
+
+def test_the_halt_frames_give_their_verdicts(config: TableConfig) -> None:
+    """Fed seat 1's chain after the keys job, an observer adopts the stop without proof (seat 0
+    absent, nobody blamed), then checks the second halt's evidence itself: seat 2 is blamed."""
+    observer = _observer_after_keys(config)
+    events: dict[str, list[Any]] = {}
+    for item in stored("frames.json")["frames"]:
+        observer.receive_frame(b(item["frame"]))
+        events[f"{item['seq']}:{item['kind']}"] = observer.next_events()
+    assert not [
+        e
+        for key, got in events.items()
+        if not key.endswith("halt")
+        for e in got
+        if isinstance(e, Blamed | Halted | FrameRejected)
+    ]
+    halts = [got for key, got in events.items() if key.endswith("halt")]
+    assert [type(e) for e in halts[0]] == [Halted]
+    assert halts[0][0].culprit is None and halts[0][0].absent == (0,)
+    blamed, halted = halts[1]
+    assert isinstance(blamed, Blamed) and isinstance(halted, Halted)
+    garbage = b(stored("frames.json")["garbage"]["frame"])
+    assert (blamed.seat, blamed.evidence) == (2, (garbage,))
+    assert (halted.culprit, halted.absent) == (2, ())
+    assert (observer.culprit, observer.halted) == (2, halted.reason)
+
+
+def test_a_halt_whose_evidence_proves_nothing_blames_its_sender(config: TableConfig) -> None:
+    """Seat 1 halts blaming seat 0 with seat 0's valid key commitment: once that frame is
+    consumed (here at once) and no fault was found, seat 1 is blamed with its halt frame."""
+    observer = _observer_after_keys(config)
+    keys = stored("keys.json")["seats"]
+    prev = b(keys[1]["key_frame"]["body_digest"])
+    evidence = b(keys[0]["keycommit_frame"]["frame"])
+    data = {"reason": "seat 0: made up", "culprit": [0], "absent": [], "evidence": [evidence]}
+    halt = _sign(config, 1, 2, prev, "halt", data)
+    observer.receive_frame(halt)
+    blamed = [e for e in observer.next_events() if isinstance(e, Blamed)]
+    assert [(e.seat, e.evidence) for e in blamed] == [(1, (halt,))]
+    assert observer.culprit == 1
 
 
 def test_a_tampered_frame_is_refused(config: TableConfig) -> None:
