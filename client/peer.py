@@ -151,8 +151,10 @@ class PeerRunner:
         async with self._lock:
             if self.session.halted:
                 return
-            # the session has no public halt; it checks `halted` before every step and timer
-            self.session.halted = reason
+            # the link layer's proof (two tables signed by the host) is not a frame of this
+            # game: the session stops naming nobody; the link layer names the host below
+            self.session.stop(reason)
+            self.session.next_events()  # its Halted is reported here, once
             if culprit is not None:
                 blamed = Blamed(culprit, reason)
                 self.status.blamed.append(blamed)
