@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -31,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -48,21 +50,37 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-def one_game(folder: Path, options: list[str]) -> tuple[list[float], float]:
+def one_game(
+    folder: Path,
+    options: list[str],
+    *,
+    program: tuple[str, ...] = ("-m", "client"),
+    code: Path = ROOT,
+    extra_env: dict[str, str] | None = None,
+    timeout: float = 600,
+) -> tuple[list[float], float]:
+    """Run one 4-peer game as 4 processes (`program` is what follows `python`: the client, or a
+    wrapper of it) on the code of the checkout `code`; each peer gets `extra_env`, in which
+    "{i}" is replaced by its process number (0 is the host)."""
     trace = folder / "trace.txt"
     port = free_port()
-    env = {**os.environ, "SKYJO_LAN_TRACE": str(trace), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "SKYJO_LAN_TRACE": str(trace), "PYTHONPATH": str(code)}
 
     def home(i: int) -> dict[str, str]:
-        return {**env, "XDG_CONFIG_HOME": str(folder / f"c{i}"), "XDG_DATA_HOME": str(folder / f"d{i}")}
+        more = {k: v.replace("{i}", str(i)) for k, v in (extra_env or {}).items()}
+        return {
+            **env,
+            "XDG_CONFIG_HOME": str(folder / f"c{i}"),
+            "XDG_DATA_HOME": str(folder / f"d{i}"),
+            **more,
+        }
 
     started = time.time()
     processes = [
         subprocess.Popen(
             [
                 sys.executable,
-                "-m",
-                "client",
+                *program,
                 "host",
                 "--seats",
                 "4",
@@ -86,8 +104,7 @@ def one_game(folder: Path, options: list[str]) -> tuple[list[float], float]:
             subprocess.Popen(
                 [
                     sys.executable,
-                    "-m",
-                    "client",
+                    *program,
                     "join",
                     f"127.0.0.1:{port}",
                     "--bot",
@@ -101,7 +118,7 @@ def one_game(folder: Path, options: list[str]) -> tuple[list[float], float]:
             )
         )
     for process in processes:
-        if process.wait(timeout=600) != 0:
+        if process.wait(timeout=timeout) != 0:
             raise RuntimeError("a peer failed")
     applied: dict[int, dict[int, float]] = {}
     first_turn = None
@@ -232,6 +249,109 @@ def load(args: argparse.Namespace) -> dict[str, object]:
     }
 
 
+def slope(points: list[tuple[float, float]]) -> float:
+    """Least-squares slope of y over x."""
+    if len(points) < 2:
+        return 0.0
+    mx = statistics.fmean(x for x, _ in points)
+    my = statistics.fmean(y for _, y in points)
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    return sum((x - mx) * (y - my) for x, y in points) / sxx if sxx else 0.0
+
+
+def read_samples(folder: Path) -> dict[int, list[dict[str, Any]]]:
+    """The end-of-round samples of benchmarks/memory_rounds.py, by seat, in round order."""
+    by_seat: dict[int, list[dict[str, Any]]] = {}
+    for path in sorted(folder.glob("mem*.jsonl")):
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            if record["event"] == "round":
+                by_seat.setdefault(int(record["seat"]), []).append(record)
+    for samples in by_seat.values():
+        samples.sort(key=lambda r: r["round"])
+    return by_seat
+
+
+def rounds(args: argparse.Namespace) -> dict[str, object]:
+    code = Path(args.code).resolve()
+    runs: list[dict[str, Any]] = []
+    for run in range(args.runs):
+        folder = Path(tempfile.mkdtemp(prefix="skyjo-rounds-"))
+        extra = {"SKYJO_LAN_MEMLOG": str(folder / "mem{i}.jsonl")}
+        if args.trace:
+            trace_dir = Path(args.trace) / f"run{run + 1}"
+            trace_dir.mkdir(parents=True, exist_ok=True)
+            extra |= {"SKYJO_LAN_MEMTRACE": str(trace_dir), "SKYJO_LAN_MEMTRACE_ROUNDS": args.trace_rounds}
+        started = time.time()
+        one_game(
+            folder,
+            ["--option", f"target_score={args.target}"],
+            program=(str(ROOT / "benchmarks" / "memory_rounds.py"),),
+            code=code,
+            extra_env=extra,
+            timeout=args.timeout,
+        )
+        by_seat = read_samples(folder)
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+        seats = sorted(by_seat)
+        last = {seat: by_seat[seat][-1] for seat in seats}
+        summary: dict[str, Any] = {
+            "run": run + 1,
+            "wall_s": round(time.time() - started, 1),
+            "rounds": max(r["round"] for r in last.values()),
+            "draws": max(r["draws"] for r in last.values()),
+            "moves": max(r["moves"] for r in last.values()),
+            "frames_accepted": max(r["frames_accepted"] for r in last.values()),
+            "code": next(iter(last.values()))["code"],
+            "seats": {},
+        }
+        for seat in seats:
+            samples = by_seat[seat]
+            after_first = [s for s in samples if s["round"] >= 1]
+
+            def fit(key: str, scale: float = 1.0, samples: list[dict[str, Any]] = after_first) -> float:
+                return slope([(s["round"], s[key] * scale) for s in samples])
+
+            summary["seats"][seat] = {
+                "rss_mib": [s["rss_mib"] for s in samples],
+                "python_blocks": [s["python_blocks"] for s in samples],
+                "gc_objects": [s["gc_objects"] for s in samples],
+                "frames_held": [s["frames_held"] for s in samples],
+                "chain_frames_held": [s["chain_frames_held"] for s in samples],
+                "traced_mib": [s["traced_mib"] for s in samples if "traced_mib" in s],
+                "rss_slope_mib_per_round": round(fit("rss_mib"), 3),
+                "python_blocks_slope_per_round": round(fit("python_blocks"), 1),
+                "gc_objects_slope_per_round": round(fit("gc_objects"), 1),
+            }
+        runs.append(summary)
+        seat_rss = {seat: v["rss_mib"] for seat, v in summary["seats"].items()}
+        print(
+            f"run {run + 1}: {summary['rounds']} rounds, {summary['draws']} draws, "
+            f"{summary['frames_accepted']} frames, {summary['wall_s']} s; RSS after round 1 / last: "
+            + ", ".join(f"seat {seat} {v[0]:.1f} / {v[-1]:.1f}" for seat, v in seat_rss.items())
+            + "; slope MiB/round: "
+            + ", ".join(f"{v['rss_slope_mib_per_round']:+.2f}" for v in summary["seats"].values()),
+            file=sys.stderr,
+        )
+    every_slope = [v["rss_slope_mib_per_round"] for r in runs for v in r["seats"].values()]
+    blocks_slope = [v["python_blocks_slope_per_round"] for r in runs for v in r["seats"].values()]
+    first_rss = [v["rss_mib"][0] for r in runs for v in r["seats"].values()]
+    last_rss = [v["rss_mib"][-1] for r in runs for v in r["seats"].values()]
+    return {
+        "peers": 4,
+        "target_score": args.target,
+        "code": str(code),
+        "runs": runs,
+        "median_over_peers_and_runs": {
+            "rss_after_round_1_mib": round(statistics.median(first_rss), 1),
+            "rss_at_end_mib": round(statistics.median(last_rss), 1),
+            "rss_slope_mib_per_round": round(statistics.median(every_slope), 3),
+            "python_blocks_slope_per_round": round(statistics.median(blocks_slope), 1),
+        },
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
@@ -240,8 +360,20 @@ def main() -> int:
     p = sub.add_parser("load")
     p.add_argument("--games", type=int, default=50)
     p.add_argument("--peers", type=int, default=8)
+    p = sub.add_parser("rounds")
+    p.add_argument("--target", type=int, default=500, help="target_score: the game's length")
+    p.add_argument("--runs", type=int, default=1)
+    p.add_argument("--code", default=str(ROOT), help="the checkout the peers run (default: this one)")
+    p.add_argument("--timeout", type=float, default=1800, help="seconds per game")
+    p.add_argument("--trace", metavar="DIR", help="tracemalloc snapshots into DIR (slower)")
+    p.add_argument("--trace-rounds", default="2,10", help="rounds to snapshot, with --trace")
+    p.add_argument("--keep", action="store_true", help="keep each run's folder (samples, transcripts)")
+    p.add_argument("--json-file", help="also write the result there")
     args = parser.parse_args()
-    result = latency(args) if args.what == "latency" else load(args)
+    modes = {"latency": latency, "load": load, "rounds": rounds}
+    result = modes[args.what](args)
+    if getattr(args, "json_file", None):
+        Path(args.json_file).write_text(json.dumps(result, indent=2))
     print(json.dumps(result, indent=2))
     return 0
 
