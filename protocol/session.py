@@ -221,6 +221,8 @@ class Session:
         self._claim_seq: dict[tuple[int, int, int], int] = {}
         """(owner, seq, echoer) -> the number of the echo frame that made an unsettled claim."""
         self._wanted: set[tuple[int, int]] = set()
+        self._signed: dict[int, int] = {}
+        """Each seat's signature frame of the last round that ended (see `compact`)."""
         self._served: dict[tuple[int, int], int] = {}
         self._side_count = [0] * self.players
         self._side_bytes = [0] * self.players
@@ -1122,10 +1124,18 @@ class Session:
             )
 
     def compact(self, signed: dict[int, int]) -> None:
-        """Every seat signed the transcript up to its frame `signed[seat]`: every seat holds all
-        that came before, so no one will ask for it again, and nothing before it can be disputed
-        but by a second version of a frame (told by its digest). Keep only digests of it."""
-        for seat, seq in signed.items():
+        """A round ended: every seat signed the transcript at its frame `signed[seat]`.
+
+        Keep only the digests of each chain's frames before that seat's signature of the round
+        *before* this one. Every seat that signed this round consumed every seat's game messages
+        of this round, so it holds each chain up to its first game message of this round, which
+        comes after its signature of the previous round, and every side frame before it: nobody
+        will ask for those frames again (after a reconnection or a crash either), and nothing
+        before them can be disputed but by a second version of a frame (told by its digest).
+        One round is kept whole for a peer that crashed before receiving our last signature.
+        """
+        previous, self._signed = self._signed, dict(signed)
+        for seat, seq in previous.items():
             self._chains[seat].compact(seq)
         self._sealed.clear()
         self._served = {k: n for k, n in self._served.items() if k[1] >= signed.get(k[0], 0)}
