@@ -28,15 +28,26 @@ that was sent another version of a frame reaches the same verdict.
 
 Every peer echoes the hash of each game frame it receives *before* acting on it, so a peer always
 gets another's echo of a frame before anything that other peer did because of it. An echoed hash
-that differs from ours opens a dispute: no job runs, no move is taken and nobody is timed out until
-either the other version arrives (two signed frames: the author equivocated) or the echo timer
-runs out (the echoer could not show what it claimed: it lied).
+that differs from ours opens a dispute: our version and the disagreeing echo are relayed to all at
+once, and no job runs, no move is taken and nobody is timed out until either the other version
+arrives (two signed frames: the author equivocated; or two echoes with one number: the echoer
+did) or the echo timer runs out: then the game stops naming the echoer absent, blaming nobody
+(nothing signed shows who lied).
 
-A seat that does not send an automatic message within `step_timeout` is blamed when the timer
-expires a second time: at the first expiry the other seats' frames it has not acknowledged are
-relayed to it (one may have been lost, or withheld from it by another seat). Unless a check put
-off until then (a batch of shuffle proofs) shows that an earlier message was bad: its author is
-blamed instead.
+A seat that does not send an automatic message within `step_timeout` stops the game when the timer
+expires a second time, named as *absent* (`Halted.absent`), never as a cheat: a player who left,
+a closed lid and a lost link look the same. At the first expiry the other seats' frames it has
+not acknowledged are relayed to it (one may have been lost, or withheld from it by another seat).
+Unless a check put off until then (a batch of shuffle proofs) shows that an earlier message was
+bad: its author is blamed instead.
+
+**Verdicts.** Only a seat whose signed frames prove a fault is blamed (`Halted.culprit`). Every
+stop is announced in a signed `halt` side frame carrying its evidence; a peer that receives one
+takes the evidence in as if received directly, so it reaches the same verdict itself, and until
+then stops too but keeps checking what arrives, quietly (no game message of its own, no timers).
+A halt whose evidence, once fully checked, proves nothing blames its sender. An echo that shows a
+frame we lack starts a short `want` timer; any peer answers a `want` by relaying the frames.
+Quotas bound what one seat can make others hold (see the constants above).
 
 An observer session (seat None, no keys) checks everything and sends nothing (it asks for echo
 timers too): it is how `skyjo-lan verify` re-checks a saved transcript.
@@ -431,12 +442,15 @@ class Session:
             self._internal_error("receiving a frame", exc)
 
     def _internal_error(self, doing: str, exc: Exception) -> None:
-        reason = f"internal error while {doing}: {type(exc).__name__}: {exc}"
+        reason = f"internal error while {doing}: {type(exc).__name__}: {exc}"[:MAX_TEXT]
         self._events.append(FrameRejected(reason))
+        try:
+            self._halt(reason)  # tell the others too, naming nobody
+        except Exception:  # the defect may be in the very code that halts: stop regardless
+            if self.halted is None:
+                self.halted = reason
+                self._events.append(Halted(reason))
         self._final = True
-        if self.halted is None:
-            self.halted = reason
-            self._events.append(Halted(reason))
 
     def _receive(self, frame: bytes) -> None:
         try:
@@ -618,6 +632,8 @@ class Session:
         self.frames.append(envelope.frame)
         self._check_claims(envelope)
         if envelope.kind in SIDE_KINDS:
+            for _, _, _, pending in self._halt_claims:
+                pending.discard((envelope.seat, envelope.seq))
             self._count_side(envelope)
             self._side_message(envelope)
         else:
@@ -1074,7 +1090,9 @@ class Session:
             except (MalformedMessage, BadSignature):
                 continue
             if other.kind not in SIDE_KINDS and self._not_consumed(other):
-                pending.add((other.seat, other.seq))
+                pending.add((other.seat, other.seq))  # until a step consumes it
+            elif other.kind in SIDE_KINDS and other.seq >= self._chains[other.seat].next_seq:
+                pending.add((other.seat, other.seq))  # until it takes its place in its chain
         self._halt(f"{who} (seat {sender}) stopped the game, blaming seat {claimed}: {data['reason']}")
         if data["evidence"]:
             self._halt_claims.append((sender, claimed, envelope.frame, pending))
