@@ -164,10 +164,10 @@ class Flooder(Session):
         return SIDE_WINDOW_FRAMES * 9 // 10, min(self.plan.burst_bytes, SIDE_WINDOW_BYTES * 9 // 10)
 
     def _burst_ahead(self) -> None:
-        # Enough to fill the buffer twice over in every window: 20 frames of 1 MiB (bytes cap)
-        # and MAX_BUFFERED small ones (frame cap).
+        # 20 frames of 1 MiB (past the bytes cap) in the first two windows, then one, and
+        # MAX_BUFFERED small ones (the frame cap) in every window.
         assert self._key is not None and self.me is not None
-        big = min(20, self.plan.burst_bytes // MiB + 1)
+        big = 20 if self.windows <= 2 else 1
         for count, size in ((big, BIG_AHEAD), (MAX_BUFFERED, 64)):
             for _ in range(count):
                 self._ahead_seq += 1
@@ -402,7 +402,7 @@ def plans(quick: bool) -> list[Plan]:
         Plan("chat", over=True),
         Plan("evidence", burst_bytes=burst),
         Plan("evidence", burst_bytes=SIDE_WINDOW_BYTES, windows=max_windows),
-        Plan("evidence", over=True, windows=1, after_blame=2 if quick else 8),
+        Plan("evidence", over=True, after_blame=2 if quick else 8),
         Plan("want"),
         Plan("halt", windows=1, after_blame=5 if quick else 20),
     ]
