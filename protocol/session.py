@@ -111,7 +111,7 @@ MAX_HALT_EVIDENCE = 900_000
 """Bytes of evidence a halt frame carries (the rest was relayed as `evidence` frames already)."""
 MAX_BUFFERED = 256
 """Frames buffered ahead of a gap in one sender's chain before further ones are dropped."""
-MAX_BUFFERED_BYTES = 16 << 20
+MAX_BUFFERED_BYTES = 4 << 20
 """Bytes buffered ahead of a gap in one sender's chain before further frames are dropped.
 
 Dropping is safe: a dropped frame is sent again after a reconnection or on a `want`. Nobody is
@@ -119,10 +119,18 @@ blamed for it: a gap may be a lost link, and only the frames' signer could be na
 CLAIM_WINDOW = 1024
 """Echo claims are kept only about frames at most this far past what we hold of their chain."""
 SIDE_WINDOW_FRAMES = 4096
-SIDE_WINDOW_BYTES = 16 << 20
+SIDE_WINDOW_BYTES = 8 << 20
 """At most this many side frames (and bytes) from one seat between two of its game frames: an
 honest peer sends far fewer (an echo per received game frame, some relays). Counted on the
 seat's own chain, so every peer finds the same crossing: the seat is blamed with that frame."""
+ROUND_SIDE_FRAMES = 20_000
+ROUND_SIDE_BYTES = 8 << 20
+"""At most this many side frames (and bytes) from one seat between two of its round signatures:
+the windows above bound a burst, these bound a whole round (an honest peer sends an echo per game
+frame of the others, a few hundred a round, and relays within `RELAY_BUDGET`)."""
+RELAY_BUDGET = 4 << 20
+"""Bytes of relays (evidence, answers to `want`) this peer sends in a round, and half that between
+two of its game messages: an honest peer stays far inside its own quotas whatever it is asked."""
 MAX_CHAT = 1000
 """Chat messages one seat may send in a game."""
 WANT_DELAY = 1.0
@@ -141,7 +149,19 @@ class _Chain:
     """Frames since the last round every seat signed (older ones are on disk, see `compact`)."""
     ahead: dict[int, Envelope] = field(default_factory=dict)
     digests: dict[int, bytes] = field(default_factory=dict)
-    """The digests of the frames dropped by `compact` (enough to tell a second version)."""
+    """The digests of the frames dropped by `compact` and of side frames (enough to tell a
+    second version)."""
+    side: dict[int, bytes] = field(default_factory=dict)
+    """Another seat's side frames since the last compaction, as bytes only (the evidence if it
+    signs a second version); what it may flood is bounded by the round quotas."""
+
+    def first_version(self, seq: int) -> tuple[bytes, ...]:
+        """Our copy of frame `seq`, if we still hold its bytes (evidence beside a second one)."""
+        known = self.frames.get(seq)
+        if known is not None:
+            return (known.frame,)
+        side = self.side.get(seq)
+        return () if side is None else (side,)
 
     def digest_of(self, seq: int) -> bytes | None:
         known = self.frames.get(seq)
@@ -151,6 +171,8 @@ class _Chain:
         """Forget the frames before `upto` but their digests: a round every seat signed ends there."""
         for seq in [q for q in self.frames if q < upto]:
             self.digests[seq] = self.frames.pop(seq).digest
+        for seq in [q for q in self.side if q < upto]:
+            del self.side[seq]
 
 
 @dataclass
@@ -229,14 +251,18 @@ class Session:
         game frames of its evidence not yet consumed here)."""
         self._echo_max: dict[tuple[int, int], int] = {}
         """(echoer, owner) -> the highest sequence number of owner's frames echoer echoed."""
-        self._claim_seq: dict[tuple[int, int, int], int] = {}
-        """(owner, seq, echoer) -> the number of the echo frame that made an unsettled claim."""
+        self._claim_frames: dict[tuple[int, int, int], bytes] = {}
+        """(owner, seq, echoer) -> the echo frame that made an unsettled claim (shared bytes)."""
         self._wanted: set[tuple[int, int]] = set()
         self._signed: dict[int, int] = {}
         """Each seat's signature frame of the last round that ended (see `compact`)."""
         self._served: dict[tuple[int, int], int] = {}
         self._side_count = [0] * self.players
         self._side_bytes = [0] * self.players
+        self._round_side_count = [0] * self.players
+        self._round_side_bytes = [0] * self.players
+        self._relayed_window = 0
+        self._relayed_round = 0
         self._chat_count = [0] * self.players
         self._ahead_bytes = [0] * self.players
         self.max_ahead_frames = MAX_BUFFERED
@@ -453,6 +479,8 @@ class Session:
         self._final = True
 
     def _receive(self, frame: bytes) -> None:
+        if self._final:
+            return  # a proven verdict stands: nothing more is kept or answered
         try:
             envelope = open_frame(frame, self.config, self._verifiers)
         except MalformedSignedFrame as exc:
@@ -579,8 +607,8 @@ class Session:
                 if chain.digests.get(envelope.seq) != envelope.digest:
                     raise Misbehaviour(
                         envelope.seat,
-                        f"equivocation: a second signed frame #{envelope.seq} (the first is on record)",
-                        (envelope.frame,),
+                        f"equivocation: two different signed frames #{envelope.seq}",
+                        (*chain.first_version(envelope.seq), envelope.frame),
                     )
                 return
             if known.digest != envelope.digest:
@@ -620,11 +648,11 @@ class Session:
     def _append(self, envelope: Envelope) -> None:
         chain = self._chains[envelope.seat]
         if envelope.prev != chain.last_digest:
-            previous = chain.frames.get(envelope.seq - 1)  # if the seat forked its chain, the proof
+            previous = chain.first_version(envelope.seq - 1)  # if the seat forked its chain, the proof
             raise Misbehaviour(
                 envelope.seat,
                 f"frame #{envelope.seq} does not follow its previous frame (broken chain)",
-                (envelope.frame,) if previous is None else (previous.frame, envelope.frame),
+                (*previous, envelope.frame),
             )
         chain.frames[envelope.seq] = envelope
         chain.next_seq += 1
@@ -634,10 +662,18 @@ class Session:
         if envelope.kind in SIDE_KINDS:
             for _, _, _, pending in self._halt_claims:
                 pending.discard((envelope.seat, envelope.seq))
+            if envelope.seat != self.me:
+                # another seat's side frame is on record (the transcript) once handled: keep its
+                # digest only, so what a seat floods within its quotas is not held in memory
+                del chain.frames[envelope.seq]
+                chain.digests[envelope.seq] = envelope.digest
+                chain.side[envelope.seq] = envelope.frame
             self._count_side(envelope)
             self._side_message(envelope)
         else:
             self._side_count[envelope.seat] = self._side_bytes[envelope.seat] = 0
+            if envelope.kind == "roundsig":
+                self._round_side_count[envelope.seat] = self._round_side_bytes[envelope.seat] = 0
             self._queues[envelope.seat].append(envelope)
             if envelope.seat != self.me and self.me is not None and not self.replaying and not self.halted:
                 self._acks.append([envelope.seat, envelope.seq, envelope.digest])
@@ -653,7 +689,7 @@ class Session:
                 if seat == echoer or seat >= self.players:
                     continue
                 chain = self._chains[seat]
-                if seq >= chain.next_seq + CLAIM_WINDOW:
+                if seq >= chain.next_seq + (1 if seat == self.me else CLAIM_WINDOW):
                     continue  # about a frame that cannot exist yet: nothing to keep
                 key = (echoer, seat)
                 self._echo_max[key] = max(self._echo_max.get(key, -1), seq)
@@ -663,7 +699,7 @@ class Session:
                 if known is not None and known.digest == digest and (seat, seq) not in self._echo_claims:
                     continue  # agrees with what we hold: nothing to keep
                 self._echo_claims.setdefault((seat, seq), {})[echoer] = digest
-                self._claim_seq[(seat, seq, echoer)] = envelope.seq
+                self._claim_frames[(seat, seq, echoer)] = envelope.frame
                 if known is not None:
                     self._check_claims(known)
                 elif seat != self.me:
@@ -798,6 +834,12 @@ class Session:
                 f"equivocation: two different signed frames #{other.seq}",
                 (known.frame, other.frame),
             )
+        if known is None and chain.digests.get(other.seq, other.digest) != other.digest:
+            raise Misbehaviour(
+                other.seat,
+                f"equivocation: two different signed frames #{other.seq}",
+                (*chain.first_version(other.seq), other.frame),
+            )
 
     def _check_claims(self, envelope: Envelope) -> None:
         key = (envelope.seat, envelope.seq)
@@ -808,7 +850,7 @@ class Session:
         if not liars:
             del self._echo_claims[key]  # settled: keep nothing
             for echoer in claims:
-                self._claim_seq.pop((envelope.seat, envelope.seq, echoer), None)
+                self._claim_frames.pop((envelope.seat, envelope.seq, echoer), None)
             return
         if key not in self._disputes:
             # Either its author equivocated or an echoer lies. Stop acting on anything until the
@@ -818,10 +860,9 @@ class Session:
             self._disputes.add(key)
             shown = [envelope.frame]
             for echoer in liars:
-                echo_seq = self._claim_seq.get((envelope.seat, envelope.seq, echoer))
-                echo = self._chains[echoer].frames.get(echo_seq) if echo_seq is not None else None
+                echo = self._claim_frames.get((envelope.seat, envelope.seq, echoer))
                 if echo is not None:
-                    shown.append(echo.frame)
+                    shown.append(echo)
             self._publish(shown)
             self._events.append(TimerRequest(f"echo:{envelope.seat}:{envelope.seq}", self.step_timeout))
 
@@ -845,7 +886,7 @@ class Session:
         """Relay signed frames that prove a fault to the other peers, once each."""
         for frame in frames:
             mark = hashlib.sha256(frame).digest()
-            if self.me is None or mark in self._published:
+            if self.me is None or mark in self._published or not self._may_relay(len(frame)):
                 continue
             self._published.add(mark)
             try:
@@ -870,6 +911,13 @@ class Session:
             self._flush_acks()  # echoes first: no game frame of ours acts on an unechoed frame
         chain = self._chains[self.me]
         envelope = seal(self.config, self._key, self.me, chain.next_seq, chain.last_digest, kind, data)
+        if kind == "evidence":
+            self._relayed_window += len(envelope.frame)
+            self._relayed_round += len(envelope.frame)
+        elif kind not in SIDE_KINDS:
+            self._relayed_window = 0
+            if kind == "roundsig":
+                self._relayed_round = 0
         chain.frames[envelope.seq] = envelope
         chain.next_seq += 1
         chain.last_digest = envelope.digest
@@ -1187,10 +1235,16 @@ class Session:
                 continue
             self._served[key] = self._served.get(key, 0) + 1
             frame = chain.frames[seq].frame
+            if not self._may_relay(len(frame)):
+                return
             try:
                 self._emit("evidence", {"frame": frame})
             except ValueError:  # too large to wrap: it went out directly
                 continue
+
+    def _may_relay(self, size: int) -> bool:
+        """Within our relay budget (see RELAY_BUDGET): we never cross our own quotas."""
+        return self._relayed_round + size <= RELAY_BUDGET and self._relayed_window + size <= RELAY_BUDGET // 2
 
     def _count_side(self, envelope: Envelope) -> None:
         """Quotas on side messages, counted on the sender's own chain (see SIDE_WINDOW_FRAMES)."""
@@ -1199,6 +1253,18 @@ class Session:
             return
         self._side_count[seat] += 1
         self._side_bytes[seat] += len(envelope.frame)
+        self._round_side_count[seat] += 1
+        self._round_side_bytes[seat] += len(envelope.frame)
+        if (
+            self._round_side_count[seat] > ROUND_SIDE_FRAMES
+            or self._round_side_bytes[seat] > ROUND_SIDE_BYTES
+        ):
+            raise Misbehaviour(
+                seat,
+                f"sent more than {ROUND_SIDE_FRAMES} side messages or {ROUND_SIDE_BYTES >> 20} MiB "
+                "in one round (flood)",
+                (envelope.frame,),
+            )
         if envelope.kind == "chat":
             self._chat_count[seat] += 1
             if self._chat_count[seat] > MAX_CHAT:

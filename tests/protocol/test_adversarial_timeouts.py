@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from skyjo_p2p.core.events import DealRequest, RandomRequest, RevealRequest
 from protocol.events import Halted
+from skyjo_p2p.core.events import DealRequest, RandomRequest, RevealRequest
 from tests.protocol.harness import Net, frame_kind, honest_seats
 
 
