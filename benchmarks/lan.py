@@ -2,6 +2,7 @@
 
     python benchmarks/lan.py latency [--games 3]   # 4 peers, 4 processes, loopback
     python benchmarks/lan.py load [--games 50] [--peers 8]
+    python benchmarks/lan.py rounds [--target 700] [--runs 2] [--code CHECKOUT] [--trace DIR]
 
 *latency*: `skyjo-lan host --bot greedy` and three `skyjo-lan join --bot greedy` run as separate
 processes on 127.0.0.1 (no mDNS), each appending a line per move it applies to a trace file
@@ -17,6 +18,13 @@ blocks Python's allocator holds: a leak of Python objects shows there first), th
 the garbage collector tracks, and its open file descriptors: no error, no growth. Growth is judged
 after a warm-up of 10 games: resident memory rises over the first games (not through Python
 objects, whose count settles at once; docs/performance.md) and settles after about ten.
+
+*rounds*: one long game (SKYJO to `--target` points: 700 gives about 30 rounds and 1,900 draws)
+among 4 peer processes on 127.0.0.1, each started through benchmarks/memory_rounds.py, which
+records the peer's resident memory, Python heap and objects at the end of every round (issue 12).
+Per peer: the series, and the least-squares slope after the first round (MiB per round); medians
+over peers and `--runs`. `--code` runs the peers from another checkout (the code before a change),
+`--trace DIR` adds tracemalloc snapshots (`memory_rounds.py diff` compares two, by line).
 """
 
 from __future__ import annotations
