@@ -551,26 +551,27 @@ class Session:
         self._halt(f"seat(s) {names} did not answer in time ({name})", absent=blocked.seats)
 
     def _unacknowledged(self, seats: Iterable[int]) -> list[bytes]:
-        """Frames of other seats that one of `seats` may lack and need, in chain order.
+        """Frames that one of `seats` may lack and need, in chain order (ours included).
 
         A seat that echoed a seat's game frame #q holds all of that seat's frames up to q (a
         chain is taken in order); it may lack the frames after the last one it echoed, up to that
-        seat's last game frame. Side frames after that one are not needed, and our own frames
-        went over the same link as the first time: relaying those would mostly make more frames
-        to relay.
+        seat's last game frame (side frames between included: the chain needs them). Ours too:
+        a link that stalled may have held back what we sent, and the waited seat may be waiting
+        for it.
         """
         waited = tuple(seats)
         missing: list[bytes] = []
         for owner, chain in enumerate(self._chains):
             games = [q for q, e in chain.frames.items() if e.kind not in SIDE_KINDS]
-            if owner == self.me or not games:
+            if not games:
                 continue
             start = max(games) + 1
             for seat in waited:
                 if seat != owner:
                     echoed = max((q for q in games if self._echoed(seat, owner, q)), default=-1)
                     start = min(start, echoed + 1)
-            missing.extend(chain.frames[q].frame for q in range(start, max(games) + 1) if q in chain.frames)
+            for q in range(start, max(games) + 1):
+                missing.extend(chain.first_version(q))
         return missing
 
     def _echoed(self, echoer: int, owner: int, seq: int) -> bool:

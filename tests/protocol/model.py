@@ -168,7 +168,10 @@ class Run:
                             f"{event.culprit} as culprit: {event.reason}"
                         )
                     wrong = sorted(honest.intersection(event.absent))
-                    if wrong:
+                    # A late adversary (stopped, or its frames held) may itself see an honest
+                    # seat as absent: that seat waited for it, and neither can tell a partition
+                    # from a player who left. Absent is no blame; only honest seats are held to it.
+                    if wrong and seat in honest:
                         out.append(
                             f"{tag}: at {at:.3f}s seat {seat} halted with honest seat(s) {wrong} absent"
                         )
