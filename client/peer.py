@@ -109,6 +109,9 @@ class PeerRunner:
         self._lock = trio.Lock()
         self._nursery: trio.Nursery | None = None
         self._recorded = 0
+        self._timers: dict[str, trio.CancelScope] = {}
+        """The session's timers now sleeping, by name (cancelled once the session no longer needs
+        them, so a long game does not pile up sleeping tasks)."""
         self._your_move = False
         self._bot_busy = False
         self._moves_seen = 0
@@ -234,6 +237,7 @@ class PeerRunner:
                 await self._broadcast(frame)
         for event in session.next_events():
             self._handle(event)
+        self._drop_timers()
         self.changed.set()
         self.changed = trio.Event()
 
@@ -291,10 +295,24 @@ class PeerRunner:
                     handle.write(f"{time.time():.6f} {self.seat} first-turn\n")
 
     async def _timer(self, request: TimerRequest) -> None:
-        await trio.sleep(request.seconds)
+        old = self._timers.pop(request.name, None)
+        if old is not None:
+            old.cancel()
+        with trio.CancelScope() as scope:
+            self._timers[request.name] = scope
+            await trio.sleep(request.seconds)
+        if self._timers.get(request.name) is scope:
+            del self._timers[request.name]
+        if scope.cancelled_caught:
+            return
         async with self._lock:
             self.session.timer_expired(request.name)
             await self._after_session()
+
+    def _drop_timers(self) -> None:
+        """Cancel the sleeping timers the session no longer needs (it would ignore them)."""
+        for name in [n for n in self._timers if not self.session.timer_needed(n)]:
+            self._timers.pop(name).cancel()
 
     async def _bot_move(self) -> None:
         """Play for a headless seat while it has a decision to make (a turn can take several)."""

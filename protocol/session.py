@@ -509,6 +509,27 @@ class Session:
         except Exception as exc:
             self._internal_error(f"handling timer {name}", exc)
 
+    def timer_needed(self, name: str) -> bool:
+        """Whether a timer asked for is still of use (a driver may cancel it otherwise: its
+        expiry would be ignored)."""
+        kind, _, rest = name.partition(":")
+        if kind == "want":
+            seat_text, _, seq_text = rest.partition(":")
+            try:
+                seat, seq = int(seat_text), int(seq_text)
+            except ValueError:
+                return False
+            return not self._final and 0 <= seat < self.players and self._chains[seat].next_seq <= seq
+        if self.halted:
+            return False
+        if kind == "echo":
+            seat_text, _, seq_text = rest.partition(":")
+            try:
+                return (int(seat_text), int(seq_text)) in self._disputes
+            except ValueError:
+                return False
+        return self._blocked is not None and self._blocked.name == name
+
     def stop(self, reason: str, culprit: int | None = None, absent: tuple[int, ...] = ()) -> None:
         """Stop the game from outside (the link layer found a split table, the player quit):
         a `Halted` event, and a signed halt frame telling the other peers."""
