@@ -239,7 +239,7 @@ def test_frame_that_skips_and_rewrites_history_is_blamed(mid_game: Net) -> None:
     net = mid_game.clone()
     chain = net.sessions[RECEIVER]._chains[SENDER]
     seq = chain.next_seq - 3
-    original = chain.frames[seq].frame
+    (original,) = chain.first_version(seq)  # a game frame, or a side frame kept as bytes
     rewritten = forge(net.config, net.keys[SENDER], original, kind="chat", data={"text": "rewritten"})
     net.sessions[RECEIVER].receive_frame(rewritten)
     net.pump()
