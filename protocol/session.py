@@ -149,7 +149,7 @@ class _Chain:
     """Frames since the last round every seat signed (older ones are on disk, see `compact`)."""
     ahead: dict[int, Envelope] = field(default_factory=dict)
     digests: dict[int, bytes] = field(default_factory=dict)
-    """The digests of the frames dropped by `compact` and of side frames (enough to tell a
+    """The digests of another seat's side frames since the last compaction (enough to tell a
     second version)."""
     side: dict[int, bytes] = field(default_factory=dict)
     """Another seat's side frames since the last compaction, as bytes only (the evidence if it
@@ -168,11 +168,18 @@ class _Chain:
         return known.digest if known is not None else self.digests.get(seq)
 
     def compact(self, upto: int) -> None:
-        """Forget the frames before `upto` but their digests: a round every seat signed ends there."""
+        """Forget the frames before `upto`: every seat signed the rounds they belong to.
+
+        Their digests go too, so memory stays flat over a long game: a second version of a frame
+        that old could change nothing (no step will consume it again) and is ignored; it is in
+        the transcript files, where `verify` finds two versions of one frame.
+        """
         for seq in [q for q in self.frames if q < upto]:
-            self.digests[seq] = self.frames.pop(seq).digest
+            del self.frames[seq]
         for seq in [q for q in self.side if q < upto]:
             del self.side[seq]
+        for seq in [q for q in self.digests if q < upto]:
+            del self.digests[seq]
 
 
 @dataclass
@@ -625,8 +632,9 @@ class Session:
             return
         if envelope.seq < chain.next_seq:
             known = chain.frames.get(envelope.seq)
-            if known is None:  # from a round every seat signed: only its digest is kept here
-                if chain.digests.get(envelope.seq) != envelope.digest:
+            if known is None:  # a side frame (its digest is kept), or from rounds long signed
+                recorded = chain.digests.get(envelope.seq)
+                if recorded is not None and recorded != envelope.digest:
                     raise Misbehaviour(
                         envelope.seat,
                         f"equivocation: two different signed frames #{envelope.seq}",
