@@ -487,7 +487,15 @@ class Session:
 
     def _receive(self, frame: bytes) -> None:
         if self._final:
-            return  # a proven verdict stands: nothing more is kept or answered
+            # A proven verdict stands: nothing more is kept. Only a `want` is answered (within
+            # the relay budget): a peer still checking the evidence may need our frames.
+            try:
+                asked = open_frame(frame, self.config, self._verifiers)
+            except (MalformedMessage, BadSignature):
+                return
+            if asked.kind == "want" and asked.seat != self.me:
+                self._serve_want(asked.seat, asked.data["seat"], asked.data["from"])
+            return
         try:
             envelope = open_frame(frame, self.config, self._verifiers)
         except MalformedSignedFrame as exc:
@@ -1119,6 +1127,11 @@ class Session:
             self._final = True
         self._events.append(Halted(reason, culprit, self.absent))
         if announce and self.me is not None and not self.replaying:
+            if culprit is not None:
+                # what the others may lack to check the evidence themselves (frames ahead of it
+                # that they have not echoed), so every honest peer reaches this same verdict
+                others = [seat for seat in range(self.players) if seat != self.me]
+                self._publish(self._unacknowledged(others))
             shown: list[bytes] = []
             room = MAX_HALT_EVIDENCE
             for frame in evidence[:8]:
@@ -1167,6 +1180,8 @@ class Session:
                 other = open_frame(frame, self.config, self._verifiers)
             except (MalformedMessage, BadSignature):
                 continue
+            if other.seq > self._chains[other.seat].next_seq and other.seat != self.me:
+                self._want_later(other.seat)  # the frames before it: ask whoever has them
             if other.kind not in SIDE_KINDS and self._not_consumed(other):
                 pending.add((other.seat, other.seq))  # until a step consumes it
             elif other.kind in SIDE_KINDS and other.seq >= self._chains[other.seat].next_seq:
