@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from protocol import crypto
+from protocol.messages import open_frame
 from protocol.session import Session, _Reveals
 from protocol.transcript import dump
 from protocol.verify import verify_bytes
@@ -169,20 +170,20 @@ def test_a5_false_complaint_blames_the_complainer() -> None:
     net = peeking_table()
     _played_until_two_peekers_share_a_card(net)
     net.pump(play=False)
-    # seat 1 received a good packet from seat 0; it complains anyway, with a true key opening
-    session = net.sessions[1]
-    key = next(k for k, by in session._sealed.items() if 1 in by and k[0] == 0)
-    packet, _, _, frame = session._sealed[key][1]
-    opened = crypto.make_complaint(
-        session.secret or 0,
-        session.public_keys[1],
-        packet,
-        crypto.complaint_context(
-            net.config.session_id,
-            1,
-            __import__("hashlib").sha256(__import__("msgpack").unpackb(frame)[0]).digest(),
-        ),
+    # the recipient of the re-reveal got a good packet from the keeper; it complains anyway,
+    # with a true opening of the key: every peer opens the box, finds good shares, blames it
+    (sender, recipient) = next(
+        (key[0], to) for session in net.sessions for key, by in session._sealed.items() for to in by
     )
-    session._emit("complaint", {"frame": frame, "key": opened[0], "proof": list(opened[1].to_wire())})
+    session = net.sessions[recipient]
+    key = next(k for k, by in session._sealed.items() if recipient in by and k[0] == sender)
+    packet, _, _, frame = session._sealed[key][recipient]
+    z, proof = crypto.make_complaint(
+        session.secret or 0,
+        session.public_keys[recipient],
+        packet,
+        crypto.complaint_context(net.config.session_id, recipient, open_frame(frame, net.config).digest),
+    )
+    session._emit("complaint", {"frame": frame, "key": z, "proof": list(proof.to_wire())})
     net.pump(play=False)
-    assert_blamed(net, 1, "complained")
+    assert_blamed(net, recipient, "complained")
