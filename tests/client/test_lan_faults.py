@@ -136,7 +136,9 @@ def test_kill_9_mid_round_then_resume(lab, tmp_path):
     # The joiners race for seats 1 and 2; the resumed peer must take back the seat it had.
     assert f"resuming skyjo as seat {seated.group(1)}" in output(resumed), output(resumed)
     results = [verdict(tmp_path, i) for i in (1, 2, 3)]
-    assert all(r["valid"] and r["finished"] for r in results), [(r["kind"], r.get("fault"), r.get("unconsumed")) for r in results]
+    assert all(r["valid"] and r["finished"] for r in results), [
+        (r["kind"], r.get("fault"), r.get("unconsumed")) for r in results
+    ]
     assert len({json.dumps((r["totals"], r["winners"])) for r in results}) == 1
 
 
