@@ -90,7 +90,7 @@ def _played_until_two_peekers_share_a_card(net: Net) -> None:
     assert _seen_by_both_peekers(net), "the peekers never looked at the same card"
 
 
-def test_a5_second_private_peek_of_a_card_publishes_no_completing_share() -> None:
+def test_a12_peek_line_second_private_peek_of_a_card_publishes_no_completing_share() -> None:
     net = peeking_table()
     _played_until_two_peekers_share_a_card(net)
     net.pump(play=False)
@@ -107,7 +107,7 @@ def test_a5_second_private_peek_of_a_card_publishes_no_completing_share() -> Non
     assert not net.blamed()
 
 
-def test_a5_private_re_reveal_game_plays_to_the_end_and_verifies() -> None:
+def test_a12_peek_line_private_re_reveal_game_plays_to_the_end_and_verifies() -> None:
     net = peeking_table()
     _played_until_two_peekers_share_a_card(net)
     net.bots = [make_bot("greedy", "skyjo-action", f"net:{s}") for s in range(3)]  # now finish
@@ -148,7 +148,7 @@ def _bad_packets(cheaters: list[int]) -> Any:
     return tamper
 
 
-def test_a5_keeper_sending_a_bad_private_share_is_blamed_by_everyone() -> None:
+def test_a12_peek_line_keeper_sending_a_bad_private_share_is_blamed_by_everyone() -> None:
     # whichever peeker looked first keeps its share of the column; it cheats on the re-reveal
     cheaters: list[int] = []
     tamper = _bad_packets(cheaters)
@@ -166,7 +166,7 @@ def test_a5_keeper_sending_a_bad_private_share_is_blamed_by_everyone() -> None:
     assert not verdict.valid and verdict.blame == culprit
 
 
-def test_a5_false_complaint_blames_the_complainer() -> None:
+def test_a12_peek_line_false_complaint_blames_the_complainer() -> None:
     net = peeking_table()
     _played_until_two_peekers_share_a_card(net)
     net.pump(play=False)
