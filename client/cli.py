@@ -14,6 +14,9 @@ from skyjo_p2p.core.errors import EngineError, OptionError
 from skyjo_p2p.core.options import parse_assignments
 from skyjo_p2p.engine import games, new_game
 
+from . import cmdline, wordcode
+from .cmdline import InputError
+
 GAMES = ("skyjo", "skyjo-action", "skip-bo")
 
 
@@ -188,15 +191,97 @@ def _setup_logging(verbose: bool) -> None:
     )
 
 
-def _password(args: argparse.Namespace) -> str | None:
+PASSWORD_ENV = "SKYJO_LAN_PASSWORD"
+
+
+def _has_terminal() -> bool:
+    """Whether a person can be asked something (standard input is a terminal, and open)."""
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+def _password(args: argparse.Namespace, *, hosting: bool) -> str | None:
+    """The table password for `--password`, as SPAKE2 will use it, or None without `--password`.
+
+    From $SKYJO_LAN_PASSWORD, else asked at the terminal. A host that gives none (Enter at the
+    prompt, or no terminal at all) gets a generated word code, printed so it can be read aloud;
+    a joiner without a terminal or the variable gets a line saying how to give it. Word codes are
+    rewritten to one spelling here, on both sides (`wordcode.canonical`), so that a joiner typing
+    "42 Guitarist revenge hurricane" matches the host's "42-guitarist-revenge-hurricane"."""
     if not args.password:
         return None
-    env = os.environ.get("SKYJO_LAN_PASSWORD")
-    if env:
-        return env
+    env = os.environ.get(PASSWORD_ENV)
+    if env is not None:
+        if not env.strip():
+            raise InputError(
+                f"{PASSWORD_ENV} is empty: put the table's password in it, or unset it to be asked"
+            )
+        return wordcode.canonical(_utf8(env, PASSWORD_ENV))
+    if not _has_terminal():
+        if hosting:
+            return _announce_code(wordcode.generate())
+        raise InputError(
+            f"this table needs a password and there is no terminal to ask it: set {PASSWORD_ENV}"
+        )
     import getpass
 
-    return getpass.getpass("table password: ")
+    code = wordcode.generate() if hosting else ""
+    prompt = f"table password (press Enter to use the code {code}): " if hosting else "table password: "
+    try:
+        typed = getpass.getpass(prompt)
+    except EOFError:
+        typed = ""
+    except UnicodeDecodeError:
+        raise InputError("the password typed is not valid text in this terminal's encoding") from None
+    if not typed.strip():
+        if hosting:
+            return _announce_code(code)
+        raise InputError(f"no password given (the table needs one; {PASSWORD_ENV} also gives it)")
+    return wordcode.canonical(_utf8(typed, "the password"))
+
+
+def _utf8(text: str, what: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(f"{what} is not valid UTF-8 text") from None
+    return text
+
+
+def _announce_code(code: str) -> str:
+    """Print a generated password where the host (or the log of a service) shows it."""
+    print(f"table password: {code} (read it to the players; spaces or capitals do not matter)", flush=True)
+    return code
+
+
+def _default_nick() -> str:
+    """$USER when it makes a usable name at the table, else "player"."""
+    try:
+        return cmdline.nick(os.environ.get("USER", "player")[: cmdline.NICK_MAX_CHARS])
+    except InputError:
+        return "player"
+
+
+def _network_args(args: argparse.Namespace) -> None:
+    """Check (and normalise in place) what `host` and `join` were given, before anything opens:
+    one clear line (`InputError`) for a port out of range or in use, an address that is not this
+    machine's, a table name mDNS cannot carry, an address without its port..."""
+    args.nick = _default_nick() if args.nick is None else cmdline.nick(args.nick)
+    if args.interface is not None:
+        args.interface = cmdline.interface(args.interface)
+    if args.command == "host":
+        args.port = cmdline.port(args.port)
+        cmdline.port_is_free(args.interface or "0.0.0.0", args.port)
+        args.name = cmdline.table_name(args.name) if args.name is not None else _default_table(args.nick)
+    else:
+        args.table = cmdline.join_target(args.table)
+
+
+def _default_table(nick: str) -> str:
+    """ "NICK's table", shortened to fit a table name's 63 bytes and without '.' or ':'."""
+    name = nick.replace(".", " ").replace(":", " ").strip() or "player"
+    while len(f"{name}'s table".encode()) > cmdline.TABLE_NAME_MAX_BYTES:
+        name = name[:-1]
+    return cmdline.table_name(f"{name.rstrip()}'s table")
 
 
 def cmd_host(args: argparse.Namespace) -> int:
@@ -205,22 +290,23 @@ def cmd_host(args: argparse.Namespace) -> int:
     _setup_logging(args.verbose)
     if args.resume:
         return run_resume(args.bot)
+    _network_args(args)
     options = _options(args)
     seats = args.seats
     new_game(args.game, seats, options)  # checks game, seat count and options before opening
     if args.bots >= seats:
         print("skyjo-lan host: --bots must leave at least the host's seat", file=sys.stderr)
         return 2
-    if args.bot is None and sys.stdin.isatty() and sys.stdout.isatty():
+    if args.bot is None and _has_terminal() and sys.stdout.isatty():
         return _with_screen("host", args, options)
     opts = HostOptions(
         game=args.game,
         options=options,
-        table=args.name or f"{args.nick}'s table",
+        table=args.name,
         seats=seats,
         bots=args.bots,
         bot_level=args.bot_level,
-        password=_password(args),
+        password=_password(args, hosting=True),
         port=args.port,
         interface=args.interface or "0.0.0.0",
         name=args.nick,
@@ -237,15 +323,16 @@ def cmd_join(args: argparse.Namespace) -> int:
     _setup_logging(args.verbose)
     if args.resume:
         return run_resume(args.bot)
-    if args.bot is None and sys.stdin.isatty() and sys.stdout.isatty():
+    _network_args(args)
+    if args.bot is None and _has_terminal() and sys.stdout.isatty():
         return _with_screen("join", args, {})
     opts = JoinOptions(
         target=args.table,
         name=args.nick,
-        password=_password(args),
+        password=_password(args, hosting=False),
         headless=args.bot,
         interface=args.interface or "0.0.0.0",
-        pick=_pick_table if sys.stdin.isatty() and args.bot is None else None,
+        pick=_pick_table if _has_terminal() and args.bot is None else None,
         think_time=args.think_time,
     )
     return run_join(opts)
@@ -261,12 +348,12 @@ def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]
 
     identity = storage.load_identity()
     screen = {"lang": args.lang, "no_color": args.no_color, "ascii_only": args.ascii}
-    password = _password(args)
+    password = _password(args, hosting=command == "host")
     if command == "host":
         opts = HostOptions(
             game=args.game,
             options=options,
-            table=args.name or f"{args.nick}'s table",
+            table=args.name,
             seats=args.seats,
             bots=args.bots,
             bot_level=args.bot_level,
@@ -276,7 +363,7 @@ def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]
             name=args.nick,
             advertise=not args.no_mdns,
         )
-        return _network_errors(lambda: trio.run(lambda: host_with_screen(opts, identity, **screen)), print)
+        return _network_errors(lambda: trio.run(lambda: host_with_screen(opts, identity, **screen)), "host")
     join_opts = JoinOptions(
         target=args.table,
         name=args.nick,
@@ -284,7 +371,7 @@ def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]
         interface=args.interface or "0.0.0.0",
         pick=_pick_table,
     )
-    return _network_errors(lambda: trio.run(lambda: join_with_screen(join_opts, identity, **screen)), print)
+    return _network_errors(lambda: trio.run(lambda: join_with_screen(join_opts, identity, **screen)), "join")
 
 
 def _pick_table(tables: list[Any]) -> Any:
@@ -292,7 +379,10 @@ def _pick_table(tables: list[Any]) -> Any:
         lock = " (password)" if ad.password else ""
         print(f"  {number}. {ad.name}: {ad.game}, {ad.taken}/{ad.seats} seated, {ad.host}:{ad.port}{lock}")
     while True:
-        answer = input("table number (Enter for 1, q to quit): ").strip().lower()
+        try:
+            answer = input("table number (Enter for 1, q to quit): ").strip().lower()
+        except EOFError:
+            return None
         if answer in ("q", "quit"):
             return None
         if not answer:
@@ -306,7 +396,7 @@ def cmd_discover(args: argparse.Namespace) -> int:
 
     from .discovery import browse
 
-    interfaces = [args.interface] if args.interface else None
+    interfaces = [cmdline.interface(args.interface)] if args.interface else None
     tables = trio.run(browse, args.seconds, interfaces)
     if args.json:
         _print_json([t.as_dict() for t in tables])
@@ -393,8 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
             "--nick",
             "--as",
             dest="nick",
-            default=os.environ.get("USER", "player")[:32],
-            help="your name at the table",
+            default=None,
+            help="your name at the table (at most 32 characters; default: $USER)",
         )
         p.add_argument(
             "--password", action="store_true", help="the table has a password (asked, or $SKYJO_LAN_PASSWORD)"
@@ -409,7 +499,10 @@ def build_parser() -> argparse.ArgumentParser:
             "--resume", action="store_true", help="continue this machine's unfinished game after a crash"
         )
         p.add_argument(
-            "--interface", default=None, metavar="IP", help="listen and announce on this address only"
+            "--interface",
+            default=None,
+            metavar="IP",
+            help="listen and announce on this IPv4 address of this machine only",
         )
         p.add_argument("--think-time", type=float, default=0.0, help=argparse.SUPPRESS)
         p.add_argument("-v", "--verbose", action="store_true", help="log network events to standard error")
@@ -420,11 +513,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("host", help="open a table on the LAN and play")
     p.add_argument("--game", choices=GAMES, default="skyjo")
     p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
-    p.add_argument("--name", help="the table's name (shown to others)")
+    p.add_argument(
+        "--name", help="the table's name, shown to others (at most 63 bytes of UTF-8; no '.' or ':')"
+    )
     p.add_argument("--seats", type=int, default=4, help="players at the table, bots included")
     p.add_argument("--bots", type=int, default=0, help="bot peers this machine adds")
     p.add_argument("--bot-level", choices=("random", "greedy", "strong"), default="greedy")
-    p.add_argument("--port", type=int, default=0, help="the lobby's TCP port (default: any free port)")
+    p.add_argument("--port", default="0", help="the lobby's TCP port, 1-65535 (default 0: any free port)")
     p.add_argument("--no-mdns", action="store_true", help="do not announce the table (join with HOST:PORT)")
     network_options(p)
     p.set_defaults(func=cmd_host)
@@ -455,7 +550,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         code: int = args.func(args)
-    except (OptionError, EngineError) as exc:
+    except (OptionError, EngineError, InputError) as exc:
         print(f"skyjo-lan {args.command}: {exc.reason}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -15,6 +15,7 @@ depends on it is sent). `--resume` rebuilds the session from both and rejoins th
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import secrets
@@ -36,7 +37,8 @@ from skyjo_p2p.bots import make_bot
 from skyjo_p2p.bots.base import Bot
 from skyjo_p2p.core.errors import OptionError
 
-from . import storage
+from . import cmdline, storage
+from .addresses import OneSeatGate, announced_addresses, dial_first, resolve, shown_addresses
 from .discovery import Advertiser, TableAd, browse
 from .framing import FramingError
 from .link import Link, LinkError, Refused, accept, dial
@@ -319,7 +321,13 @@ class HostOptions:
 
 def check_hosted(opts: HostOptions, players: int | None = None) -> None:
     """Raise `OptionError` unless `opts` make a table for `players` (default: every seat) that
-    the rules accept and a genesis carries (`protocol.config.check_table`)."""
+    the rules accept and a genesis carries (`protocol.config.check_table`), under a name every
+    peer can show and mDNS can announce (`cmdline.table_name`: a bad name used to crash the host
+    at the first joiner, or make a table `discover` never lists)."""
+    try:
+        cmdline.table_name(opts.table, "table name")
+    except cmdline.InputError as exc:
+        raise OptionError(exc.reason) from None
     try:
         check_table(opts.game, opts.seats if players is None else players, opts.options)
     except MalformedMessage as exc:
@@ -338,6 +346,8 @@ class Host:
         self.advertiser: Advertiser | None = None
         self.lobby_port = 0
         self.address = opts.interface
+        self.reachable: list[str] = []
+        """The addresses the lobby is announced and shown at (`addresses.announced_addresses`)."""
         self.chat: list[tuple[str, str]] = []
         self.addresses: list[tuple[str, int]] = []
         """Every seat's address once the game has started."""
@@ -400,20 +410,21 @@ class Host:
         lobby = await open_listener(opts.interface, opts.port)
         self.lobby_port = lobby.socket.getsockname()[1]
         mesh_listener = await open_listener(opts.interface)
+        self.reachable = announced_addresses(opts.interface)
         self.say(
-            f"table {opts.table!r} ({opts.game}) open on {opts.interface}:{self.lobby_port}; "
+            f"table {opts.table!r} ({opts.game}) open on {shown_addresses(self.reachable, self.lobby_port)}; "
             f"your fingerprint {fingerprint(self.seats[0].key)}"
         )
         if opts.advertise:
-            address = opts.interface if opts.interface != "0.0.0.0" else _guess_address()
             self.advertiser = Advertiser(
                 opts.table,
                 opts.game,
                 self.lobby_port,
-                address,
+                self.reachable,
                 opts.seats,
                 opts.password is not None,
                 interfaces=[opts.interface] if opts.interface != "0.0.0.0" else None,
+                key=self.seats[0].key,
             )
             await self.advertiser.start(len(self.seats) + opts.bots)
         task_status.started(self.lobby_port)
@@ -574,22 +585,12 @@ class Host:
 
 
 def _local_address(link: Link) -> str:
+    """The address a joiner reached us on: the one it can reach seat 0 and the host's bots at
+    (they listen on the same interfaces), whichever of our networks it is on."""
     try:
         return str(link.stream.socket.getsockname()[0])  # type: ignore[union-attr]
     except (AttributeError, OSError):
         return ""
-
-
-def _guess_address() -> str:
-    """The address other machines would use to reach us (the default route's interface)."""
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("10.255.255.255", 1))  # no packet is sent for a UDP connect
-            return str(probe.getsockname()[0])
-        except OSError:
-            return "127.0.0.1"
 
 
 # --- joining -------------------------------------------------------------------------------------
@@ -606,16 +607,38 @@ class JoinOptions:
     pick: Callable[[list[TableAd]], TableAd | None] | None = None
     think_time: float = 0.0
     save: bool = True
+    found: Destination | None = None
+    """The table, when it was found already (the screen finds it before it opens)."""
 
 
-async def find_table(opts: JoinOptions, say: Say) -> tuple[str, int]:
+@dataclass
+class Destination:
+    """Where a table is: every address to try, in order (see `addresses.dial_first`), and the
+    host's identity key when its announcement stated it (the handshake must then prove that key,
+    so an address of another network that reaches another program is not taken for the table)."""
+
+    endpoints: list[tuple[str, int]]
+    key: bytes | None = None
+
+
+async def find_table(opts: JoinOptions, say: Say) -> Destination:
+    """Where the table `opts` names is.
+
+    HOST:PORT: the addresses HOST resolves to, within `addresses.RESOLVE_TIMEOUT`. A table name,
+    or none (choose from the list): every address the table announced."""
+    if opts.found is not None:
+        return opts.found
     target = opts.target
     if target and ":" in target:
         host, _, port_text = target.rpartition(":")
+        host = host.strip("[]")
         try:
-            return host.strip("[]"), int(port_text)
+            port = int(port_text)
         except ValueError:
             raise LinkError(f"{target!r} is not HOST:PORT") from None
+        if not host:
+            raise LinkError(f"{target!r} has no host before the port")
+        return Destination(await resolve(host, port))
     interfaces = [opts.interface] if opts.interface != "0.0.0.0" else None
     tables = await browse(opts.discovery_seconds, interfaces)
     for ad in tables:
@@ -632,8 +655,9 @@ async def find_table(opts: JoinOptions, say: Say) -> tuple[str, int]:
     if chosen is None:
         raise LinkError("no table chosen")
     seated = f"{chosen.taken}/{chosen.seats}"
-    say(f"joining {chosen.name!r} ({chosen.game}, {seated}) at {chosen.host}:{chosen.port}")
-    return chosen.host, chosen.port
+    shown = shown_addresses(chosen.addresses, chosen.port)
+    say(f"joining {chosen.name!r} ({chosen.game}, {seated}) at {shown}")
+    return Destination(chosen.endpoints, chosen.key or None)
 
 
 class Joiner:
@@ -669,20 +693,46 @@ class Joiner:
 
     async def run(self) -> PeerRunner | None:
         opts, identity, say = self.opts, self.identity, self.say
-        host, port = await find_table(opts, say)
-        self.address = f"{host}:{port}"
+        table = await find_table(opts, say)
+        self.address = ", ".join(f"{host}:{port}" for host, port in table.endpoints[:1])
         listener = await open_listener(opts.interface)
         my_port = listener.socket.getsockname()[1]
-        stream = await trio.open_tcp_stream(host, port)
-        link, accepted = await dial(
-            stream,
-            identity,
-            name=opts.name,
-            role="join",
-            table=LOBBY_TABLE,
-            port=my_port,
-            password=opts.password,
-        )
+        gate = OneSeatGate()  # two addresses of one host must not seat us twice
+
+        async def handshake(stream: trio.SocketStream) -> tuple[Link, dict[str, Any]]:
+            gated = gate.wrap(stream)
+            try:
+                return await dial(
+                    gated,
+                    identity,
+                    name=opts.name,
+                    role="join",
+                    table=LOBBY_TABLE,
+                    port=my_port,
+                    password=opts.password,
+                    expect_key=table.key,
+                )
+            except BaseException:
+                gate.release(gated)
+                raise
+
+        async def discard(result: tuple[Link, dict[str, Any]]) -> None:
+            await result[0].aclose()
+
+        try:
+            # bound to our interface if we have one: the host tells the others where we are from
+            # the address it sees us come from, and we listen on that interface only
+            (link, accepted), (host, port) = await dial_first(
+                table.endpoints,
+                handshake,
+                discard,
+                local_address=opts.interface if opts.interface != "0.0.0.0" else None,
+            )
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await listener.aclose()
+            raise
+        self.address = f"{host}:{port}"
         self.link = link
         say(
             f"seated at {host}:{port} as seat {accepted.get('seat')}; your fingerprint "
@@ -804,22 +854,71 @@ async def resume(
 
 
 def parse_hostport(text: str) -> tuple[str, int]:
-    host, _, port = text.rpartition(":")
-    return host, int(port)
+    """``HOST:PORT`` (or ``[IPv6]:PORT``) as a host and a port 1-65535; `cmdline.InputError`
+    with one line otherwise (a bare address without its port included)."""
+    return cmdline.hostport(text)
 
 
-def _network_errors(run: Callable[[], int], say: Say) -> int:
-    """Run a network command; a refused or broken connection is one clear line, exit code 1."""
+_KNOWN_ERRORS = (Refused, LinkError, FramingError, OSError, trio.TooSlowError, OptionError)
+"""What a network command may end with that is not a bug: each is told in one line."""
+
+_USER_ERRNOS = {
+    errno.EADDRINUSE: "a port it needs is already in use",
+    errno.EADDRNOTAVAIL: "an address it was given is not one of this machine's",
+    errno.EACCES: "permission denied (ports below 1024 need privileges)",
+}
+"""Listening errors that come from what was typed (a port, an --interface): exit status 2."""
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, in order; `exc` itself otherwise."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def _one_line(exc: BaseException) -> tuple[str, int] | None:
+    """The line and exit status that tell `exc` (a single error or a group of them), or None
+    when it holds anything else (a bug: its traceback is worth more than a summary)."""
+    leaves = _leaves(exc)
+    if any(isinstance(leaf, KeyboardInterrupt) for leaf in leaves):
+        return "", 130
+    if not leaves or not all(isinstance(leaf, _KNOWN_ERRORS) for leaf in leaves):
+        return None
+    for leaf in leaves:  # the most telling first: a refused table, then what was typed
+        if isinstance(leaf, OptionError):
+            return leaf.reason, 2
+    for leaf in leaves:
+        if isinstance(leaf, Refused):
+            return f"refused: {leaf}", 1
+    for leaf in leaves:
+        if isinstance(leaf, OSError) and leaf.errno in _USER_ERRNOS:
+            return _USER_ERRNOS[leaf.errno], 2
+    leaf = leaves[0]
+    text = str(leaf) if not isinstance(leaf, OSError) or leaf.errno is None else leaf.strerror
+    return f"network error: {text or type(leaf).__name__}", 1
+
+
+def _network_errors(run: Callable[[], int], command: str) -> int:
+    """Run a network command; what ends it that is not a bug (a refused or broken connection, a
+    port in use, a table the options refuse), even raised inside a trio nursery as an exception
+    group, is one line on standard error: ``skyjo-lan COMMAND: ...``. Exit status 2 for what was
+    typed (options, a port, an address), 1 for the network, 130 for Ctrl-C (quietly)."""
     try:
         return run()
-    except Refused as exc:
-        say(f"refused: {exc}")
-    except (LinkError, FramingError, OSError, trio.TooSlowError) as exc:
-        say(f"network error: {exc}")
-    return 1
+    except BaseException as exc:
+        told = _one_line(exc)
+        if told is None:
+            raise
+        line, code = told
+        if line:
+            log.info("%s ends: %s", command, line, exc_info=exc)
+            print(f"skyjo-lan {command}: {line}", file=sys.stderr, flush=True)
+        return code
 
 
 def run_host(opts: HostOptions, say: Say = _print) -> int:
+    """`skyjo-lan host` without the screen: the lobby and the game as lines on `say`."""
     identity = storage.load_identity()
 
     async def main() -> int:
@@ -831,42 +930,72 @@ def run_host(opts: HostOptions, say: Say = _print) -> int:
             nursery.cancel_scope.cancel()
         return _exit_code(runner)
 
-    return _network_errors(lambda: trio.run(main), say)
+    return _network_errors(lambda: trio.run(main), "host")
 
 
 async def _wait_for_enter(host: Host) -> None:
-    host.say("press Enter to start the game with the players seated now")
-    while not host.started:  # Enter again after a refused start (see Host.start_problem)
-        line = await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
-        host.start_now.set()
-        if not line:
-            return  # the end of input: one request to start, as if Enter was pressed once
-        await trio.sleep(0.1)
+    """Start the game when the host presses Enter; with no terminal, when every seat is taken.
+
+    The end of standard input (closed: a service, `nohup`, CI; or Ctrl-D) is not a request to
+    start: a table started then would start alone and stop. Lines from a pipe still start it."""
+    stdin = sys.stdin
+    terminal = stdin is not None and stdin.isatty()
+    if terminal:
+        host.say("press Enter to start the game with the players seated now")
+    else:
+        host.say("no terminal: the game starts when every seat is taken")
+    async with trio.open_nursery() as nursery:
+        if not terminal:
+            nursery.start_soon(_start_when_full, host)
+        while stdin is not None and not host.started:  # Enter again after a refused start
+            try:
+                line = await trio.to_thread.run_sync(stdin.readline, abandon_on_cancel=True)
+            except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
+                line = ""
+            if not line:
+                break
+            host.start_now.set()
+            await trio.sleep(0.1)
+        if terminal and not host.started:
+            host.say("end of input: the game starts when every seat is taken")
+            nursery.start_soon(_start_when_full, host)
+
+
+async def _start_when_full(host: Host) -> None:
+    """Ask the host to start as soon as every seat is taken (players and bots)."""
+    while not host.started:
+        if len(host.seats) + host.opts.bots >= host.opts.seats:
+            host.start_now.set()
+            return
+        await host.lobby_changed.wait()
 
 
 def run_join(opts: JoinOptions, say: Say = _print) -> int:
+    """`skyjo-lan join` without the screen."""
     identity = storage.load_identity()
 
     async def main() -> int:
         return _exit_code(await join(opts, identity, say))
 
-    return _network_errors(lambda: trio.run(main), say)
+    return _network_errors(lambda: trio.run(main), "join")
 
 
 def run_resume(headless: str | None, say: Say = _print) -> int:
+    """`--resume`: continue this machine's latest unfinished game."""
     identity = storage.load_identity()
     info = latest_resumable()
     if info is None:
-        say("no unfinished game to resume on this machine")
+        print("skyjo-lan: no unfinished game to resume on this machine", file=sys.stderr, flush=True)
         return 2
 
     async def main() -> int:
         return _exit_code(await resume(identity, info, headless, say))
 
-    return _network_errors(lambda: trio.run(main), say)
+    return _network_errors(lambda: trio.run(main), "resume")
 
 
 def _exit_code(runner: PeerRunner | None) -> int:
+    """0 for a finished game, 1 for one that stopped (halted, left, or never started)."""
     if runner is None:
         return 1
     if runner.status.halted:
