@@ -1,16 +1,19 @@
 """Finding tables on the LAN with mDNS / DNS-SD (python-zeroconf).
 
-A host announces ``<table name>._skyjo-lan._tcp.local.`` with its address and port and a TXT record
-(``v`` protocol version, ``game``, ``seats`` "taken/total", ``pw`` "1" if a password is needed).
+A host announces ``<table name>._skyjo-lan._tcp.local.`` with its addresses and port and a TXT
+record (``v`` protocol version, ``game``, ``seats`` "taken/total", ``pw`` "1" if a password is
+needed, ``key`` the host's identity key in base64, which the joiner's handshake then requires).
 `browse` lists what answers within a few seconds. python-zeroconf runs its own threads: its calls
 go through `trio.to_thread.run_sync`, and browser callbacks come back into trio through the trio
 token. IPv4 only by default; `interfaces` restricts announcing and listening to given addresses.
-A service of our type that does not carry a valid TXT record is reported as incompatible, never
-trusted and never a crash.
+The announcement carries every address the table listens on (`addresses.announced_addresses`),
+and the joiner tries each (`addresses.dial_first`). A service of our type that does not carry a
+valid TXT record is reported as incompatible, never trusted and never a crash.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import ipaddress
 import logging
@@ -22,6 +25,8 @@ import trio
 from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
 
 from protocol.config import PROTOCOL_VERSION
+
+from .addresses import MAX_ADDRESSES
 
 log = logging.getLogger("skyjo_lan.discovery")
 
@@ -44,6 +49,14 @@ class TableAd:
     compatible: bool = True
     problem: str = ""
     addresses: list[str] = field(default_factory=list)
+    """Every address the table announced, in its order (`host` is the first)."""
+    key: bytes = b""
+    """The host's identity key, when the announcement states it (b"": an older host)."""
+
+    @property
+    def endpoints(self) -> list[tuple[str, int]]:
+        """Where to dial: each announced address with the table's port."""
+        return [(address, self.port) for address in self.addresses]
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -52,6 +65,7 @@ class TableAd:
             "seats": f"{self.taken}/{self.seats}",
             "password": self.password,
             "address": f"{self.host}:{self.port}" if self.host else None,
+            "addresses": [f"{a}:{self.port}" for a in self.addresses],
             "compatible": self.compatible,
             "problem": self.problem or None,
         }
@@ -71,7 +85,7 @@ def parse_service(name: str, info: ServiceInfo | None) -> TableAd:
         ad.compatible, ad.problem = False, "did not resolve"
         return ad
     try:
-        ad.addresses = [str(a) for a in info.parsed_addresses(IPVersion.V4Only)]
+        ad.addresses = _dialable(info.parsed_addresses(IPVersion.V4Only))
         ad.host = ad.addresses[0] if ad.addresses else ""
         ad.port = int(info.port or 0)
         props = {
@@ -83,6 +97,10 @@ def parse_service(name: str, info: ServiceInfo | None) -> TableAd:
         ad.version = props.get("v", "")
         ad.game = props.get("game", "")
         ad.password = props.get("pw") == "1"
+        if props.get("key"):
+            ad.key = base64.b64decode(props["key"], validate=True)
+            if len(ad.key) != 32:
+                raise ValueError("an identity key is 32 bytes")
         if ad.version != str(PROTOCOL_VERSION):  # a foreign or future service: say so first
             ad.compatible = False
             ad.problem = f"protocol version {ad.version or '?'} (we speak {PROTOCOL_VERSION})"
@@ -106,20 +124,43 @@ def parse_service(name: str, info: ServiceInfo | None) -> TableAd:
     return ad
 
 
+def _dialable(raw: Sequence[str]) -> list[str]:
+    """The announced addresses a joiner may dial: unicast IPv4, no duplicates, at most a few (an
+    announcement is anybody's, and each address costs the joiner an attempt)."""
+    out: list[str] = []
+    for text in raw:
+        try:
+            ip = ipaddress.IPv4Address(text)
+        except ValueError:
+            continue
+        if ip.is_unspecified or ip.is_multicast or ip.is_reserved or str(ip) in out:
+            continue
+        out.append(str(ip))
+    return out[:MAX_ADDRESSES]
+
+
 class Advertiser:
-    """Announces one table while the lobby is open; `update` changes the seat count."""
+    """Announces one table while the lobby is open; `update` changes the seat count.
+
+    `addresses` are all put in the announcement (one A record each): a host with several
+    networks, or none with a default route, cannot tell which one its players are on."""
 
     def __init__(
         self,
         table: str,
         game: str,
         port: int,
-        address: str,
+        addresses: Sequence[str],
         seats: int,
         password: bool,
         interfaces: Sequence[str] | None = None,
+        key: bytes = b"",
     ) -> None:
-        self.table, self.game, self.port, self.address = table, game, port, address
+        if not addresses:
+            raise ValueError("a table is announced with at least one address")
+        self.table, self.game, self.port = table, game, port
+        self.addresses = list(addresses)[:MAX_ADDRESSES]
+        self.key = key
         self.seats, self.password, self.interfaces = seats, password, interfaces
         self._zc: Zeroconf | None = None
         self._info: ServiceInfo | None = None
@@ -129,13 +170,14 @@ class Advertiser:
         return ServiceInfo(
             SERVICE,
             f"{self.table}.{SERVICE}",
-            addresses=[ipaddress.ip_address(self.address).packed],
+            addresses=[ipaddress.ip_address(address).packed for address in self.addresses],
             port=self.port,
             properties={
                 "v": str(PROTOCOL_VERSION),
                 "game": self.game,
                 "seats": f"{taken}/{self.seats}",
                 "pw": "1" if self.password else "0",
+                **({"key": base64.b64encode(self.key).decode()} if self.key else {}),
             },
             server=f"{host}.local.",
         )

@@ -15,9 +15,10 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import storage
+from .addresses import shown_addresses
 from .framing import FramingError
 from .link import LinkError
-from .netgame import Host, HostOptions, Joiner, JoinOptions, _guess_address, find_table
+from .netgame import Host, HostOptions, Joiner, JoinOptions, find_table
 from .ui import Caps, LobbySeat, LobbySource, LobbyView, detect_caps, open_terminal, run_game_ui, run_lobby_ui
 
 log = logging.getLogger("skyjo_lan.netui")
@@ -52,7 +53,11 @@ class HostLobby:
         ]
         seats += [LobbySeat(empty=True) for _ in range(max(0, opts.seats - len(seats)))]
         players = len(host.seats) + opts.bots
-        address = host.address if host.address != "0.0.0.0" else _guess_address()
+        # the first address is the one to type; the others are there for whoever is on another network
+        first, *others = host.reachable or [host.address]
+        address = f"{first}:{host.lobby_port}"
+        if others:
+            address += f"  (or {shown_addresses(others, host.lobby_port, most=2)})"
         status = "waiting for players" if players < opts.seats else "every seat is taken"
         if host.problem is not None:
             status = f"cannot start yet: {host.problem}"
@@ -63,7 +68,7 @@ class HostLobby:
             options=dict(opts.options),
             password=opts.password is not None,
             is_host=True,
-            address=f"{address}:{host.lobby_port}",
+            address=address,
             status=status,
             can_start=players >= 2,
             starting=host.started,
@@ -166,8 +171,7 @@ async def join_with_screen(
     opts: JoinOptions, identity: Ed25519PrivateKey, *, lang: str | None, no_color: bool, ascii_only: bool
 ) -> int:
     # choose the table before the screen is taken (the list of tables is a plain prompt)
-    address, port = await find_table(opts, print)
-    opts.target = f"{address}:{port}"
+    opts.found = await find_table(opts, print)
     joiner = Joiner(opts, identity, _quiet)
 
     async def play() -> None:
