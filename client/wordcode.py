@@ -108,8 +108,9 @@ class Chooser(Protocol):
 
 def generate(rng: Chooser = secrets) -> str:
     """A fresh code such as ``42-guitarist-revenge-hurricane`` (odd, even, odd words)."""
+    number = rng.choice(NUMBERS)
     words = [rng.choice(ODD_WORDS if i % 2 == 0 else EVEN_WORDS) for i in range(WORD_COUNT)]
-    return "-".join([str(rng.choice(NUMBERS)), *words])
+    return "-".join([str(number), *words])
 
 
 def normalise(text: str) -> str:
