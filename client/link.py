@@ -16,17 +16,19 @@ host that signed two tables; it is shown only to a seated, authenticated peer.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn, Protocol
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from spake2 import SPAKE2_A, SPAKE2_B, SPAKEError
 
 from .framing import FrameReader, FramingError, encode_frame
+from .guard import Admission, Refusal, source_key
 from .linkproto import (
     LINK_VERSION,
     LinkError,
@@ -54,6 +56,23 @@ class Stalled(LinkError):
 
 class Refused(LinkError):
     """The other end refused us (wrong password, table full, not seated...), with its reason."""
+
+
+class WrongPassword(Refused):
+    """The dialer gave a wrong password (the listener's side: counted by its `PasswordGate`)."""
+
+
+class PasswordGate(Protocol):
+    """How `accept` reports password tries to the guessing limits (`guard.PasswordTry`)."""
+
+    def may_try(self) -> str | None:
+        """Before any SPAKE2 work: None to go on (the try is counted from now), else the reason
+        to refuse this connection (its source has to wait)."""
+        ...
+
+    def tried(self, right: bool) -> None:
+        """The password was checked: right or wrong."""
+        ...
 
 
 Proof = tuple[bytes, bytes]
@@ -293,10 +312,13 @@ async def accept(
     admit: Admit,
     accepted: Callable[[PeerIdentity, dict[str, Any]], dict[str, Any]],
     claim: TableClaim | None = None,
+    gate: PasswordGate | None = None,
 ) -> tuple[Link, dict[str, Any]]:
     """Run the listener's side. `admit` decides after authentication; `accepted` builds the reply.
 
-    With a `claim` (game links) the dialer must hold the same genesis, else `GenesisDiffers`."""
+    With a `claim` (game links) the dialer must hold the same genesis, else `GenesisDiffers`.
+    With a password, `gate` may refuse the try before any SPAKE2 work (its source is guessing
+    too often) and hears whether the password was right; a wrong one raises `WrongPassword`."""
     reader = FrameReader(stream)
     mine = identity.public_key().public_bytes_raw()
     my_nonce = nonce()
@@ -315,6 +337,9 @@ async def accept(
         if their_table != table:
             await _send_now(stream, {"t": "refused", "reason": "not this table"})
             raise LinkError("dialer asked for another table")
+        if password is not None and gate is not None and (why := gate.may_try()) is not None:
+            await _send_now(stream, {"t": "refused", "reason": why})
+            raise Refused(why)
         welcome: dict[str, Any] = {
             "t": "welcome",
             "v": LINK_VERSION,
@@ -344,8 +369,12 @@ async def accept(
         # the password first: with a wrong one the two ends sign different payloads, and the
         # player should hear "wrong password", not that their identity could not be checked
         if pake_key and auth.get("confirm") != confirm(pake_key, payload, b"dialer"):
+            if gate is not None:
+                gate.tried(False)
             await _send_now(stream, {"t": "refused", "reason": "wrong password"})
-            raise Refused("wrong password")
+            raise WrongPassword("wrong password")
+        if pake_key and gate is not None:
+            gate.tried(True)
         check_signature(their_key, field(auth, "sig", bytes, size=64), payload, b"dialer")
         peer = PeerIdentity(their_key, _name(hello), port, _remote_host(stream))
         # admitted before anything more is said: only a seated peer sees our genesis proof
@@ -380,6 +409,137 @@ async def accept(
     return Link(stream, reader, peer), hello
 
 
+# --- listening: handshake caps and refusals (see `guard`) ----------------------------------------
+
+CAPACITY_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOBUFS})
+"""What accept(2) says when the process or the system is out of descriptors or memory."""
+
+REFUSE_LINGER = 1.0
+"""How long a refusal before the handshake waits for the dialer's hello (read, then dropped):
+closing on unread data would reset the connection and lose the reason."""
+
+
+class Handshake:
+    """One accepted connection's place under the handshake caps, until `done` (idempotent; the
+    serving loop calls it at the latest when the handler returns)."""
+
+    def __init__(self, admission: Admission, source: str) -> None:
+        self.admission = admission
+        self.source = source
+        self._open = True
+        admission.started(source)
+
+    def done(self) -> None:
+        if self._open:
+            self._open = False
+            self.admission.finished(self.source)
+
+
+async def refuse(stream: trio.SocketStream, reason: str) -> None:
+    """Tell a dialer why it is refused before any handshake work, then close the connection."""
+    with (
+        trio.move_on_after(REFUSE_LINGER),
+        contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError),
+    ):
+        await _send_now(stream, {"t": "refused", "reason": reason})
+        await stream.send_eof()
+        for _ in range(16):  # the hello, then the dialer's close
+            if not await stream.receive_some(4096):
+                break
+    await trio.aclose_forcefully(stream)
+
+
+async def serve(
+    listener: trio.SocketListener,
+    handler: Callable[[trio.SocketStream, Handshake], Awaitable[None]],
+    admission: Admission,
+    *,
+    what: str,
+    expected: Callable[[str], bool] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> NoReturn:
+    """Accept connections on `listener` for ever, each handled by `handler` in its own task.
+
+    Unlike `trio.serve_listeners`, it applies `admission` before any work: a connection over the
+    handshake caps is closed at once, one from a source still waiting after wrong passwords is
+    told why (`refuse`); such refusals are logged once per source and interval (`say` when given,
+    else a warning). Running out of descriptors (EMFILE, ENFILE) pauses accepting, logged once per
+    interval, without a traceback. `expected(source)`: the address of a seat of this table (not
+    bound by the total cap). `what` names the listener in the log."""
+    pause = 0.0
+    async with listener, trio.open_nursery() as nursery:
+        while True:
+            try:
+                stream = await listener.accept()
+            except OSError as exc:
+                if exc.errno not in CAPACITY_ERRNOS:
+                    raise
+                now = trio.current_time()
+                missed = admission.log.note("accept:" + what, now)
+                if missed is not None:
+                    log.warning(
+                        "%s: cannot accept a connection (%s): pausing%s",
+                        what,
+                        exc.strerror or errno.errorcode.get(exc.errno or 0, "?"),
+                        f" ({missed} more since the last report)" if missed else "",
+                    )
+                pause = min(1.0, max(0.05, pause * 2))
+                await trio.sleep(pause)
+                continue
+            pause = 0.0
+            source = _remote_host(stream)
+            now = trio.current_time()
+            refusal = admission.may_start(source, now, expected=bool(expected and expected(source)))
+            if refusal is not None:
+                _log_refusal(admission, what, source, refusal, now, say)
+                if refusal.quiet:
+                    await trio.aclose_forcefully(stream)
+                    continue
+                # told why: that holds a descriptor for up to REFUSE_LINGER, so it counts as a handshake
+                nursery.start_soon(_refuse_counted, stream, Handshake(admission, source), refusal.reason)
+                continue
+            nursery.start_soon(_handle_counted, handler, stream, Handshake(admission, source))
+
+
+async def _refuse_counted(stream: trio.SocketStream, handshake: Handshake, reason: str) -> None:
+    try:
+        await refuse(stream, reason)
+    finally:
+        handshake.done()
+
+
+async def _handle_counted(
+    handler: Callable[[trio.SocketStream, Handshake], Awaitable[None]],
+    stream: trio.SocketStream,
+    handshake: Handshake,
+) -> None:
+    try:
+        await handler(stream, handshake)
+    finally:
+        handshake.done()
+        await trio.aclose_forcefully(stream)
+
+
+def _log_refusal(
+    admission: Admission,
+    what: str,
+    source: str,
+    refusal: Refusal,
+    now: float,
+    say: Callable[[str], None] | None,
+) -> None:
+    missed = admission.log.note(f"{refusal.kind}:{source_key(source)}", now)
+    if missed is None:
+        return
+    how = "closed at once" if refusal.quiet else "told to wait"
+    more = f"; {missed} more not logged since" if missed else ""
+    line = f"{what}: refusing connections from {source}: {refusal.reason} ({how}{more})"
+    if say is not None:
+        say(line)
+    else:
+        log.warning("%s", line)
+
+
 def _remote_host(stream: trio.abc.Stream) -> str:
     try:
         address = stream.socket.getpeername()  # type: ignore[attr-defined]
@@ -391,12 +551,17 @@ def _remote_host(stream: trio.abc.Stream) -> str:
 __all__ = [
     "FramingError",
     "GenesisDiffers",
+    "Handshake",
     "Link",
     "LinkError",
+    "PasswordGate",
     "Proof",
     "Refused",
     "Stalled",
     "TableClaim",
+    "WrongPassword",
     "accept",
     "dial",
+    "refuse",
+    "serve",
 ]

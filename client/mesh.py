@@ -29,7 +29,8 @@ from protocol.config import TableConfig, seat_names
 from protocol.errors import MalformedMessage
 
 from .framing import FramingError
-from .link import GenesisDiffers, Link, LinkError, Proof, TableClaim, accept, dial
+from .guard import Admission, source_key
+from .link import GenesisDiffers, Handshake, Link, LinkError, Proof, TableClaim, accept, dial, serve
 from .linkproto import PeerIdentity, field
 from .peer import LinkState, PeerRunner
 
@@ -107,6 +108,8 @@ class Mesh:
         self.split: set[int] = set()
         """Seats that hold another genesis: refused for good."""
         self._rng = random.Random()
+        self.admission = Admission()
+        """Handshake caps on our listener (shared by the process: see `guard.process_caps`)."""
         for seat in range(self.config.players):
             if seat != self.seat:
                 runner.links[seat] = LinkState("connecting")
@@ -145,7 +148,13 @@ class Mesh:
     # --- incoming links (from lower seats) ------------------------------------------------------
 
     async def _accept_loop(self) -> None:
-        async def handle(stream: trio.SocketStream) -> None:
+        # the seats' own addresses are not bound by the total cap: a flood from elsewhere must not
+        # keep a seat from re-dialling us (each address is still capped on its own)
+        seat_hosts = {
+            source_key(host) for seat, (host, _port) in enumerate(self.addresses) if seat != self.seat
+        }
+
+        async def handle(stream: trio.SocketStream, handshake: Handshake) -> None:
             seat_of = {key: seat for seat, key in enumerate(self.config.identities)}
 
             def admit(peer: PeerIdentity, hello: dict[str, Any]) -> str | None:
@@ -168,6 +177,7 @@ class Mesh:
                     claim=self.claim,
                 )
             except GenesisDiffers as exc:
+                handshake.done()
                 with trio.move_on_after(1):
                     await stream.aclose()
                 await self._table_split(seat_of[exc.peer.key], exc)
@@ -177,9 +187,16 @@ class Mesh:
                 with trio.move_on_after(1):
                     await stream.aclose()
                 return
+            handshake.done()
             await self._serve(seat_of[link.peer.key], link)
 
-        await trio.serve_listeners(handle, [self.listener])
+        await serve(
+            self.listener,
+            handle,
+            self.admission,
+            what=f"{self.name} (seat {self.seat}) game port",
+            expected=lambda source: source_key(source) in seat_hosts,
+        )
 
     # --- outgoing links (to higher seats) -------------------------------------------------------
 

@@ -52,6 +52,8 @@ class LobbyView:
     starting: bool = False  # the game begins: run_lobby_ui returns "start"
     closed: str = ""  # why the table is gone (the host left ...): shown; the next key returns "closed"
     chat: list[tuple[str, str]] = field(default_factory=list)  # (name, text), oldest first
+    failed_passwords: int = 0  # host only: wrong passwords given at this table so far...
+    failed_from: str = ""  # ...and the address the last one came from (someone may be guessing)
 
 
 class LobbySource(Protocol):
@@ -127,18 +129,27 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
 
     y = 2
     label_w = 14
-    rows = [
-        (tr(lang, "lobby.game"), GAME_TITLES.get(view.game, view.game)),
-        (tr(lang, "lobby.options"), _option_text(view.options) or tr(lang, "lobby.default_options")),
-        (tr(lang, "lobby.password"), tr(lang, "yes" if view.password else "no")),
+    facts = [
+        (tr(lang, "lobby.game"), GAME_TITLES.get(view.game, view.game), "text"),
+        (tr(lang, "lobby.options"), _option_text(view.options) or tr(lang, "lobby.default_options"), "text"),
+        (tr(lang, "lobby.password"), tr(lang, "yes" if view.password else "no"), "text"),
     ]
+    if view.is_host and view.failed_passwords:
+        # someone may be guessing the password: the host sees how often and from where
+        failed = "lobby.failed_one" if view.failed_passwords == 1 else "lobby.failed_many"
+        text = tr(lang, failed, n=view.failed_passwords, source=view.failed_from or "?")
+        facts.append((tr(lang, "lobby.failed"), text, "warn"))
     if view.address:
-        rows.append(
-            (tr(lang, "lobby.join"), tr(lang, "lobby.join_how", table=view.table, address=view.address))
+        facts.append(
+            (
+                tr(lang, "lobby.join"),
+                tr(lang, "lobby.join_how", table=view.table, address=view.address),
+                "text",
+            )
         )
-    for label, value in rows:
+    for label, value, style in facts:
         c.put(2, y, label, "dim")
-        c.put(2 + label_w, y, value, "text", width - label_w - 4)
+        c.put(2 + label_w, y, value, style, width - label_w - 4)
         y += 1
     y += 1
     cols = [2, 8, 28, 49, 67]
