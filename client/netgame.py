@@ -41,7 +41,8 @@ from . import cmdline, storage
 from .addresses import OneSeatGate, announced_addresses, dial_first, resolve, shown_addresses
 from .discovery import Advertiser, TableAd, browse
 from .framing import FramingError
-from .link import Link, LinkError, Refused, accept, dial
+from .guard import Admission, PasswordLimiter, PasswordTry, source_key
+from .link import Handshake, Link, LinkError, Refused, WrongPassword, accept, dial, serve
 from .linkproto import PeerIdentity
 from .linkproto import field as link_field
 from .mesh import HOST_SEAT, Mesh, genesis_signed_by, sign_genesis
@@ -315,7 +316,10 @@ class HostOptions:
     save: bool = True
 
     def __post_init__(self) -> None:
-        """Refuse (`OptionError`) a table that cannot be hosted, before anything is opened."""
+        """Refuse (`OptionError`) a table that cannot be hosted, before anything is opened (a port
+        out of range would otherwise be wrapped by getaddrinfo into another port, silently)."""
+        if not 0 <= self.port <= cmdline.PORT_MAX:
+            raise OptionError(f"{self.port} is not a port (1 to {cmdline.PORT_MAX}, or 0 for any free port)")
         check_hosted(self)
 
 
@@ -355,6 +359,9 @@ class Host:
         self.runner: PeerRunner | None = None
         self.problem: str | None = None
         """Why the last request to start was refused (see `start_problem`)."""
+        self.admission = Admission(passwords=PasswordLimiter() if opts.password is not None else None)
+        """The lobby's handshake caps and password guessing limits (`guard`); its `passwords`
+        counts the wrong passwords the lobby screen shows."""
 
     @property
     def humans_wanted(self) -> int:
@@ -450,7 +457,22 @@ class Host:
                 await self.advertiser.stop()
 
     async def _accept_loop(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
-        async def handle(stream: trio.SocketStream) -> None:
+        admission = self.admission
+
+        def refused(source: str, kind: str, line: str) -> None:
+            """Say a refusal, once per source, kind and minute (a flood must not flood the log)."""
+            missed = admission.log.note(f"{kind}:{source_key(source)}", trio.current_time())
+            if missed is not None:
+                self.say(line + (f" ({missed} more like it not shown)" if missed else ""))
+
+        async def handle(stream: trio.SocketStream, handshake: Handshake) -> None:
+            source = handshake.source
+            gate = (
+                PasswordTry(admission.passwords, source, trio.current_time)
+                if admission.passwords is not None
+                else None
+            )
+
             def admit(peer: PeerIdentity, hello: dict[str, Any]) -> str | None:
                 if self.started:
                     return "the game has already started"
@@ -469,18 +491,36 @@ class Host:
                     password=self.opts.password,
                     admit=admit,
                     accepted=lambda peer, hello: {"seat": len(self.seats)},
+                    gate=gate,
                 )
+            except WrongPassword:
+                assert admission.passwords is not None and gate is not None
+                failed = admission.passwords.failed_total
+                wait = f"; that address now waits {gate.wait:.0f} s" if gate.wait else ""
+                self.say(
+                    f"refused a player from {source}: wrong password "
+                    f"({failed} wrong password{'s' if failed != 1 else ''} so far{wait})"
+                )
+                self.lobby_changed.set()  # the lobby screen counts failed attempts
+                self.lobby_changed = trio.Event()
+                with trio.move_on_after(1):
+                    await stream.aclose()
+                return
             except Refused as exc:
-                self.say(f"refused a player: {exc}")
+                refused(source, "refused", f"refused a player from {source}: {exc}")
                 with trio.move_on_after(1):
                     await stream.aclose()
                 return
             except (LinkError, FramingError, trio.TooSlowError, trio.BrokenResourceError, OSError) as exc:
                 log.info("lobby connection refused: %s", exc)
-                self.say(f"refused a connection: {exc}")
+                refused(source, "broken", f"refused a connection from {source}: {exc}")
                 with trio.move_on_after(1):
                     await stream.aclose()
                 return
+            finally:
+                if gate is not None:
+                    gate.close()
+                handshake.done()
             returning = storage.remember_peer(link.peer.key, link.peer.name)
             seat = SeatInfo(
                 link.peer.name, link.peer.key, "player", link, link.peer.host, link.peer.port, returning
@@ -507,7 +547,10 @@ class Host:
                     await link.aclose()
                 inner.cancel_scope.cancel()
 
-        nursery.start_soon(trio.serve_listeners, handle, [listener])
+        async def serving() -> None:
+            await serve(listener, handle, admission, what="lobby", say=self.say)
+
+        nursery.start_soon(serving)
 
     async def _start(self, mesh_listener: trio.SocketListener, nursery: trio.Nursery) -> PeerRunner | None:
         opts = self.opts

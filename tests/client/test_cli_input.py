@@ -486,6 +486,12 @@ def test_library_refuses_a_table_name_mdns_cannot_carry() -> None:
     assert HostOptions(table="Anna's table ♠", seats=2, advertise=False).table == "Anna's table ♠"
 
 
+def test_library_refuses_a_port_getaddrinfo_would_wrap() -> None:
+    for bad in (65536, 99999, -5):
+        with pytest.raises(OptionError, match="is not a port"):
+            HostOptions(port=bad, seats=2, advertise=False)
+
+
 @given(st.text(min_size=1, max_size=80))
 def test_every_accepted_table_name_can_be_announced(name: str) -> None:
     """Whatever `table_name` accepts, zeroconf accepts as a service instance (the check that
