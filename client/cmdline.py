@@ -145,17 +145,18 @@ def table_name(text: str, option: str = "--name") -> str:
     One DNS-SD instance label: valid UTF-8, printable, at most 63 bytes (the label limit; a longer
     name is announced by nobody's rules and `discover` never lists it). No '.' (mDNS software
     splits a name there into two labels) and no ':' (`join NAME` would read it as HOST:PORT).
-    Returns it without surrounding spaces."""
-    value = _text(text, f"{option}: the table name")
+    Returns it without surrounding spaces. `option` names where it came from in the message."""
+    prefix = f"{option}: " if option else ""
+    value = _text(text, f"{prefix}the table name")
     size = len(value.encode("utf-8"))
     if size > TABLE_NAME_MAX_BYTES:
         raise InputError(
-            f"{option}: the table name is {size} bytes in UTF-8; "
+            f"{prefix}the table name is {size} bytes in UTF-8; "
             f"at most {TABLE_NAME_MAX_BYTES} fit in an mDNS announcement"
         )
     for char in ".:":
         if char in value:
-            raise InputError(f"{option}: a table name cannot contain {char!r} (try a space or '-')")
+            raise InputError(f"{prefix}a table name cannot contain {char!r} (try a space or '-')")
     _zeroconf_accepts(value, option)
     return value
 
@@ -171,7 +172,9 @@ def _zeroconf_accepts(name: str, option: str) -> None:
     try:
         service_type_name(f"{name}.{SERVICE}")
     except BadTypeInNameException as exc:
-        raise InputError(f"{option}: mDNS cannot announce this table name ({exc})") from None
+        raise InputError(
+            f"{option + ': ' if option else ''}mDNS cannot announce this table name ({exc})"
+        ) from None
 
 
 def nick(text: str, option: str = "--nick") -> str:
@@ -192,4 +195,4 @@ def join_target(text: str | None) -> str | None:
     if _ip_literal(text) is not None or ":" in text:
         host, number = hostport(text)
         return f"[{host}]:{number}" if ":" in host else f"{host}:{number}"
-    return table_name(text, "join")
+    return table_name(text, "")

@@ -38,7 +38,14 @@ from skyjo_p2p.bots.base import Bot
 from skyjo_p2p.core.errors import OptionError
 
 from . import cmdline, storage
-from .addresses import OneSeatGate, announced_addresses, dial_first, resolve, shown_addresses
+from .addresses import (
+    OneSeatGate,
+    announced_addresses,
+    dial_first,
+    on_our_networks_first,
+    resolve,
+    shown_addresses,
+)
 from .discovery import Advertiser, TableAd, browse
 from .framing import FramingError
 from .guard import Admission, PasswordLimiter, PasswordTry, source_key
@@ -329,7 +336,7 @@ def check_hosted(opts: HostOptions, players: int | None = None) -> None:
     peer can show and mDNS can announce (`cmdline.table_name`: a bad name used to crash the host
     at the first joiner, or make a table `discover` never lists)."""
     try:
-        cmdline.table_name(opts.table, "table name")
+        cmdline.table_name(opts.table, "")
     except cmdline.InputError as exc:
         raise OptionError(exc.reason) from None
     try:
@@ -698,9 +705,10 @@ async def find_table(opts: JoinOptions, say: Say) -> Destination:
     if chosen is None:
         raise LinkError("no table chosen")
     seated = f"{chosen.taken}/{chosen.seats}"
-    shown = shown_addresses(chosen.addresses, chosen.port)
+    endpoints = on_our_networks_first(chosen.endpoints)
+    shown = shown_addresses([host for host, _ in endpoints], chosen.port)
     say(f"joining {chosen.name!r} ({chosen.game}, {seated}) at {shown}")
-    return Destination(chosen.endpoints, chosen.key or None)
+    return Destination(endpoints, chosen.key or None)
 
 
 class Joiner:
