@@ -277,7 +277,7 @@ def _network_args(args: argparse.Namespace) -> None:
 
 
 def _default_table(nick: str) -> str:
-    """ "NICK's table", shortened to fit a table name's 63 bytes and without '.' or ':'."""
+    """The default table name, "NICK's table", shortened to fit in 63 bytes, without '.' or ':'."""
     name = nick.replace(".", " ").replace(":", " ").strip() or "player"
     while len(f"{name}'s table".encode()) > cmdline.TABLE_NAME_MAX_BYTES:
         name = name[:-1]
