@@ -141,8 +141,13 @@ class NetLab:
             "mkdir -p /run/avahi-daemon\nmount -t tmpfs tmpfs /run/avahi-daemon\n"
             f"exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f {folder / 'avahi.conf'}\n"
         )
-        self.run(i, ["unshare", "-m", "sh", str(script)], env=env, log=f"avahi{i}.log")
-        time.sleep(1.0)
+        daemon = self.run(i, ["unshare", "-m", "sh", str(script)], env=env, log=f"avahi{i}.log")
+        # ready when it says so (a loaded machine can take seconds), not after a fixed delay
+        deadline = time.monotonic() + 30
+        while "Server startup complete" not in output(daemon):
+            if time.monotonic() > deadline or daemon.poll() is not None:
+                raise NetLabUnavailable(f"avahi-daemon did not start: {output(daemon)[-500:]}")
+            time.sleep(0.05)
         return env
 
     def close(self) -> None:

@@ -129,7 +129,15 @@ async def test_same_genesis_links_fine(sent):
     signature = sign_genesis(keys[0], config)
 
     def linked(runners: list[PeerRunner]) -> bool:
-        return all(r.status.started and r.links[1 - (r.seat or 0)].status == "connected" for r in runners)
+        # linked, and a game frame has crossed each way: a link can be up a moment before its
+        # first frame is taken, and how long that moment lasts is the scheduler's business (if
+        # frames never cross, LIMIT ends the test as a failure)
+        return all(
+            r.status.started
+            and r.links[1 - (r.seat or 0)].status == "connected"
+            and r.session.next_seq_of(1 - (r.seat or 0)) > 0
+            for r in runners
+        )
 
     first, second = await run_seats(
         [(config, 0, keys[0], signature), (config, 1, keys[1], signature)], keys, until=linked

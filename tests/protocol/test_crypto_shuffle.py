@@ -354,10 +354,12 @@ def test_proof_fields_are_checked_on_construction(
 
 def test_full_deck_of_150_cards() -> None:
     t = Table(150, n_peers=2)
-    start = time.perf_counter()
+    # the work is measured in this process's CPU time, which other processes on a loaded
+    # machine do not inflate (wall-clock time would make the test fail under load)
+    start = time.process_time()
     out, proof = shuffle(t.deck, t.y, ctx(0))
     out2, proof2 = shuffle(out, t.y, ctx(1))
     verify_shuffle_chain([t.deck, out, out2], [proof, proof2], t.y, [ctx(0), ctx(1)])
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert sorted(t.open(out2)) == list(range(150))
     assert elapsed < 5.0

@@ -211,10 +211,11 @@ BOMBS = [
 
 @pytest.mark.parametrize("bomb", BOMBS, ids=range(len(BOMBS)))
 def test_decoder_bombs_are_refused_fast(recorded: dict[str, Any], bomb: bytes) -> None:
-    start = time.perf_counter()
+    # bounded work, in this process's CPU time (not wall-clock time, which load inflates)
+    start = time.process_time()
     with pytest.raises(ProtocolError):
         open_frame(bomb, recorded["net"].config)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 # --- the session, at any point of a game -------------------------------------------------------
@@ -244,9 +245,9 @@ def test_session_survives_fuzzed_frames(recorded: dict[str, Any], data: st.DataO
     except ProtocolError:
         signed = False
     before = (len(session.frames), session.transcript_hash, session.halted)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: load on the machine does not inflate it
     session.receive_frame(bad)  # never raises
-    assert time.perf_counter() - start < 5.0, "bounded work per frame"
+    assert time.process_time() - start < 5.0, "bounded work per frame"
     events = session.next_events()
     assert all(isinstance(e, ALLOWED) for e in events), events
     assert all(b.seat == seat for b in events if isinstance(b, Blamed)), (events, seat)

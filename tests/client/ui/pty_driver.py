@@ -1,6 +1,9 @@
 """Run `skyjo-lan` in a real pseudo-terminal (pexpect) and read its screen as a person would (pyte).
 
 Every wait is bounded; a failed wait raises with the screen as it was, to see what went wrong.
+A wait returns as soon as its condition holds, so its timeout is only an upper bound: bounds are
+generous (tens of seconds), because a loaded machine may take that long to redraw, and nothing
+is ever asserted after a fixed delay.
 """
 
 from __future__ import annotations
@@ -85,7 +88,7 @@ class Pty:
     def text(self) -> str:
         return "\n".join(self.screen.display)
 
-    def wait(self, check: str | Callable[[str], bool], timeout: float = 20.0, what: str = "") -> str:
+    def wait(self, check: str | Callable[[str], bool], timeout: float = 30.0, what: str = "") -> str:
         """Pump until `check` (a string on screen, or a predicate on the text) holds."""
         predicate = (lambda t: check in t) if isinstance(check, str) else check
         end = time.monotonic() + timeout
@@ -106,7 +109,7 @@ class Pty:
         self.stream.feed(data)
         return bool(data)
 
-    def first(self, options: dict[str, Callable[[str], bool]], timeout: float = 20.0) -> str:
+    def first(self, options: dict[str, Callable[[str], bool]], timeout: float = 30.0) -> str:
         """Wait until one of the named conditions holds; return its name."""
         end = time.monotonic() + timeout
         while True:
@@ -124,7 +127,7 @@ class Pty:
         for key in keys:
             self.child.send(KEYS.get(key, key))
 
-    def press(self, key: str, timeout: float = 10.0, settle: float = 0.2) -> str:
+    def press(self, key: str, timeout: float = 30.0, settle: float = 0.2) -> str:
         """Send `key`, wait for the screen to change, then for it to stay still a moment."""
         before = self.text
         self.send(key)
@@ -148,7 +151,7 @@ class Pty:
         self.child.close()
         return self.child.exitstatus
 
-    def finish(self, timeout: float = 10.0) -> int | None:
+    def finish(self, timeout: float = 30.0) -> int | None:
         """Wait for the program to exit by itself; its exit status."""
         end = time.monotonic() + timeout
         while self.child.isalive() and time.monotonic() < end:

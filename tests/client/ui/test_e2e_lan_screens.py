@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import socket
+import re
 from pathlib import Path
 
 from .pty_driver import Pty
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_host_and_join_screens_lobby_then_game(tmp_path: Path) -> None:
-    port = free_port()
     host = Pty(
         [
             "host",
@@ -26,8 +19,6 @@ def test_host_and_join_screens_lobby_then_game(tmp_path: Path) -> None:
             "--no-mdns",
             "--interface",
             "127.0.0.1",
-            "--port",
-            str(port),
             "--name",
             "Kitchen table",
             "--nick",
@@ -39,16 +30,27 @@ def test_host_and_join_screens_lobby_then_game(tmp_path: Path) -> None:
     )
     guest = None
     try:
-        host.wait("Kitchen table", 30, "the host's lobby")
-        guest = Pty(["join", f"127.0.0.1:{port}", "--nick", "ben", "--lang", "en"], tmp_path / "guest")
+        # the port is the one the host's lobby shows (chosen by the system: a port picked here
+        # and freed before the host binds it could be taken by another test in the meantime);
+        # read once the line under it is drawn too, so the number is whole
+        shown = host.wait(
+            lambda t: re.search(r"join 127\.0\.0\.1:\d+", t) is not None and "Check each key" in t,
+            30,
+            "the host's lobby and its address",
+        )
+        found = re.search(r"join 127\.0\.0\.1:(\d+)", shown)
+        assert found is not None
+        guest = Pty(
+            ["join", f"127.0.0.1:{found.group(1)}", "--nick", "ben", "--lang", "en"], tmp_path / "guest"
+        )
         lobby = guest.wait(
             lambda t: "Kitchen table" in t and "ana" in t and "ben" in t, 30, "the guest's lobby"
         )
         assert "bot 1" in lobby
-        host.wait("ben", 20, "the guest seated in the host's lobby")
+        host.wait("ben", 30, "the guest seated in the host's lobby")
         host.send("s")  # start
         for screen in (host, guest):
-            text = screen.wait("cards face up", 60, "the game's setup prompt")
+            text = screen.wait("cards face up", 120, "the game's setup prompt")
             assert "SKYJO" in text
     finally:
         host.close()

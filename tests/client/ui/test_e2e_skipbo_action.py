@@ -47,7 +47,7 @@ def test_skip_bo_a_whole_round_by_keystrokes(run) -> None:
                 "placing": lambda t: "Put the" in t or "fits no building pile" in t,
                 "over": lambda t: "Game over" in t,
             },
-            timeout=60,
+            timeout=120,
         )
         if seen == "over":
             break
@@ -55,18 +55,18 @@ def test_skip_bo_a_whole_round_by_keystrokes(run) -> None:
         assert turns < 200, pty.text
         if seen == "empty":
             pty.send("e")
-            pty.wait(lambda t: "Your hand is empty" not in t, 10)
+            pty.wait(lambda t: "Your hand is empty" not in t, 30)
             continue
         if seen == "placing":
             pty.send("esc")
-            pty.wait(lambda t: "Put the" not in t and "fits no building pile" not in t, 10)
+            pty.wait(lambda t: "Put the" not in t and "fits no building pile" not in t, 30)
             continue
         pty.send("1")  # the first hand card ...
-        pty.wait(lambda t: "Put the" in t or "fits no building pile" in t, 10, "the hand card chosen")
+        pty.wait(lambda t: "Put the" in t or "fits no building pile" in t, 30, "the hand card chosen")
         pty.send("5")  # ... onto discard pile 1: the turn ends
-        pty.wait(lambda t: "Put the" not in t and "fits no building pile" not in t, 10, "the discard")
+        pty.wait(lambda t: "Put the" not in t and "fits no building pile" not in t, 30, "the discard")
     pty.send("s")
-    sheet = pty.wait("Score sheet", 5)
+    sheet = pty.wait("Score sheet", 30)
     assert "Round 1" in sheet and "The highest total wins." in sheet
     pty.send("q")  # the game is over: q leaves at once
     assert pty.finish() == 0
@@ -93,7 +93,7 @@ def test_skyjo_action_an_action_card_through_the_ui(run) -> None:
         rows=40,  # room for a longer log
         env={"SKYJO_LAN_BOT_THINK": "0.25"},  # the bot's move does not hide ours
     )
-    pty.wait("Turn 8 of your cards face up", 40)
+    pty.wait("Turn 8 of your cards face up", 90)
     pty.send(*["enter"] * 8)
     taken = played = False
     steps = 0
@@ -110,7 +110,7 @@ def test_skyjo_action_an_action_card_through_the_ui(run) -> None:
                 ),
                 "over": lambda t: "Game over" in t,
             },
-            timeout=40,
+            timeout=90,
         )
         steps += 1
         assert steps < 80, pty.text
@@ -118,29 +118,29 @@ def test_skyjo_action_an_action_card_through_the_ui(run) -> None:
             break
         if seen == "choose" and not taken:
             pty.send("7")  # take the action deck's top card: a swap-own
-            pty.wait(lambda t: "Your turn: draw a card (1 draw pile" not in t, 10)
+            pty.wait(lambda t: "Your turn: draw a card (1 draw pile" not in t, 30)
             taken = True
         elif seen == "choose" and not played:
             pty.send("up", "enter")  # the held card, above the draw pile
-            pty.wait("play it now, or discard it unused", 5)
+            pty.wait("play it now, or discard it unused", 30)
             pty.send("1")  # play it
-            pty.wait("Swap own cards: choose the first card", 10)
+            pty.wait("Swap own cards: choose the first card", 30)
             pty.send("enter")
-            pty.wait("choose the card to swap it with", 5)
+            pty.wait("choose the card to swap it with", 30)
             pty.send("right", "enter")
-            pty.wait("How do they land", 5)
+            pty.wait("How do they land", 30)
             pty.send("1")
-            pty.wait(lambda t: "You played Swap own cards!" in t and "You swapped two of your cards" in t, 10)
+            pty.wait(lambda t: "You played Swap own cards!" in t and "You swapped two of your cards" in t, 30)
             played = True
         elif seen == "choose":
             pty.send("1")
-            pty.wait(lambda t: "Your turn: draw a card (1 draw pile" not in t, 10)
+            pty.wait(lambda t: "Your turn: draw a card (1 draw pile" not in t, 30)
         elif seen == "drawn":
             pty.send("2")
-            pty.wait(lambda t: "You drew a" not in t or "Turn one of" in t, 10)
+            pty.wait(lambda t: "You drew a" not in t or "Turn one of" in t, 30)
         elif seen in ("took", "flip"):
             pty.send("enter")
-            pty.wait(lambda t: "Choose the card of your grid the" not in t and "Turn one of" not in t, 10)
+            pty.wait(lambda t: "Choose the card of your grid the" not in t and "Turn one of" not in t, 30)
         else:
             pty.press("1")  # a star's offer: no card, thanks; a line: remove it
     assert taken

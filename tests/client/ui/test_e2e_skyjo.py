@@ -28,7 +28,7 @@ def test_a_whole_round_by_keystrokes_then_the_score_sheet(run) -> None:
     pty = run(
         "play", "--bots", "3", "--lang", "en", "--option", "target_score=1", "--option", "setup_reveals=10"
     )
-    pty.wait("Turn 10 of your cards face up", 40, "the setup prompt")
+    pty.wait("Turn 10 of your cards face up", 90, "the setup prompt")
     pty.send(*["enter"] * 10)
     turns = 0
     while True:
@@ -39,7 +39,7 @@ def test_a_whole_round_by_keystrokes_then_the_score_sheet(run) -> None:
                 "flip": lambda t: "Turn one of your face-down cards" in t,
                 "over": lambda t: "Game over" in t and ("win" in t),
             },
-            timeout=40,
+            timeout=90,
         )
         if seen == "over":
             break
@@ -47,19 +47,19 @@ def test_a_whole_round_by_keystrokes_then_the_score_sheet(run) -> None:
         assert turns < 40, pty.text
         if seen == "choose":
             pty.send("1")  # the draw pile
-            pty.wait(lambda t: "Your turn: take the top card" not in t, 10, "the draw")
+            pty.wait(lambda t: "Your turn: take the top card" not in t, 30, "the draw")
         elif seen == "drawn":
             pty.send("2")  # discard it ...
-            pty.wait(lambda t: "You drew a" not in t or "Turn one of" in t, 10, "the discard")
+            pty.wait(lambda t: "You drew a" not in t or "Turn one of" in t, 30, "the discard")
         else:
             pty.send("enter")  # ... and turn the card under the cursor
-            pty.wait(lambda t: "Turn one of your face-down cards" not in t, 10, "the flip")
+            pty.wait(lambda t: "Turn one of your face-down cards" not in t, 30, "the flip")
     pty.send("s")
-    sheet = pty.wait("Score sheet", 5)
+    sheet = pty.wait("Score sheet", 30)
     assert "Round 1" in sheet and "Total" in sheet
     assert "The lowest total wins." in sheet
     pty.send("esc")
-    pty.wait(lambda t: "Score sheet" not in t, 5)
+    pty.wait(lambda t: "Score sheet" not in t, 30)
     pty.send("q")
     assert pty.finish() == 0
 
@@ -69,10 +69,10 @@ def test_too_small_then_back(run) -> None:
     pty.wait("? help", 30, "the table")
     pty.wait("Draw", 30)
     pty.resize(60, 20)
-    small = pty.wait("Terminal too small", 5)
+    small = pty.wait("Terminal too small", 30)
     assert "60×20" in small
     pty.resize(80, 24)
-    table = pty.wait(lambda t: "Draw" in t and "Terminal too small" not in t, 5, "the table again")
+    table = pty.wait(lambda t: "Draw" in t and "Terminal too small" not in t, 30, "the table again")
     assert "? help" in table
     # NO_COLOR: nothing is coloured, only attributes (reverse video, bold) are used
     coloured = [

@@ -72,9 +72,9 @@ def test_replay_in_a_terminal(saved_game: Path, tmp_path: Path) -> None:
     try:
         pty.wait("Replay: → or n", 30)
         pty.send("n", "n")
-        pty.wait("· 3/", 5)
+        pty.wait("· 3/", 30)
         pty.send("\x1b[F")  # End
-        pty.wait("Game over", 5)
+        pty.wait("Game over", 30)
         pty.send("q")
         assert pty.finish() == 0
     finally:
