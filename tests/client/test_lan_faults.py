@@ -4,7 +4,8 @@
   transcript verifies and all agree;
 * a link cut and restored (the interface goes down for a few seconds): the game finishes;
 * a peer that never answers (SIGSTOP): the others time out and blame it, and stop cleanly;
-* a slow peer (its process runs only part of the time, like a slow machine): the game finishes.
+* a slow peer (its process runs only part of the time, like a slow machine): the game finishes;
+* (in process) a resumed peer saves the message its session makes at once on resume.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from protocol.messages import open_frame
 from tests.client.netlab import NetLab, NetLabUnavailable, output, wait_all
 
 FAST = ["--option", "target_score=30"]
@@ -67,7 +69,9 @@ def start_table(
         ],
         env_for(tmp_path, 1, extra),
     )
-    time.sleep(1.0)
+    # `join HOST:PORT` dials once: the joiners start only when the host's lobby is open (its
+    # own line says so), however long this loaded machine takes to start the host
+    assert wait_for(host, " open on ", 120), output(host)
     joiners = [
         lab.python(
             i,
@@ -145,7 +149,10 @@ def test_kill_9_mid_round_then_resume(lab, tmp_path):
 def test_link_cut_and_restored(lab, tmp_path):
     host, (second, third) = start_table(lab, tmp_path)
     assert wait_for(second, "game starts", 60), logs(host, second, third)
-    time.sleep(1.5)
+    # cut in the middle of a round, after a move (not after a fixed delay: a loaded machine may
+    # not have dealt yet), and while the game is still on (else nothing is tested)
+    assert wait_for(second, ": flip", 60) or wait_for(second, ": replace", 30), logs(host, second, third)
+    assert "game over" not in output(second), logs(host, second, third)
     subprocess.run(["ip", "-n", lab.ns(2), "link", "set", "eth0", "down"], check=True, timeout=10)
     time.sleep(4)
     subprocess.run(["ip", "-n", lab.ns(2), "link", "set", "eth0", "up"], check=True, timeout=10)
@@ -193,3 +200,50 @@ def test_a_slow_peer_still_finishes(lab, tmp_path):
     for process in (host, second, third):
         assert "BLAME" not in output(process)
     assert all(verdict(tmp_path, i)["finished"] for i in (1, 2, 3))
+
+
+async def test_a_resumed_peer_saves_the_message_it_makes_at_once(tmp_path):
+    """The crash came after this peer saved what it received but before it answered: on resume
+    the session makes that answer at once (`Session.restore`). It must reach the file like any
+    other frame, or the saved game has a hole that `verify` reports (seen after kill -9 above:
+    "frame #75 of seat 2 is missing from the file"). In process, no network: fast and exact."""
+    import trio
+
+    from client.netgame import Peer, ResumeInfo, open_listener
+    from protocol.session import Session
+    from protocol.transcript import dump, load
+    from tests.protocol.harness import Net
+
+    me = 2
+    net = Net("skyjo", 3, {"target_score": 30})
+    net.start(until=lambda: len(net.sessions[me].frames) > 80)
+    frames = list(net.sessions[me].frames)
+    secrets_now = net.sessions[me].secrets()
+    cut = next(
+        c
+        for c in range(10, len(frames))
+        if Session.restore(net.config, me, net.keys[me], secrets_now, frames[:c]).frame_count > c
+    )
+    path = tmp_path / "game.skyjo"
+    path.write_bytes(dump(net.config, frames[:cut]))
+    addresses = [("127.0.0.1", 9)] * 3
+    info = ResumeInfo(path, net.config.encode(), me, "127.0.0.1", 0, addresses, secrets=secrets_now)
+    listener = await open_listener("127.0.0.1")
+    peer = Peer(net.config, me, net.keys[me], listener, addresses, None, resume=info)
+    runner = peer.build(restored=(frames[:cut], secrets_now))
+    sent: list[bytes] = []
+
+    async def broadcast(frame: bytes) -> None:
+        sent.append(frame)
+
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(runner.run, broadcast)
+            runner.close()
+    assert peer.writer is not None
+    peer.writer.close()
+    await listener.aclose()
+    made = runner.session.next_seq_of(me)
+    _, saved = load(path.read_bytes())
+    ours = sorted(e.seq for e in (open_frame(f, net.config) for f in saved) if e.seat == me)
+    assert ours == list(range(made)), f"our frames in the file: ...{ours[-3:]}; we made {made}"
