@@ -17,8 +17,10 @@ the other seats in the table's list of addresses, and the listeners are IPv4 soc
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import logging
+import os
 import socket
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -80,6 +82,8 @@ class LocalAddress:
     address: str
     up: bool = True
     """The interface is up and has a carrier (False: its address would only cost joiners a try)."""
+    prefix: int = 32
+    """The length of the interface's network prefix (24 for a /24: 255.255.255.0)."""
 
 
 def _interface_up(name: str, sys_class_net: Path = Path("/sys/class/net")) -> bool:
@@ -108,7 +112,8 @@ def local_ipv4() -> list[LocalAddress]:
     for adapter in adapters:
         for ip in adapter.ips:
             if ip.is_IPv4 and isinstance(ip.ip, str):
-                found.append(LocalAddress(adapter.name, ip.ip, _interface_up(adapter.name)))
+                up = _interface_up(adapter.name)
+                found.append(LocalAddress(adapter.name, ip.ip, up, int(ip.network_prefix)))
     return found
 
 
@@ -153,6 +158,28 @@ def announced_addresses(interface: str, found: Iterable[LocalAddress] | None = N
         return [interface]
     usable = usable_ipv4(local_ipv4() if found is None else found)
     return usable or ["127.0.0.1"]
+
+
+def on_our_networks_first(
+    endpoints: Sequence[tuple[str, int]], found: Iterable[LocalAddress] | None = None
+) -> list[tuple[str, int]]:
+    """`endpoints` with those in a subnet of one of our own interfaces (`found`, default:
+    `local_ipv4()`) first, the order otherwise kept: the likeliest to answer are tried first,
+    whatever order the announcement came in (mDNS does not keep the host's order)."""
+    networks = []
+    for local in local_ipv4() if found is None else found:
+        if local.up:
+            with contextlib.suppress(ValueError):
+                networks.append(ipaddress.IPv4Network(f"{local.address}/{local.prefix}", strict=False))
+
+    def elsewhere(endpoint: tuple[str, int]) -> bool:
+        try:
+            ip = ipaddress.IPv4Address(endpoint[0])
+        except ValueError:
+            return True
+        return not any(ip in network for network in networks)
+
+    return sorted(endpoints, key=elsewhere)
 
 
 def shown_addresses(addresses: Sequence[str], port: int, most: int = 3) -> str:
@@ -207,8 +234,8 @@ class NoAddressAnswered(LinkError):
 
 def _why(exc: BaseException) -> str:
     """A few words on why one attempt failed."""
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror.lower()
+    if isinstance(exc, OSError) and exc.errno:
+        return os.strerror(exc.errno).lower()
     cause = exc.__cause__
     if isinstance(cause, BaseExceptionGroup) and cause.exceptions:  # trio's "all attempts failed"
         return _why(cause.exceptions[0])
@@ -258,7 +285,7 @@ async def dial_first(
             try:
                 result = await handshake(stream)
             except trio.TooSlowError:
-                raise LinkError("the handshake stalled (no answer in time)") from None
+                raise LinkError("the handshake stalled") from None
             done = True
         except FAILURES as exc:
             log.info("no table at %s:%d: %s", *address, _why(exc))
@@ -307,7 +334,7 @@ class OneSeatGate:
 
     def __init__(self, kind: str = "auth") -> None:
         self.kind = kind
-        self._lock = trio.Lock()
+        self._free = trio.Semaphore(1)  # not a Lock: the winner keeps it when its task ends
 
     def wrap(self, stream: trio.SocketStream) -> GatedStream:
         return GatedStream(stream, self)
@@ -315,7 +342,7 @@ class OneSeatGate:
     def release(self, stream: GatedStream) -> None:
         if stream.holding:
             stream.holding = False
-            self._lock.release()
+            self._free.release()
 
 
 class GatedStream(trio.abc.Stream):
@@ -341,7 +368,7 @@ class GatedStream(trio.abc.Stream):
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         if not self.passed and self._is_gated(data):
-            await self.gate._lock.acquire()
+            await self.gate._free.acquire()
             self.holding = True
             self.passed = True
         await self.inner.send_all(data)
@@ -369,6 +396,7 @@ __all__ = [
     "announced_addresses",
     "dial_first",
     "local_ipv4",
+    "on_our_networks_first",
     "resolve",
     "shown_addresses",
     "usable_ipv4",
