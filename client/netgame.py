@@ -15,11 +15,13 @@ depends on it is sent). `--resume` rebuilds the session from both and rejoins th
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
 import secrets
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +34,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from protocol.config import TableConfig, check_table
 from protocol.errors import MalformedMessage
 from protocol.session import Session
-from protocol.transcript import load_checked
+from protocol.transcript import header, valid_prefix
+from protocol.verify import verify_bytes
 from skyjo_p2p.bots import make_bot
 from skyjo_p2p.bots.base import Bot
 from skyjo_p2p.core.errors import OptionError
@@ -53,7 +56,7 @@ from .link import Handshake, Link, LinkError, Refused, WrongPassword, accept, di
 from .linkproto import PeerIdentity
 from .linkproto import field as link_field
 from .mesh import HOST_SEAT, Mesh, genesis_signed_by, sign_genesis
-from .peer import PeerRunner
+from .peer import LogEntry, PeerRunner
 from .storage import TranscriptWriter, fingerprint
 from .textlog import describe
 
@@ -83,12 +86,17 @@ class ResumeInfo:
     secrets: dict[str, Any] = field(default_factory=dict)
     finished: bool = False
     genesis_signature: bytes = b""
+    over: bool = False
+    """The game is over for this peer (finished or stopped): nothing left to resume. Set when
+    the file is kept after the end (its transcript did not verify), so it is not offered."""
 
     @property
     def path(self) -> Path:
         return self.transcript.with_suffix(".resume")
 
     def save(self) -> None:
+        """Write the file (mode 0600: it holds a secret key share) atomically and force it to
+        the disk before the frames that rely on it are sent. Raises `storage.SaveError`."""
         data = msgpack.packb(
             {
                 "transcript": str(self.transcript),
@@ -100,16 +108,31 @@ class ResumeInfo:
                 "secrets": self.secrets,
                 "finished": self.finished,
                 "gsig": self.genesis_signature,
+                "over": self.over,
             },
             use_bin_type=True,
         )
         tmp = self.path.with_suffix(".resume.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        tmp.replace(self.path)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            tmp.replace(self.path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise storage.SaveError(f"cannot write {self.path}: {exc.strerror or exc}", exc.errno) from None
+
+    def remove(self) -> str | None:
+        """Delete the file (the game is over: its secret key share must not stay on disk).
+        None when done, else why not."""
+        try:
+            self.path.unlink(missing_ok=True)
+        except OSError as exc:
+            return exc.strerror or str(exc)
+        return None
 
     @classmethod
     def load(cls, path: Path) -> ResumeInfo:
@@ -124,25 +147,53 @@ class ResumeInfo:
             secrets=raw.get("secrets", {}),
             finished=raw.get("finished", False),
             genesis_signature=raw.get("gsig", b""),
+            over=bool(raw.get("over", False)),
         )
 
 
-def latest_resumable() -> ResumeInfo | None:
-    """The most recent game of this machine that did not finish."""
+RESUMABLE_FOR = 24 * 3600.0
+"""Seconds after its last write a game is still offered to `--resume`. The other seats give up
+on a silent seat within minutes (`session_timeouts`); a day covers a reboot or a night's sleep
+without offering, for ever, a game whose players have long gone home."""
+
+
+def latest_resumable(now: float | None = None) -> ResumeInfo | None:
+    """The most recent game of this machine that can still be resumed: not over, its transcript
+    still there, and written to within `RESUMABLE_FOR` seconds. Older ones are not offered (and
+    say why in the log); their files stay for `verify`."""
     folder = storage.games_dir()
-    candidates = (
-        sorted(folder.glob("*.resume"), key=lambda p: p.stat().st_mtime, reverse=True)
-        if folder.exists()
-        else []
-    )
+    now = time.time() if now is None else now
+
+    def mtime(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    candidates = sorted(folder.glob("*.resume"), key=mtime, reverse=True) if folder.is_dir() else []
     for path in candidates:
         try:
             info = ResumeInfo.load(path)
-        except (OSError, ValueError, KeyError, msgpack.UnpackException):
+        except (OSError, ValueError, KeyError, TypeError, msgpack.UnpackException):
+            log.info("not resumable: %s is not a resume file", path)
             continue
-        if not info.finished:
+        if info.finished or info.over:
+            continue
+        last = max(mtime(path), mtime(info.transcript))
+        if not info.transcript.is_file():
+            log.info("not resumable: %s: its saved game %s is gone", path, info.transcript)
+        elif now - last > RESUMABLE_FOR:
+            log.info("not resumable: %s was last written %.0f hours ago", path, (now - last) / 3600)
+        else:
             return info
     return None
+
+
+def _check_saving(save: bool) -> None:
+    """Before taking a seat: can this machine save the game? `storage.SaveError` (one line)
+    if not, so a peer never takes a seat it would leave at the first frame."""
+    if save:
+        storage.check_writable()
 
 
 # --- a seated peer: session + runner + mesh, with persistence ---------------------------------------
@@ -166,12 +217,20 @@ class Peer:
     writer: TranscriptWriter | None = None
     genesis_signature: bytes = b""
     """The host's signature of `config` (see `mesh.sign_genesis`)."""
+    withdrawn: bool = field(default=False, init=False)
+    """The .resume file was removed because the transcript lags behind (a failed write):
+    resuming from it would make our missing frames anew (equivocation). Written again once
+    the transcript has caught up."""
 
-    def build(self, restored: tuple[list[bytes], dict[str, Any]] | None = None) -> PeerRunner:
+    def build(
+        self, restored: tuple[list[bytes], dict[str, Any]] | None = None, *, keep: int | None = None
+    ) -> PeerRunner:
+        """Make the session and its runner, and open the saved game. `keep` (on resume): the
+        length of the transcript's valid prefix; the rest is cut off before anything is added."""
         writer: TranscriptWriter | None = None
         if self.save:
             path = self.resume.transcript if self.resume is not None else None
-            writer = TranscriptWriter(self.config, path)
+            writer = TranscriptWriter(self.config, path, keep=keep)
             self.writer = writer
             host, port = self.listener.socket.getsockname()[:2]
             if self.resume is None:
@@ -193,24 +252,68 @@ class Peer:
             )
         else:
             self.session = Session(self.config, self.seat, self.identity, **timeouts)
-        resume = self.resume
-        session = self.session
-
-        def record(frame: bytes) -> None:
-            if resume is not None:
-                current = session.secrets()
-                if current != resume.secrets:  # the secret goes to disk before any frame that needs it
-                    resume.secrets = current
-                    resume.save()
-            if writer is not None:
-                writer(frame)
-
         self.runner = PeerRunner(
-            session, self.policy, record=record if self.save else None, think_time=self.think_time
+            self.session,
+            self.policy,
+            record=self._record if writer is not None else None,
+            sync=self._sync if writer is not None else None,
+            think_time=self.think_time,
         )
         if restored is not None:
-            self.runner.mark_recorded(session.frame_count)
+            # what the session made at once on restore (answers due when the process died) ends
+            # its frames and is not in the file yet: it is saved like any new frame
+            on_file = set(restored[0])
+            count = self.session.frame_count
+            while count > 0 and self.session.frame_at(count - 1) not in on_file:
+                count -= 1
+            self.runner.mark_recorded(count)
         return self.runner
+
+    def _record(self, frame: bytes) -> None:
+        """Save one frame; the secret goes to disk before any frame that needs it."""
+        assert self.writer is not None and self.session is not None
+        try:
+            resume = self.resume
+            if resume is not None and not self.withdrawn:
+                current = self.session.secrets()
+                if current != resume.secrets:
+                    previous, resume.secrets = resume.secrets, current
+                    try:
+                        resume.save()
+                    except OSError:
+                        resume.secrets = previous
+                        raise
+            self.writer(frame)
+        except OSError:
+            self._withdraw()
+            raise
+
+    def _sync(self) -> None:
+        """Force the saved game to the disk; once it has caught up after a failure, the .resume
+        file (withdrawn meanwhile) is written again."""
+        assert self.writer is not None and self.session is not None
+        try:
+            self.writer.sync()
+            if self.withdrawn and self.resume is not None:
+                self.resume.secrets = self.session.secrets()
+                self.resume.save()
+                self.withdrawn = False
+        except OSError:
+            self._withdraw()
+            raise
+
+    def _withdraw(self) -> None:
+        """The transcript lags behind: remove the .resume file, so nobody resumes from it."""
+        if self.withdrawn or self.resume is None:
+            return
+        self.withdrawn = True
+        why = self.resume.remove()
+        if why is not None:
+            log.warning(
+                "saved game lags behind and %s cannot be removed (%s): do not resume it",
+                self.resume.path,
+                why,
+            )
 
     async def play(self, say: Say | None = None) -> PeerRunner:
         runner = self.runner or self.build()
@@ -226,12 +329,55 @@ class Peer:
         finally:
             with trio.CancelScope(shield=True):
                 await self.listener.aclose()
+            saved = runner.final_save() if self.writer is not None else None
             if self.writer is not None:
                 self.writer.close()
-        if self.resume is not None:
-            self.resume.finished = runner.status.finished
-            self.resume.save()
+        if saved is not None:
+            with trio.CancelScope(shield=True):
+                await self._settle(runner, *saved, say)
         return runner
+
+    async def _settle(self, runner: PeerRunner, on_disk: int, total: int, say: Say | None) -> None:
+        """After the game: say whether the saved game is complete, and remove the .resume file
+        (its secret key share) once the game is over and the transcript verifies."""
+        assert self.writer is not None
+        path = self.writer.path
+        lines: list[str] = []
+        if on_disk < total:
+            lines.append(
+                f"saved game: {path} is INCOMPLETE: it holds {on_disk} of this peer's {total} frames "
+                f"({runner.save_problem}); the other seats' files hold the rest"
+            )
+        resume = self.resume
+        if resume is not None and runner.done and not self.withdrawn:
+            try:
+                verdict = await trio.to_thread.run_sync(verify_bytes, path.read_bytes())
+                fault = None if verdict.valid else verdict.fault
+            except (OSError, MalformedMessage) as exc:
+                fault = getattr(exc, "reason", None) or str(exc)
+            if fault is None:
+                why = resume.remove()
+                if why is None:
+                    if on_disk == total:
+                        lines.append(f"saved game: {path} ({total} frames, verified)")
+                else:
+                    lines.append(f"saved game: cannot remove {resume.path} ({why}): delete it by hand")
+            else:
+                resume.finished, resume.over = runner.status.finished, True
+                lines.append(
+                    f"saved game: {path} does not verify ({fault}); {resume.path} is kept for a look"
+                )
+                with contextlib.suppress(OSError):
+                    resume.save()
+        elif resume is not None and not self.withdrawn:
+            with contextlib.suppress(OSError):  # not over: kept for --resume
+                resume.finished = runner.status.finished
+                resume.save()
+        for line in lines:
+            log.warning("%s", line)
+            runner.log.append(LogEntry("info", text=line))
+            if say is not None:
+                say(line)
 
 
 def session_timeouts() -> dict[str, Any]:
@@ -421,6 +567,7 @@ class Host:
         Raises `OptionError` before opening anything if the options do not make a table."""
         opts = self.opts
         check_hosted(opts)
+        _check_saving(opts.save)  # before any seat is offered: SaveError, one line
         lobby = await open_listener(opts.interface, opts.port)
         self.lobby_port = lobby.socket.getsockname()[1]
         mesh_listener = await open_listener(opts.interface)
@@ -744,6 +891,7 @@ class Joiner:
 
     async def run(self) -> PeerRunner | None:
         opts, identity, say = self.opts, self.identity, self.say
+        _check_saving(opts.save)  # before taking a seat: SaveError, one line
         table = await find_table(opts, say)
         self.address = ", ".join(f"{host}:{port}" for host, port in table.endpoints[:1])
         listener = await open_listener(opts.interface)
@@ -878,12 +1026,18 @@ async def _wait_for_start(
 async def resume(
     identity: Ed25519PrivateKey, info: ResumeInfo, headless: str | None, say: Say = _print
 ) -> PeerRunner:
-    """Continue a game after a crash: rebuild the session from the transcript, rejoin the mesh."""
-    config, frames, truncated = load_checked(info.transcript.read_bytes())
-    if config.encode() != info.genesis:
-        raise LinkError("the resume file does not match its transcript")
+    """Continue a game after a crash: rebuild the session from the transcript, rejoin the mesh.
+
+    The transcript is first cut back to its last whole, valid record (a kill mid-write leaves a
+    torn one, a bad disk a corrupt one): appended after such a record, the rest of the game
+    would be unreadable. What is cut is said; the other seats send those frames again."""
+    keep, frames, cut = _saved_frames(info)
+    config = TableConfig.decode(info.genesis)
     if config.identities[info.seat] != identity.public_key().public_bytes_raw():
         raise LinkError("this game was played with another identity key")
+    if cut:
+        log.warning("resume: %s", cut)
+        say(cut)
     listener = await open_listener(info.host, info.port)
     policy = make_bot(headless, config.game, secrets.token_hex(8)) if headless else None
     peer = Peer(
@@ -896,12 +1050,41 @@ async def resume(
         resume=info,
         genesis_signature=info.genesis_signature,
     )
-    peer.build(restored=(frames, info.secrets))
-    say(
-        f"resuming {config.game} as seat {info.seat} from {len(frames)} saved frames"
-        + (" (the last one was cut)" if truncated else "")
-    )
+    peer.build(restored=(frames, info.secrets), keep=keep)
+    say(f"resuming {config.game} as seat {info.seat} from {len(frames)} saved frames")
     return await peer.play(say)
+
+
+def _saved_frames(info: ResumeInfo) -> tuple[int, list[bytes], str]:
+    """The saved game's valid prefix: its length, its frames, and what is cut after it (a line
+    to show; empty when nothing is). `LinkError` if it is not this game's transcript."""
+    path = info.transcript
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LinkError(f"cannot read the saved game {path}: {exc.strerror or exc}") from None
+    try:
+        config = TableConfig.decode(info.genesis)
+    except MalformedMessage as exc:
+        raise LinkError(f"{info.path} is damaged: {exc.reason}") from None
+    first = header(config)
+    if len(data) < len(first) and first.startswith(data):  # killed while writing the header
+        torn = f"the saved game {path} was cut while its table was being written: {len(data)} bytes cut"
+        return 0, [], torn if data else ""
+    try:
+        prefix = valid_prefix(data)
+    except MalformedMessage as exc:
+        raise LinkError(f"the saved game {path} is not readable: {exc.reason}") from None
+    if prefix.config.encode() != info.genesis:
+        raise LinkError("the resume file does not match its transcript")
+    cut = ""
+    if prefix.cut_bytes:
+        cut = (
+            f"the saved game {path} ended with {prefix.reason}: {prefix.cut_bytes} bytes "
+            f"({prefix.cut_records} record(s)) cut after {len(prefix.frames)} frames; the other "
+            "seats send what is missing again"
+        )
+    return prefix.length, prefix.frames, cut
 
 
 def parse_hostport(text: str) -> tuple[str, int]:

@@ -91,14 +91,18 @@ class PeerRunner:
         policy: Bot | None = None,
         *,
         record: Callable[[bytes], None] | None = None,
+        sync: Callable[[], None] | None = None,
         think_time: float = 0.0,
     ) -> None:
+        """`record` appends one frame to the saved game and `sync` forces what was appended to the
+        disk; either may raise `OSError` (a full disk): the game then goes on from memory."""
         self.session = session
         session.batch_echoes = True
         self.config: TableConfig = session.config
         self.seat = session.me
         self.policy = policy
         self.record = record
+        self.sync = sync
         self.think_time = think_time
         self.changed = trio.Event()
         self.log: list[LogEntry] = []
@@ -109,6 +113,12 @@ class PeerRunner:
         self._lock = trio.Lock()
         self._nursery: trio.Nursery | None = None
         self._recorded = 0
+        """Frames handed to `record` (written, maybe not yet forced to the disk)."""
+        self._synced = 0
+        """Frames known to be on disk: only these are released from memory."""
+        self.save_problem: str | None = None
+        """Why the saved game lags behind (a write failed), None while it is complete."""
+        self._retry_save = False
         self._timers: dict[str, trio.CancelScope] = {}
         """The session's timers now sleeping, by name (cancelled once the session no longer needs
         them, so a long game does not pile up sleeping tasks)."""
@@ -172,7 +182,15 @@ class PeerRunner:
 
     def mark_recorded(self, count: int) -> None:
         """The first `count` frames of the session are already saved (a resumed game)."""
-        self._recorded = count
+        self._recorded = self._synced = count
+
+    def final_save(self) -> tuple[int, int]:
+        """At the end: write what is still pending (a last retry after a failed write) and force
+        it to the disk. Returns (frames on disk, frames of the game): equal when the saved game
+        is complete."""
+        if self.record is not None:
+            self._save(durable=True, retry=True)
+        return self._synced, self.session.frame_count
 
     async def next_seq_of(self, seat: int) -> int:
         """The sequence number of the next frame we expect from `seat` (for resend requests)."""
@@ -225,21 +243,74 @@ class PeerRunner:
         """Send what the session produced, record it, handle its events."""
         session = self.session
         frames = session.data_to_send()
-        if self.record is not None:
-            while self._recorded < session.frame_count:
-                self.record(session.frame_at(self._recorded))
-                self._recorded += 1
-        else:
-            self._recorded = session.frame_count  # nothing is saved: nothing to keep either
-        session.release_frames(self._recorded)  # on disk now: not kept in memory twice
+        # what we send must be on disk first: a frame of ours lost by a power cut would be made
+        # anew on resume, differently, and two versions of one frame are equivocation
+        self._save(durable=bool(frames))
         if self._broadcast is not None:
             for frame in frames:
                 await self._broadcast(frame)
         for event in session.next_events():
             self._handle(event)
+        if self._retry_save:  # a round's end, or the game's: the moments to catch up and fsync
+            self._retry_save = False
+            self._save(durable=True, retry=True)
         self._drop_timers()
         self.changed.set()
         self.changed = trio.Event()
+
+    def _save(self, *, durable: bool, retry: bool = False) -> None:
+        """Append the frames not saved yet; force them to the disk when `durable`; release from
+        memory only what is on disk. After a failed write nothing is written until a retry (a
+        round's end, the end): the game goes on from memory meanwhile, never a traceback."""
+        session = self.session
+        if self.record is None:
+            self._recorded = self._synced = session.frame_count  # nothing saved, nothing kept
+            session.release_frames(self._synced)
+            return
+        if self.save_problem is not None and not retry:
+            return
+        try:
+            while self._recorded < session.frame_count:
+                self.record(session.frame_at(self._recorded))
+                self._recorded += 1
+        except OSError as exc:
+            self._save_failed(exc)
+            return
+        if durable or self.sync is None:
+            try:
+                if self.sync is not None:
+                    self.sync()
+            except OSError as exc:
+                self._recorded = self._synced  # the writer cut what may not be on disk
+                self._save_failed(exc)
+                return
+            self._synced = self._recorded
+            if self.save_problem is not None:
+                self.save_problem = None
+                self.log.append(
+                    LogEntry("info", text=f"saved game: caught up, all {self._synced} frames are on disk")
+                )
+                log.warning("saved game caught up (%d frames)", self._synced)
+        session.release_frames(self._synced)  # on disk now: not kept in memory twice
+
+    def _save_failed(self, exc: OSError) -> None:
+        reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
+        pending = self.session.frame_count - self._synced
+        if self.save_problem is None:
+            self.log.append(
+                LogEntry(
+                    "info",
+                    text=(
+                        f"saved game: {reason}; the game goes on from memory ({pending} frames "
+                        "not on disk yet, tried again at each round's end); until then it cannot "
+                        "be resumed after a crash"
+                    ),
+                )
+            )
+            log.warning("saved game: %s (%d frames wait in memory)", reason, pending)
+        else:
+            log.info("saved game: still failing: %s (%d frames wait in memory)", reason, pending)
+        self.save_problem = str(reason)
 
     def _handle(self, event: SessionEvent) -> None:
         if isinstance(event, Updated):
@@ -258,6 +329,7 @@ class PeerRunner:
             self.log.append(LogEntry("info", text=f"move refused: {event.reason}"))
         elif isinstance(event, Finished):
             self.status.finished = True
+            self._retry_save = True
         elif isinstance(event, ChatReceived):
             self.log.append(LogEntry("chat", seat=event.seat, text=event.text))
         elif isinstance(event, Blamed):
@@ -279,6 +351,7 @@ class PeerRunner:
             log.info("frame refused: %s", event.reason)
         elif isinstance(event, RoundSigned):
             self.log.append(LogEntry("info", text=f"round {event.round} signed by every seat"))
+            self._retry_save = True
         elif isinstance(event, TimerRequest) and self._nursery is not None:
             self._nursery.start_soon(self._timer, event)
 

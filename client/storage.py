@@ -4,16 +4,25 @@
   seed, mode 0600); its fingerprint is what other players see in the lobby.
 * ``$XDG_CONFIG_HOME/skyjo-lan/known_peers.json``: fingerprints seen before, with their names,
   so a returning player is recognised.
-* ``$XDG_DATA_HOME/skyjo-lan/games/``: one append-only transcript per game (flushed per frame),
-  plus a small ``.resume`` file with what this peer needs to continue after a crash.
+* ``$XDG_DATA_HOME/skyjo-lan/games/``: one append-only transcript per game, plus a small
+  ``.resume`` file with what this peer needs to continue after a crash (removed once the game is
+  over and its transcript verifies).
+
+What reaches the disk when (`TranscriptWriter`): each record is handed to the operating system as
+it is made, so a killed process loses nothing; it is forced to the disk (fsync) before this peer
+sends a frame of its own, at each round's end and at the end. A power cut loses only frames of
+the other seats received since the last fsync, which they still hold and send again on resume.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
+import logging
 import os
+import secrets
 import time
 from pathlib import Path
 
@@ -21,6 +30,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol.config import TableConfig
 from protocol.transcript import header, record
+from skyjo_p2p.core.errors import OptionError
+
+log = logging.getLogger("skyjo_lan.storage")
 
 APP = "skyjo-lan"
 
@@ -92,27 +104,145 @@ def remember_peer(public_key: bytes, name: str) -> bool:
     return seen
 
 
-class TranscriptWriter:
-    """Appends frames to a game's transcript file, flushed to disk per frame."""
+class SaveError(OSError, OptionError):
+    """This machine cannot save the game: the data directory or a file in it cannot be written
+    (a full disk, a read-only file system, no permission). `reason` is one line to show.
 
-    def __init__(self, config: TableConfig, path: Path | None = None) -> None:
+    It is an `OSError` (that is what it is) and also an `OptionError`, so the command layer,
+    which tells an `OptionError` in one line with exit status 2, tells it that way too: before a
+    seat is taken it is a matter of this machine's setup, like a bad option."""
+
+    def __init__(self, reason: str, errno_: int | None = None) -> None:
+        super().__init__(reason)
+        self.cause = errno_
+        """The errno of the failure underneath (ENOSPC, EROFS, EACCES...), if any."""
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def check_writable(folder: Path | None = None) -> Path:
+    """Make sure saved games can be written in `folder` (the games directory by default): create
+    it, write a probe file, force it to disk and remove it. Called before taking a seat, so a
+    machine that could not save its game (the transcript is what `--resume` and `verify` need)
+    says so at once instead of failing when the game starts and leaving the others waiting.
+    Raises `SaveError` with one line."""
+    folder = games_dir() if folder is None else folder
+    probe = folder / f".probe-{secrets.token_hex(4)}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, header_probe())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        probe.unlink()
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            probe.unlink(missing_ok=True)
+        raise SaveError(
+            f"cannot save games in {folder}: {_why(exc)} (free some space, or set XDG_DATA_HOME "
+            "to a writable directory)",
+            exc.errno,
+        ) from None
+    return folder
+
+
+def header_probe() -> bytes:
+    """What the probe file holds: about the size of a transcript's first record."""
+    return b"\0" * 512
+
+
+class TranscriptWriter:
+    """Appends frames to a game's transcript file: one ``write`` per record, ``fsync`` on `sync`.
+
+    Records go to the operating system at once (no buffer in this process): a process killed
+    mid-game loses nothing. `sync` forces them to the disk; the peer calls it before sending a
+    frame of its own (a frame the others saw must survive a power cut: made anew after a
+    restart it would differ, and two versions of one frame are equivocation), at each round's
+    end and at the end. Others' frames lost by a power cut are sent again by their seats.
+
+    A failed write (a full disk, an I/O error) raises `SaveError` and cuts the file back to its
+    last whole record, so a later retry appends after a whole record, never after a torn one.
+    `sync_each_frame` (fsync after every record, the first policy) is kept for benchmarks.
+    """
+
+    sync_each_frame = False
+
+    def __init__(self, config: TableConfig, path: Path | None = None, *, keep: int | None = None) -> None:
+        """Open (or create) the transcript. `keep`, on resume, is the length of the file's valid
+        prefix (`protocol.transcript.valid_prefix`): whatever follows it is cut off first."""
         if path is None:
             stamp = time.strftime("%Y%m%d-%H%M%S")
             path = games_dir() / f"{stamp}-{config.game}-{config.session_id[:4].hex()}.skyjo"
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fresh = not path.exists() or path.stat().st_size == 0
-        self._handle = open(path, "ab")  # noqa: SIM115 - kept open for the whole game
-        if fresh:
-            self._write(header(config))
+        self.frames = 0
+        """Records written by this writer (not counting what the file held when opened)."""
+        self._fd = -1
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            size = os.fstat(self._fd).st_size
+            if keep is not None and keep < size:
+                os.ftruncate(self._fd, keep)
+                size = keep
+            self.size = self.synced = size
+            if size == 0:
+                self._append(header(config))
+                self.sync()
+            elif keep is not None:
+                os.fsync(self._fd)  # the cut is on disk before anything is appended
+        except SaveError:
+            self.close()
+            raise
+        except OSError as exc:
+            self.close()
+            raise SaveError(f"cannot write the saved game {path}: {_why(exc)}", exc.errno) from None
 
-    def _write(self, data: bytes) -> None:
-        self._handle.write(data)
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+    def _append(self, data: bytes) -> None:
+        if self._fd < 0:
+            raise SaveError(f"the saved game {self.path} is closed")
+        try:
+            if os.fstat(self._fd).st_size != self.size:
+                os.ftruncate(self._fd, self.size)  # a torn record from a failed write: cut it
+            view = memoryview(data)
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # tried again before the next write (above)
+                os.ftruncate(self._fd, self.size)
+            raise SaveError(f"cannot write the saved game {self.path}: {_why(exc)}", exc.errno) from None
+        self.size += len(data)
 
     def __call__(self, frame: bytes) -> None:
-        self._write(record(frame))
+        """Append one frame (raises `SaveError`; the file then still ends with a whole record)."""
+        self._append(record(frame))
+        self.frames += 1
+        if self.sync_each_frame:
+            self.sync()
+
+    def sync(self) -> None:
+        """Force what was written to the disk. On failure the records written since the last
+        sync are cut off (they may not be on disk) and `SaveError` is raised: the caller writes
+        them again later."""
+        if self._fd < 0 or self.synced == self.size:
+            return
+        try:
+            os.fsync(self._fd)
+        except OSError as exc:
+            self.size = self.synced
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self.size)
+            raise SaveError(f"cannot write the saved game {self.path}: {_why(exc)}", exc.errno) from None
+        self.synced = self.size
 
     def close(self) -> None:
-        self._handle.close()
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            try:
+                os.close(fd)
+            except OSError as exc:  # nothing more can be done about it: say so
+                log.warning("closing %s: %s", self.path, _why(exc))

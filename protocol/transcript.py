@@ -4,19 +4,21 @@ File layout (protocol/PROTOCOL.md): first a map ``{"skyjo-lan": "transcript", "v
 "genesis": <genesis bytes>}``, then each frame as a msgpack byte string, in the order this peer
 accepted them. Order between senders does not matter: a verifier re-derives the game's order from
 each sender's hash chain, exactly as the peers did. The file is append-only; a crash loses at
-most the frame being written.
+most the frame being written, and `valid_prefix` finds where the last whole, valid record ends so
+a resumed peer cuts a torn or corrupt tail off before appending.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 import msgpack
 
 from .config import TableConfig
-from .errors import MalformedMessage
-from .messages import MAX_FRAME
+from .errors import BadSignature, MalformedMessage
+from .messages import MAX_FRAME, open_frame, verifiers_for
 
 MAGIC = "transcript"
 TRANSCRIPT_VERSION = 1
@@ -100,3 +102,107 @@ def load_checked(data: bytes) -> tuple[TableConfig, list[bytes], bool]:
             f"transcript is corrupt after {len(frames)} frames ({type(exc).__name__})"
         ) from None
     return config, frames, unpacker.tell() != len(data)
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """The longest prefix of a transcript file made of whole, valid records (`valid_prefix`).
+
+    `length` is its size in bytes and `frames` the frames it holds; `cut_bytes` and
+    `cut_records` say what follows it (a torn record counts as one)."""
+
+    config: TableConfig
+    frames: list[bytes]
+    length: int
+    cut_bytes: int
+    cut_records: int
+    reason: str | None
+    """Why the first cut record is not kept (None when nothing is cut)."""
+
+
+def valid_prefix(data: bytes) -> Prefix:
+    """Where the last whole, valid record of a transcript file ends.
+
+    A record is kept if it is complete, is a frame (bytes) and that frame opens: it parses, is
+    of this session and its signature verifies under the genesis' identity of the seat it names.
+    Everything from the first record that is not is cut: a crash mid-write leaves a torn record,
+    a bad sector or a stray write a corrupt one, and anything after such a record cannot be
+    trusted to be where this peer put it. Appending after a cut file leaves a file `verify`
+    reads as a whole. Raises `MalformedMessage` if even the header is not a transcript's."""
+    unpacker = _unpacker(len(data))
+    unpacker.feed(data)
+    try:
+        first = unpacker.unpack()
+    except msgpack.OutOfData:
+        raise MalformedMessage("the file ends inside its header (no table saved)") from None
+    except Exception as exc:
+        raise MalformedMessage(f"not a transcript ({type(exc).__name__})") from None
+    config = _config_of(first)
+    keys = verifiers_for(config)
+    frames: list[bytes] = []
+    length = unpacker.tell()
+    reason: str | None = None
+    while length < len(data):
+        try:
+            item = unpacker.unpack()
+        except msgpack.OutOfData:
+            reason = "an incomplete record (a crash while writing it)"
+            break
+        except Exception as exc:
+            reason = f"a record that is not msgpack ({type(exc).__name__})"
+            break
+        if not isinstance(item, bytes):
+            reason = "a record that is not a frame"
+            break
+        try:
+            open_frame(item, config, keys)
+        except (MalformedMessage, BadSignature) as exc:
+            reason = f"a frame that does not check ({exc.reason})"
+            break
+        frames.append(item)
+        length = unpacker.tell()
+    cut = data[length:]
+    records = 0
+    if cut:
+        records = 1 + _whole_records(cut)
+    return Prefix(config, frames, length, len(cut), records, reason)
+
+
+def _whole_records(data: bytes) -> int:
+    """How many whole msgpack objects follow the first (bad) record of `data`, for the log."""
+    unpacker = _unpacker(len(data))
+    unpacker.feed(data)
+    count = 0
+    try:
+        unpacker.skip()
+        while unpacker.tell() < len(data):
+            unpacker.skip()
+            count += 1
+    except Exception:  # a torn or garbled tail: what was counted so far is the answer
+        pass
+    return count
+
+
+def _unpacker(size: int) -> msgpack.Unpacker:
+    return msgpack.Unpacker(
+        raw=False,
+        max_buffer_size=max(size, 1),
+        max_bin_len=MAX_FRAME,
+        max_str_len=64,
+        max_array_len=8,
+        max_map_len=8,
+        max_ext_len=0,
+    )
+
+
+def _config_of(first: object) -> TableConfig:
+    """The table of a transcript's header record (`MalformedMessage` if it is not one)."""
+    if (
+        not isinstance(first, dict)
+        or first.get("skyjo-lan") != MAGIC
+        or set(first) != {"skyjo-lan", "v", "genesis"}
+    ):
+        raise MalformedMessage("not a skyjo-lan transcript (bad header)")
+    if first["v"] != TRANSCRIPT_VERSION or not isinstance(first["genesis"], bytes):
+        raise MalformedMessage(f"unsupported transcript version {first['v']!r}")
+    return TableConfig.decode(first["genesis"])
