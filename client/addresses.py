@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import trio
 
 from .framing import FramingError
-from .link import Refused
+from .link import HANDSHAKE_TIMEOUT, Refused
 from .linkproto import LinkError, unpack
 
 log = logging.getLogger("skyjo_lan.addresses")
@@ -242,6 +242,10 @@ def _why(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+class TimedOut(LinkError):
+    """One attempt got no connection, or no handshake, in time."""
+
+
 FAILURES = (OSError, LinkError, FramingError, trio.BrokenResourceError, trio.ClosedResourceError)
 """What one attempt at one address may fail with, without ending the others."""
 
@@ -281,11 +285,11 @@ async def dial_first(
                 with trio.fail_after(connect_timeout):
                     stream = await trio.open_tcp_stream(*address, local_address=local_address)
             except trio.TooSlowError:
-                raise LinkError(f"no connection within {connect_timeout:g} s") from None
+                raise TimedOut(f"no connection within {connect_timeout:g} s") from None
             try:
                 result = await handshake(stream)
             except trio.TooSlowError:
-                raise LinkError("the handshake stalled") from None
+                raise TimedOut(f"no answer to the handshake within {HANDSHAKE_TIMEOUT:g} s") from None
             done = True
         except FAILURES as exc:
             log.info("no table at %s:%d: %s", *address, _why(exc))
@@ -315,6 +319,9 @@ async def dial_first(
         return won[0]
     ordered = [failures[i] for i in sorted(failures)]
     if len(candidates) == 1:
+        if isinstance(ordered[0], TimedOut):
+            host, port = candidates[0]
+            raise TimedOut(f"{host}:{port}: {ordered[0]}")
         raise ordered[0]
     for exc in ordered:
         if isinstance(exc, Refused):

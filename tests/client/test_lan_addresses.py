@@ -334,7 +334,7 @@ async def test_when_every_address_fails_one_message_lists_them_all(autojump_cloc
         nursery.cancel_scope.cancel()
     message = str(failed.value)
     assert message.startswith("could not reach the table at any of its 2 addresses: ")
-    assert f"127.0.0.1:{silent.port} (the handshake stalled)" in message
+    assert f"127.0.0.1:{silent.port} (no answer to the handshake within 10 s)" in message
     assert f"127.0.0.1:{dead} (connection refused)" in message
 
 
@@ -352,11 +352,20 @@ async def test_a_refusal_from_the_table_is_what_the_player_hears():
         nursery.cancel_scope.cancel()
 
 
-async def test_one_address_fails_with_its_own_error():
+async def test_one_address_fails_with_its_own_error(autojump_clock):
     with pytest.raises(OSError):
         await dial_first(
             [("127.0.0.1", refused_port())], joiner_handshake(Ed25519PrivateKey.generate()), discard
         )
+    silent = Silent()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(silent.serve)
+        with pytest.raises(LinkError) as stalled:
+            await dial_first(
+                [("127.0.0.1", silent.port)], joiner_handshake(Ed25519PrivateKey.generate()), discard
+            )
+        nursery.cancel_scope.cancel()
+    assert str(stalled.value) == f"127.0.0.1:{silent.port}: no answer to the handshake within 10 s"
     with pytest.raises(LinkError, match="no address"):
         await dial_first([], joiner_handshake(Ed25519PrivateKey.generate()), discard)
 
