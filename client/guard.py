@@ -137,6 +137,7 @@ class PasswordLimiter:
     def __init__(self, policy: GuessPolicy | None = None) -> None:
         self.policy = policy or GuessPolicy()
         self._sources: dict[str, _Source] = {}
+        self._reserved: dict[str, _Source] = {}  # the sources holding a slot
         self._level = 0.0  # charged failures in the global bucket
         self._level_at = 0.0
         self.failed_total = 0
@@ -179,11 +180,12 @@ class PasswordLimiter:
         if record.reserved_at is not None:
             record.reserved_at = None
             self._charge(now, -1.0)  # the slot it held is free again
+        for key in [k for k, r in self._reserved.items() if r is record]:
+            del self._reserved[key]
 
     def _expire(self, now: float) -> None:
-        for record in self._sources.values():
-            if record.reserved_at is not None and now > record.reserved_until:
-                self._drop_reservation(record, now)
+        for record in [r for r in self._reserved.values() if now > r.reserved_until]:
+            self._drop_reservation(record, now)
 
     def _locked(self, record: _Source, now: float) -> Refusal | None:
         if now < record.until:
@@ -216,6 +218,7 @@ class PasswordLimiter:
             if now < record.reserved_at:
                 return self._global_refusal(record.reserved_at - now)
             record.reserved_at = None  # its slot is charged already
+            self._reserved.pop(key, None)
             record.pending += 1
             return None
         level = self._bucket(now)
@@ -229,6 +232,7 @@ class PasswordLimiter:
             # never failed: keep it the next slot (charged now, so later tries queue behind it)
             record.reserved_at = now + wait
             record.reserved_until = record.reserved_at + self.policy.interval
+            self._reserved[key] = record
             self._charge(now, 1.0)
         return self._global_refusal(wait)
 

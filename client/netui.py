@@ -61,6 +61,7 @@ class HostLobby:
         status = "waiting for players" if players < opts.seats else "every seat is taken"
         if host.problem is not None:
             status = f"cannot start yet: {host.problem}"
+        guesses = host.admission.passwords  # wrong passwords so far: someone may be guessing
         return LobbyView(
             table=opts.table,
             game=opts.game,
@@ -73,6 +74,8 @@ class HostLobby:
             can_start=players >= 2,
             starting=host.started,
             chat=list(host.chat),
+            failed_passwords=guesses.failed_total if guesses is not None else 0,
+            failed_from=guesses.last_source if guesses is not None else "",
         )
 
     def changed(self) -> trio.Event:
