@@ -164,22 +164,23 @@ def on_our_networks_first(
     endpoints: Sequence[tuple[str, int]], found: Iterable[LocalAddress] | None = None
 ) -> list[tuple[str, int]]:
     """`endpoints` with those in a subnet of one of our own interfaces (`found`, default:
-    `local_ipv4()`) first, the order otherwise kept: the likeliest to answer are tried first,
-    whatever order the announcement came in (mDNS does not keep the host's order)."""
+    `local_ipv4()`) first, and among the others link-local ones last, the order otherwise kept:
+    the likeliest to answer are tried first, whatever order the announcement came in (mDNS does
+    not keep the host's order)."""
     networks = []
     for local in local_ipv4() if found is None else found:
         if local.up:
             with contextlib.suppress(ValueError):
                 networks.append(ipaddress.IPv4Network(f"{local.address}/{local.prefix}", strict=False))
 
-    def elsewhere(endpoint: tuple[str, int]) -> bool:
+    def rank(endpoint: tuple[str, int]) -> tuple[bool, bool]:
         try:
             ip = ipaddress.IPv4Address(endpoint[0])
         except ValueError:
-            return True
-        return not any(ip in network for network in networks)
+            return True, True
+        return not any(ip in network for network in networks), ip.is_link_local
 
-    return sorted(endpoints, key=elsewhere)
+    return sorted(endpoints, key=rank)
 
 
 def shown_addresses(addresses: Sequence[str], port: int, most: int = 3) -> str:

@@ -175,15 +175,24 @@ def test_a_malformed_key_makes_the_announcement_incompatible():
 def test_a_joiner_tries_addresses_on_its_own_networks_first():
     mine = [LocalAddress("lo", "127.0.0.1", True, 8), LocalAddress("wlan0", "192.168.1.7", True, 24)]
     mine.append(LocalAddress("eth0", "10.0.0.7", False, 24))  # down: not a network we are on
-    announced = [("10.0.0.5", 1), ("172.17.0.1", 1), ("192.168.1.20", 1), ("junk", 1), ("192.168.1.21", 1)]
+    announced = [("169.254.1.1", 1), ("10.0.0.5", 1), ("172.17.0.1", 1), ("192.168.1.20", 1)]
+    announced += [("junk", 1), ("192.168.1.21", 1)]
     assert on_our_networks_first(announced, mine) == [
         ("192.168.1.20", 1),
         ("192.168.1.21", 1),
         ("10.0.0.5", 1),
         ("172.17.0.1", 1),
+        ("169.254.1.1", 1),
         ("junk", 1),
     ]
-    assert on_our_networks_first(announced, []) == announced
+    assert on_our_networks_first(announced, [])[:3] == [
+        ("10.0.0.5", 1),
+        ("172.17.0.1", 1),
+        ("192.168.1.20", 1),
+    ]
+    # a machine with only a link-local address (no DHCP server): the table's link-local one first
+    alone = [LocalAddress("eth0", "169.254.9.9", True, 16)]
+    assert on_our_networks_first(announced, alone)[0] == ("169.254.1.1", 1)
 
 
 def test_shown_addresses_name_the_first_few():
