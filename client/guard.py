@@ -14,7 +14,8 @@ Two threats, two limits:
   in before the first failure lands) and refunded when the password was right or the dialer left
   before guessing. An address that has no failure on record is served first when the global
   budget is spent (it gets the next free slot, reserved), so a player who types the right
-  password waits one `interval` at most while someone else is guessing from elsewhere.
+  password waits one `interval` at most while someone else is guessing from elsewhere (one more
+  for each never-failed address that queued first: an attacker can bring each address once).
 * **Handshake floods.** `HandshakeCaps` bounds the handshakes in progress per source and in
   total, derived from the process's descriptor limit with a reserve kept for the game itself
   (`caps_for_descriptors`); the excess is closed at once. `RefusalLog` says so once per source
@@ -239,8 +240,7 @@ class PasswordLimiter:
     @staticmethod
     def _global_refusal(wait: float) -> Refusal:
         return Refusal(
-            "too many wrong passwords at this table just now (from elsewhere): "
-            f"try again in {_seconds(wait)} s",
+            f"too many wrong passwords at this table just now: try again in {_seconds(wait)} s",
             wait,
         )
 
