@@ -46,7 +46,7 @@ class Refusal:
     reason: str
     retry_in: float | None = None
     quiet: bool = False
-    kind: str = "password"  # password | busy | flood
+    kind: str = "password"  # password | flood (one address) | full (all addresses)
 
 
 def _seconds(value: float) -> int:
@@ -310,43 +310,78 @@ def descriptor_limit() -> int:
 
 class HandshakeCaps:
     """Handshakes in progress, per source and in total. One per process (`process_caps`): the
-    descriptors they hold are the process's, whichever listener accepted them."""
+    descriptors they hold are the process's, whichever listener accepted them.
+
+    When the total is reached, a newcomer from an address with fewer handshakes in progress takes
+    the place of the oldest handshake of the address that holds the most (if that one can be
+    cancelled): a flood from many addresses cannot keep a player out of the lobby, since an honest
+    program has one handshake at a time and completes it in milliseconds."""
 
     def __init__(self, per_source: int, total: int) -> None:
         self.per_source = per_source
         self.total = total
         self.running = 0
+        self.evicted = 0
+        """Handshakes cancelled to make room for a less busy address."""
         self._by_source: dict[str, int] = {}
+        self._cancel: dict[str, dict[int, Callable[[], None]]] = {}
+        self._next = 0
 
     @classmethod
     def for_this_process(cls) -> HandshakeCaps:
         return cls(*caps_for_descriptors(descriptor_limit()))
 
     def may_start(self, source: str, *, expected: bool = False) -> Refusal | None:
-        """None if one more handshake from `source` may start. An `expected` source (the address
-        of a seat at this table) is bounded per source only: a flood from elsewhere cannot keep
-        a seat from re-dialling."""
+        """None if one more handshake from `source` may start (perhaps by cancelling the oldest
+        of the busiest address). An `expected` source (the address of a seat at this table) is
+        bounded per source only: a flood from elsewhere cannot keep a seat from re-dialling."""
         key = source_key(source)
         if self._by_source.get(key, 0) >= self.per_source:
             return Refusal(
                 f"{self.per_source} handshakes at once from that address", kind="flood", quiet=True
             )
-        if not expected and self.running >= self.total:
-            return Refusal(f"{self.total} handshakes at once in all", kind="flood", quiet=True)
+        if not expected and self.running >= self.total and not self._evict_for(key):
+            return Refusal(f"{self.total} handshakes at once in all", kind="full", quiet=True)
         return None
 
-    def started(self, source: str) -> None:
+    def _evict_for(self, key: str) -> bool:
+        mine = self._by_source.get(key, 0)
+        busiest = max(
+            (k for k, cancels in self._cancel.items() if cancels),
+            key=lambda k: self._by_source.get(k, 0),
+            default=None,
+        )
+        if busiest is None or self._by_source.get(busiest, 0) < mine + 2:
+            return False
+        cancels = self._cancel[busiest]
+        oldest = next(iter(cancels))
+        cancels.pop(oldest)()  # it still counts until its handler finishes
+        self.evicted += 1
+        return True
+
+    def started(self, source: str, cancel: Callable[[], None] | None = None) -> int:
+        """Count a handshake from `source`; `cancel` ends it early if its place is needed.
+        Returns the ticket to give `finished`."""
         key = source_key(source)
         self._by_source[key] = self._by_source.get(key, 0) + 1
         self.running += 1
+        self._next += 1
+        if cancel is not None:
+            self._cancel.setdefault(key, {})[self._next] = cancel
+        return self._next
 
-    def finished(self, source: str) -> None:
+    def finished(self, source: str, ticket: int | None = None) -> None:
         key = source_key(source)
         left = self._by_source.get(key, 0) - 1
         if left > 0:
             self._by_source[key] = left
         else:
             self._by_source.pop(key, None)
+        cancels = self._cancel.get(key)
+        if cancels is not None and ticket is not None:
+            cancels.pop(ticket, None)  # not there when it was cancelled to make room
+        if cancels is not None and not cancels:
+            del self._cancel[key]
         self.running = max(0, self.running - 1)
 
     def running_from(self, source: str) -> int:
@@ -430,11 +465,11 @@ class Admission:
             refusal = self.passwords.check(source, now)
         return refusal
 
-    def started(self, source: str) -> None:
-        self.caps.started(source)
+    def started(self, source: str, cancel: Callable[[], None] | None = None) -> int:
+        return self.caps.started(source, cancel)
 
-    def finished(self, source: str) -> None:
-        self.caps.finished(source)
+    def finished(self, source: str, ticket: int | None = None) -> None:
+        self.caps.finished(source, ticket)
 
     def failed_password(self, source: str, now: float) -> float:
         """A wrong password; returns the wait now imposed on `source`."""

@@ -427,12 +427,14 @@ class Handshake:
         self.admission = admission
         self.source = source
         self._open = True
-        admission.started(source)
+        self.scope = trio.CancelScope()
+        """Cancelled when a less busy address needs the place (`guard.HandshakeCaps`)."""
+        self._ticket = admission.started(source, self.scope.cancel)
 
     def done(self) -> None:
         if self._open:
             self._open = False
-            self.admission.finished(self.source)
+            self.admission.finished(self.source, self._ticket)
 
 
 async def refuse(stream: trio.SocketStream, reason: str) -> None:
@@ -503,7 +505,8 @@ async def serve(
 
 async def _refuse_counted(stream: trio.SocketStream, handshake: Handshake, reason: str) -> None:
     try:
-        await refuse(stream, reason)
+        with handshake.scope:
+            await refuse(stream, reason)
     finally:
         handshake.done()
 
@@ -514,7 +517,8 @@ async def _handle_counted(
     handshake: Handshake,
 ) -> None:
     try:
-        await handler(stream, handshake)
+        with handshake.scope:
+            await handler(stream, handshake)
     finally:
         handshake.done()
         await trio.aclose_forcefully(stream)
@@ -528,7 +532,9 @@ def _log_refusal(
     now: float,
     say: Callable[[str], None] | None,
 ) -> None:
-    missed = admission.log.note(f"{refusal.kind}:{source_key(source)}", now)
+    # a full house is one line whatever the number of addresses; anything else once per address
+    key = refusal.kind if refusal.kind == "full" else f"{refusal.kind}:{source_key(source)}"
+    missed = admission.log.note(key, now)
     if missed is None:
         return
     how = "closed at once" if refusal.quiet else "told to wait"

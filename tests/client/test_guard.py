@@ -330,3 +330,26 @@ async def test_a_guesser_is_told_to_wait_and_the_host_sees_it(private_home):
     wrong = [line for line in lines if ": wrong password" in line]
     assert len(wrong) == 4 and "from 127.0.0.1" in wrong[-1] and "4 wrong passwords so far" in wrong[-1]
     assert "waits 3600 s" in wrong[-1]
+
+
+def test_a_newcomer_displaces_the_oldest_handshake_of_the_busiest_address():
+    caps = HandshakeCaps(per_source=16, total=40)
+    cancelled: list[tuple[str, int]] = []
+    tickets: dict[tuple[str, int], int] = {}
+    for i in range(40):  # a flood from 4 addresses fills the total
+        source = f"10.0.9.{i % 4}"
+        assert caps.may_start(source) is None
+        tickets[(source, i)] = caps.started(source, lambda s=source, n=i: cancelled.append((s, n)))
+    # a player arrives: the busiest address loses its oldest handshake
+    assert caps.may_start("10.0.0.7") is None
+    player = caps.started("10.0.0.7", lambda: cancelled.append(("10.0.0.7", -1)))
+    assert cancelled == [("10.0.9.0", 0)]
+    caps.finished("10.0.9.0", tickets[("10.0.9.0", 0)])
+    # a flooder cannot do the same to get more than its share
+    for _ in range(200):
+        if caps.may_start("10.0.9.1") is None:
+            caps.started("10.0.9.1", lambda: None)
+    assert caps.running_from("10.0.9.1") <= caps.running_from("10.0.9.2") + 2
+    assert ("10.0.0.7", -1) not in cancelled  # the player is never the busiest
+    caps.finished("10.0.0.7", player)
+    assert caps.running_from("10.0.0.7") == 0
