@@ -6,6 +6,10 @@ limits on real loopback sockets, where only the order of events matters."""
 
 from __future__ import annotations
 
+import errno
+import logging
+from functools import partial
+
 import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -353,3 +357,43 @@ def test_a_newcomer_displaces_the_oldest_handshake_of_the_busiest_address():
     assert ("10.0.0.7", -1) not in cancelled  # the player is never the busiest
     caps.finished("10.0.0.7", player)
     assert caps.running_from("10.0.0.7") == 0
+
+
+class OutOfDescriptors(trio.abc.Listener[trio.SocketStream]):
+    """A listener whose accept fails with EMFILE `times` times, then waits for ever."""
+
+    def __init__(self, times: int) -> None:
+        self.left = times
+
+    async def accept(self) -> trio.SocketStream:
+        if self.left > 0:
+            self.left -= 1
+            raise OSError(errno.EMFILE, "Too many open files")
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_running_out_of_descriptors_pauses_and_logs_once_a_minute(autojump_clock, caplog):
+    caplog.set_level(logging.INFO)
+    listener = OutOfDescriptors(1000)
+
+    async def never(stream: trio.SocketStream, handshake: link_module.Handshake) -> None:
+        raise AssertionError("no connection was accepted")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            partial(link_module.serve, listener, never, Admission(HandshakeCaps(16, 100)), what="lobby")  # type: ignore[arg-type]
+        )
+        for _ in range(100_000):
+            if listener.left == 0:
+                break
+            await trio.sleep(1)
+        assert listener.left == 0, "accept was not retried"
+        nursery.cancel_scope.cancel()
+    lines = [r for r in caplog.records if "cannot accept" in r.getMessage()]
+    assert 1 <= len(lines) <= 30  # once a minute over the simulated ~17 minutes, not 1,000 times
+    assert all(r.exc_info is None for r in caplog.records), "a traceback was logged"
+    assert "Too many open files" in lines[0].getMessage()
