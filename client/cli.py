@@ -194,6 +194,20 @@ def _setup_logging(verbose: bool) -> None:
 PASSWORD_ENV = "SKYJO_LAN_PASSWORD"
 
 
+def _bot_without_screen(args: argparse.Namespace, command: str) -> None:
+    """Without a screen (standard input or output not a terminal: a service, `nohup`, a pipe)
+    nobody could make this seat's moves, and the table would wait for it until it is declared
+    absent. A bot plays it instead, and the first line says so and how to choose its level."""
+    if args.bot is None:
+        args.bot = "greedy"
+        print(
+            f"skyjo-lan {command}: no terminal to play on: a greedy bot plays your seat "
+            "(choose it with --bot LEVEL, or run this in a terminal to play yourself)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 def _has_terminal() -> bool:
     """Whether a person can be asked something (standard input is a terminal, and open)."""
     return sys.stdin is not None and sys.stdin.isatty()
@@ -299,6 +313,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         return 2
     if args.bot is None and _has_terminal() and sys.stdout.isatty():
         return _with_screen("host", args, options)
+    _bot_without_screen(args, "host")
     opts = HostOptions(
         game=args.game,
         options=options,
@@ -326,13 +341,15 @@ def cmd_join(args: argparse.Namespace) -> int:
     _network_args(args)
     if args.bot is None and _has_terminal() and sys.stdout.isatty():
         return _with_screen("join", args, {})
+    pick = _pick_table if _has_terminal() and args.bot is None else None
+    _bot_without_screen(args, "join")
     opts = JoinOptions(
         target=args.table,
         name=args.nick,
         password=_password(args, hosting=False),
         headless=args.bot,
         interface=args.interface or "0.0.0.0",
-        pick=_pick_table if _has_terminal() and args.bot is None else None,
+        pick=pick,
         think_time=args.think_time,
     )
     return run_join(opts)
