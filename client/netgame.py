@@ -1158,8 +1158,7 @@ def run_host(opts: HostOptions, say: Say = _print) -> int:
     async def main() -> int:
         host = Host(opts, identity, say)
         async with trio.open_nursery() as nursery:
-            if opts.headless is None:
-                nursery.start_soon(_wait_for_enter, host)
+            nursery.start_soon(_wait_for_enter, host)  # a bot's seat too: Enter may start early
             runner = await host.run()
             nursery.cancel_scope.cancel()
         return _exit_code(runner)
