@@ -1093,7 +1093,16 @@ def parse_hostport(text: str) -> tuple[str, int]:
     return cmdline.hostport(text)
 
 
-_KNOWN_ERRORS = (Refused, LinkError, FramingError, OSError, trio.TooSlowError, OptionError)
+_KNOWN_ERRORS = (
+    Refused,
+    LinkError,
+    FramingError,
+    OSError,
+    trio.TooSlowError,
+    trio.BrokenResourceError,
+    trio.ClosedResourceError,
+    OptionError,
+)
 """What a network command may end with that is not a bug: each is told in one line."""
 
 _USER_ERRNOS = {
@@ -1129,6 +1138,8 @@ def _one_line(exc: BaseException) -> tuple[str, int] | None:
         if isinstance(leaf, OSError) and leaf.errno in _USER_ERRNOS:
             return _USER_ERRNOS[leaf.errno], 2
     leaf = leaves[0]
+    if isinstance(leaf, trio.BrokenResourceError | trio.ClosedResourceError):
+        return "the connection was closed by the other end", 1
     text = str(leaf) if not isinstance(leaf, OSError) or leaf.errno is None else leaf.strerror
     return f"network error: {text or type(leaf).__name__}", 1
 

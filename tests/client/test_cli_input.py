@@ -455,6 +455,8 @@ def test_port_taken_after_the_check_is_still_one_line(busy_port: int, capsys: An
         ),
         (ExceptionGroup("g", [ExceptionGroup("h", [OptionError("skyjo is played by 2 to 8")])]), 2, "2 to 8"),
         (ExceptionGroup("g", [OSError(errno.ECONNREFUSED, "Connection refused")]), 1, "Connection refused"),
+        # a handshake reset by a flooded host used to escape as a trio traceback
+        (ExceptionGroup("g", [trio.BrokenResourceError()]), 1, "closed by the other end"),
         (BaseExceptionGroup("g", [KeyboardInterrupt(), OSError("x")]), 130, None),
         (KeyboardInterrupt(), 130, None),
     ],
