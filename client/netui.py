@@ -14,7 +14,7 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from . import storage
+from . import storage, wordcode
 from .addresses import shown_addresses
 from .framing import FramingError
 from .link import LinkError
@@ -76,6 +76,8 @@ class HostLobby:
             chat=list(host.chat),
             failed_passwords=guesses.failed_total if guesses is not None else 0,
             failed_from=guesses.last_source if guesses is not None else "",
+            # a word code is made to be read aloud; a password the host chose is not shown
+            code=opts.password if opts.password and wordcode.looks_like_code(opts.password) else "",
         )
 
     def changed(self) -> trio.Event:

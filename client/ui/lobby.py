@@ -54,6 +54,7 @@ class LobbyView:
     chat: list[tuple[str, str]] = field(default_factory=list)  # (name, text), oldest first
     failed_passwords: int = 0  # host only: wrong passwords given at this table so far...
     failed_from: str = ""  # ...and the address the last one came from (someone may be guessing)
+    code: str = ""  # host only: the generated word code, shown so it can be read aloud
 
 
 class LobbySource(Protocol):
@@ -134,6 +135,8 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
         (tr(lang, "lobby.options"), _option_text(view.options) or tr(lang, "lobby.default_options"), "text"),
         (tr(lang, "lobby.password"), tr(lang, "yes" if view.password else "no"), "text"),
     ]
+    if view.is_host and view.password and view.code:
+        facts[-1] = (tr(lang, "lobby.password"), tr(lang, "lobby.password_code", code=view.code), "text")
     if view.is_host and view.failed_passwords:
         # someone may be guessing the password: the host sees how often and from where
         failed = "lobby.failed_one" if view.failed_passwords == 1 else "lobby.failed_many"

@@ -46,3 +46,38 @@ def test_the_host_sees_how_many_wrong_passwords_and_from_where(lang, failed, sho
 def test_nothing_is_shown_before_a_wrong_password_nor_to_a_joiner():
     assert "wrong password" not in lobby("en")
     assert "wrong password" not in lobby("en", is_host=False, failed=5, source="10.0.0.66")
+
+
+def code_lobby(lang: str, *, is_host: bool, code: str) -> str:
+    seats = [LobbySeat("Anna", "k3xq-7vpa", ready=True, host=True, me=is_host), LobbySeat(empty=True)]
+    view = LobbyView("Kitchen", "skyjo", seats, password=True, is_host=is_host, code=code)
+    return "\n".join(render_lobby(LobbyScreen(view, lang), width=80, height=24, caps=Caps()).text())
+
+
+@pytest.mark.parametrize(
+    ("lang", "shown"),
+    [("en", "read it to the players"), ("fr", "à lire aux joueurs")],
+)
+def test_the_host_sees_the_generated_code_to_read_aloud(lang, shown):
+    text = code_lobby(lang, is_host=True, code="42-crusade-fallout-tonic")
+    assert "42-crusade-fallout-tonic" in text and shown in text
+
+
+def test_a_joiner_never_sees_the_code():
+    assert "42-crusade-fallout-tonic" not in code_lobby("en", is_host=False, code="42-crusade-fallout-tonic")
+
+
+@pytest.mark.parametrize(
+    ("password", "shown"),
+    [("42-crusade-fallout-tonic", "42-crusade-fallout-tonic"), ("our secret", ""), (None, "")],
+)
+def test_only_a_word_code_reaches_the_hosts_screen(password, shown):
+    """A generated code is made to be read aloud; a password the host chose stays off the screen."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from client.netgame import Host, HostOptions
+    from client.netui import HostLobby
+
+    opts = HostOptions(seats=2, advertise=False, interface="127.0.0.1", name="anna", password=password)
+    view = HostLobby(Host(opts, Ed25519PrivateKey.generate(), lambda line: None)).lobby()
+    assert view.code == shown
