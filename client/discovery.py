@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import ipaddress
 import logging
+import secrets
 import socket
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -166,7 +168,6 @@ class Advertiser:
         self._info: ServiceInfo | None = None
 
     def _make_info(self, taken: int) -> ServiceInfo:
-        host = socket.gethostname().split(".")[0] or "skyjo-lan"
         return ServiceInfo(
             SERVICE,
             f"{self.table}.{SERVICE}",
@@ -179,8 +180,21 @@ class Advertiser:
                 "pw": "1" if self.password else "0",
                 **({"key": base64.b64encode(self.key).decode()} if self.key else {}),
             },
-            server=f"{host}.local.",
+            server=self.server,
         )
+
+    @functools.cached_property
+    def server(self) -> str:
+        """The mDNS host name the table's addresses are announced under: the machine's name
+        plus a tag of its own, never the bare ``<hostname>.local.``. That name belongs to the
+        machine's own responder (avahi, Bonjour), which announces its own set of addresses for
+        it; two responders answering for one name disagree, and a browser may resolve the table
+        to the wrong machine (network namespaces, or two laptops both called "raspberrypi",
+        share a host name)."""
+        raw = socket.gethostname().split(".")[0]
+        host = "".join(ch if ch.isascii() and (ch.isalnum() or ch == "-") else "-" for ch in raw)
+        tag = self.key.hex()[:8] if self.key else secrets.token_hex(4)
+        return f"{host.strip('-')[:40] or 'skyjo-lan'}-skyjo-{tag}.local."
 
     async def start(self, taken: int) -> None:
         def go() -> None:

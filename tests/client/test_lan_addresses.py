@@ -142,6 +142,17 @@ def test_the_announcement_carries_every_address_and_the_host_key():
         Advertiser("Kitchen", "skyjo", 4000, [], 4, False)
 
 
+def test_the_table_is_announced_under_a_host_name_of_its_own():
+    """Not the machine's bare ``<hostname>.local.``, which the machine's own responder (avahi)
+    answers with its own addresses: a browser then resolved the table to another namespace."""
+    key = bytes(range(32))
+    advertiser = Advertiser("T", "skyjo", 4000, ["10.0.0.5"], 4, False, key=key)
+    bare = socket.gethostname().split(".")[0] + ".local."
+    assert advertiser._make_info(1).server != bare
+    assert advertiser.server.endswith("-skyjo-00010203.local.")  # stable for one host key
+    assert len(advertiser.server.split(".")[0]) <= 63
+
+
 def _info(addresses: list[str], key: str | None = None) -> ServiceInfo:
     props = {"v": "1", "game": "skyjo", "seats": "1/4", "pw": "0"}
     if key is not None:
