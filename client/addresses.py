@@ -268,7 +268,8 @@ async def dial_first(
     complete wins: the other attempts are cancelled and their connections closed (a result that
     completes in the same instant is handed to `close`). `local_address` binds the connections'
     source address (a joiner restricted to one interface must be seen by the table at the address
-    it listens on). With one candidate its own error is raised unchanged; with several, a `Refused`
+    it listens on). With one candidate its own error is raised (a timeout names the address and
+    the step); with several, a `Refused`
     answer if one came (the table said why: a wrong password, a full table), otherwise
     `NoAddressAnswered` listing every attempt."""
     candidates = list(dict.fromkeys(candidates))[:MAX_ADDRESSES]
