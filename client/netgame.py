@@ -333,8 +333,7 @@ class Peer:
             if self.writer is not None:
                 self.writer.close()
         if saved is not None:
-            with trio.CancelScope(shield=True):
-                await self._settle(runner, *saved, say)
+            await self._settle(runner, *saved, say)
         return runner
 
     async def _settle(self, runner: PeerRunner, on_disk: int, total: int, say: Say | None) -> None:
@@ -351,10 +350,18 @@ class Peer:
         resume = self.resume
         if resume is not None and runner.done and not self.withdrawn:
             try:
-                verdict = await trio.to_thread.run_sync(verify_bytes, path.read_bytes())
+                # a long game takes seconds to verify: closing the program meanwhile must not wait
+                data = path.read_bytes()
+                verdict = await trio.to_thread.run_sync(verify_bytes, data, abandon_on_cancel=True)
                 fault = None if verdict.valid else verdict.fault
             except (OSError, MalformedMessage) as exc:
                 fault = getattr(exc, "reason", None) or str(exc)
+            except trio.Cancelled:
+                resume.finished, resume.over = runner.status.finished, True
+                with contextlib.suppress(OSError):
+                    resume.save()  # not offered to --resume; kept, since not verified
+                log.warning("closed before %s was verified: %s is kept", path, resume.path)
+                raise
             if fault is None:
                 why = resume.remove()
                 if why is None:

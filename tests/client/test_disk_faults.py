@@ -122,7 +122,7 @@ def test_a_host_with_a_read_only_data_directory_opens_no_lobby(tmp_path: Path, m
             trio.run(host.run)
         assert isinstance(raised.value, OptionError | OSError)
         assert not hasattr(host, "lobby_port") or not host.lobby_port
-        # without saving (--no-save) the same machine may still host
+        # the same check passes on a writable directory
         storage.check_writable(tmp_path / "elsewhere")
 
 
