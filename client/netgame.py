@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import ipaddress
 import logging
 import os
 import secrets
@@ -734,10 +735,8 @@ class Host:
             if seat.link is None:
                 continue
             local = _local_address(seat.link) or self.address
-            addresses = [(local, mine)]
-            for other in self.seats[1:]:
-                addresses.append((other.host, other.port))
-            addresses += [(local, port) for port in bot_ports]
+            joiners = [(other.host, other.port) for other in self.seats[1:]]
+            addresses = seat_addresses(local, mine, joiners, bot_ports)
             seat.link.send(
                 {
                     "t": "start",
@@ -786,6 +785,29 @@ class Host:
         await me.play(self.say)
         nursery.cancel_scope.cancel()
         return runner
+
+
+def seat_addresses(
+    local: str, mine: int, joiners: list[tuple[str, int]], bot_ports: list[int]
+) -> list[tuple[str, int]]:
+    """Every seat's game address as the host tells the joiner that reached it on `local`: seat 0
+    and the host's bots where that joiner reached the host, each joiner where the host saw it.
+
+    A joiner on the host's own machine came in on loopback: a joiner elsewhere reaches it where it
+    reaches the host (it listens on every interface unless told otherwise), never on 127.0.0.1,
+    which would be the joiner's own machine."""
+    addresses = [(local, mine)]
+    for host, port in joiners:
+        there = local if _is_loopback(host) and not _is_loopback(local) else host
+        addresses.append((there, port))
+    return addresses + [(local, port) for port in bot_ports]
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _local_address(link: Link) -> str:

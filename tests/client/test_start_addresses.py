@@ -31,3 +31,22 @@ def test_well_formed_addresses_are_taken() -> None:
 def test_malformed_addresses_are_refused_with_a_link_error(raw: list[object]) -> None:
     with pytest.raises(LinkError, match="malformed list of peer addresses"):
         _addresses(raw)
+
+
+def test_each_joiner_learns_every_seat_where_it_can_reach_it() -> None:
+    from client.netgame import seat_addresses
+
+    joiners = [("10.0.0.7", 5001), ("127.0.0.1", 5002)]  # the second joiner runs on the host's machine
+    # a joiner on the LAN reaches the host's machine (and so that local joiner) at 10.0.0.2
+    assert seat_addresses("10.0.0.2", 5000, joiners, [5003]) == [
+        ("10.0.0.2", 5000),
+        ("10.0.0.7", 5001),
+        ("10.0.0.2", 5002),
+        ("10.0.0.2", 5003),
+    ]
+    # the local joiner itself reached the host on loopback: loopback stays right for it
+    assert seat_addresses("127.0.0.1", 5000, joiners, []) == [
+        ("127.0.0.1", 5000),
+        ("10.0.0.7", 5001),
+        ("127.0.0.1", 5002),
+    ]
