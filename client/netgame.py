@@ -342,11 +342,14 @@ class Peer:
         (its secret key share) once the game is over and the transcript verifies."""
         assert self.writer is not None
         path = self.writer.path
-        lines: list[str] = []
+        lines: list[tuple[str, bool]] = []  # (line, a problem)
         if on_disk < total:
             lines.append(
-                f"saved game: {path} is INCOMPLETE: it holds {on_disk} of this peer's {total} frames "
-                f"({runner.save_problem}); the other seats' files hold the rest"
+                (
+                    f"saved game: {path} is INCOMPLETE: it holds {on_disk} of this peer's {total} "
+                    f"frames ({runner.save_problem}); the other seats' files hold the rest",
+                    True,
+                )
             )
         resume = self.resume
         if resume is not None and runner.done and not self.withdrawn:
@@ -367,22 +370,20 @@ class Peer:
                 why = resume.remove()
                 if why is None:
                     if on_disk == total:
-                        lines.append(f"saved game: {path} ({total} frames, verified)")
+                        lines.append((f"saved game: {path} ({total} frames, verified)", False))
                 else:
-                    lines.append(f"saved game: cannot remove {resume.path} ({why}): delete it by hand")
+                    lines.append((f"saved game: cannot remove {resume.path} ({why}): delete it", True))
             else:
                 resume.finished, resume.over = runner.status.finished, True
-                lines.append(
-                    f"saved game: {path} does not verify ({fault}); {resume.path} is kept for a look"
-                )
+                lines.append((f"saved game: {path} does not verify ({fault}); {resume.path} is kept", True))
                 with contextlib.suppress(OSError):
                     resume.save()
         elif resume is not None and not self.withdrawn:
             with contextlib.suppress(OSError):  # not over: kept for --resume
                 resume.finished = runner.status.finished
                 resume.save()
-        for line in lines:
-            log.warning("%s", line)
+        for line, problem in lines:
+            log.log(logging.WARNING if problem else logging.INFO, "%s", line)
             runner.log.append(LogEntry("info", text=line))
             if say is not None:
                 say(line)

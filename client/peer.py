@@ -310,7 +310,7 @@ class PeerRunner:
             log.warning("saved game: %s (%d frames wait in memory)", reason, pending)
         else:
             log.info("saved game: still failing: %s (%d frames wait in memory)", reason, pending)
-        self.save_problem = str(reason)
+        self.save_problem = str(getattr(exc, "why", None) or reason)
 
     def _handle(self, event: SessionEvent) -> None:
         if isinstance(event, Updated):

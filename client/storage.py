@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import hashlib
 import json
 import logging
@@ -116,6 +117,8 @@ class SaveError(OSError, OptionError):
         super().__init__(reason)
         self.cause = errno_
         """The errno of the failure underneath (ENOSPC, EROFS, EACCES...), if any."""
+        self.why = os.strerror(errno_) if errno_ else reason
+        """The failure underneath in a few words ("No space left on device")."""
 
 
 def _why(exc: OSError) -> str:
@@ -142,11 +145,10 @@ def check_writable(folder: Path | None = None) -> Path:
     except OSError as exc:
         with contextlib.suppress(OSError):
             probe.unlink(missing_ok=True)
-        raise SaveError(
-            f"cannot save games in {folder}: {_why(exc)} (free some space, or set XDG_DATA_HOME "
-            "to a writable directory)",
-            exc.errno,
-        ) from None
+        remedy = (
+            "free some space" if exc.errno == errno.ENOSPC else "set XDG_DATA_HOME to a writable directory"
+        )
+        raise SaveError(f"cannot save games in {folder}: {_why(exc)} ({remedy})", exc.errno) from None
     return folder
 
 

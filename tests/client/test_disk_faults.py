@@ -129,6 +129,18 @@ def test_a_host_with_a_read_only_data_directory_opens_no_lobby(tmp_path: Path, m
 # --- point 4: a full disk --------------------------------------------------------------------
 
 
+def test_a_full_data_directory_is_found_before_a_seat_too(tmp_path: Path) -> None:
+    with tmpfs(tmp_path / "full", "64k") as disk:
+        fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
+        with contextlib.suppress(OSError):
+            for _ in range(64):
+                os.write(fd, b"\0" * 4096)
+        os.close(fd)
+        with pytest.raises(SaveError, match=r"No space left on device \(free some space\)"):
+            storage.check_writable(disk / "games")
+        assert [p.name for p in (disk / "games").iterdir()] == []  # no probe left behind
+
+
 def test_the_writer_on_a_full_disk_keeps_whole_records_and_catches_up(tmp_path: Path, early: Net) -> None:
     """A write that does not fit fails with `SaveError` and leaves the file ending with a whole
     record; once there is room the same frames are written again and the file is whole."""
