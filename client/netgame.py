@@ -1107,6 +1107,16 @@ def _saved_frames(info: ResumeInfo) -> tuple[int, list[bytes], str]:
         raise LinkError(f"the saved game {path} is not readable: {exc.reason}") from None
     if prefix.config.encode() != info.genesis:
         raise LinkError("the resume file does not match its transcript")
+    if info.seat in prefix.cut_seats or None in prefix.cut_seats:
+        # A whole record of ours may be a frame the others already hold: made anew on resume it
+        # would differ, and two versions of one frame are equivocation (this seat blamed as a
+        # cheat). Not resuming only makes this seat absent. (A torn record was never sent.)
+        raise Refused(
+            f"cannot resume from {path}: after {len(prefix.frames)} frames it holds "
+            f"{prefix.reason}, and the damaged part holds frames of this seat (or records that "
+            "cannot be read) that the others may already hold; made anew they would differ "
+            "(equivocation). The others will stop the game and name this seat absent, not a cheat"
+        )
     cut = ""
     if prefix.cut_bytes:
         cut = (

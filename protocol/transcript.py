@@ -118,6 +118,10 @@ class Prefix:
     cut_records: int
     reason: str | None
     """Why the first cut record is not kept (None when nothing is cut)."""
+    cut_seats: frozenset[int | None] = frozenset()
+    """The seats that the *complete* records cut claim to be from (None: one that cannot be
+    read that far). A torn last record is not among them: it was never whole, so never sent;
+    a complete one may be a frame its seat already sent (see `client.netgame.resume`)."""
 
 
 def valid_prefix(data: bytes) -> Prefix:
@@ -162,25 +166,39 @@ def valid_prefix(data: bytes) -> Prefix:
         frames.append(item)
         length = unpacker.tell()
     cut = data[length:]
-    records = 0
-    if cut:
-        records = 1 + _whole_records(cut)
-    return Prefix(config, frames, length, len(cut), records, reason)
+    records, seats = _cut_records(cut, config.players)
+    return Prefix(config, frames, length, len(cut), records, reason, seats)
 
 
-def _whole_records(data: bytes) -> int:
-    """How many whole msgpack objects follow the first (bad) record of `data`, for the log."""
+def _cut_records(data: bytes, players: int) -> tuple[int, frozenset[int | None]]:
+    """How many records `data` (the cut) holds, a torn or garbled end counting as one, and the
+    seats its complete records claim (`Prefix.cut_seats`)."""
     unpacker = _unpacker(len(data))
     unpacker.feed(data)
     count = 0
+    seats: set[int | None] = set()
+    while unpacker.tell() < len(data):
+        count += 1
+        try:
+            item = unpacker.unpack()
+        except msgpack.OutOfData:  # torn: never whole, never sent
+            break
+        except Exception:  # garbled: whose it was cannot be told
+            seats.add(None)
+            break
+        seats.add(_claimed_seat(item, players))
+    return count, frozenset(seats)
+
+
+def _claimed_seat(item: object, players: int) -> int | None:
+    """The seat a (possibly damaged) frame names in its body, if that much can be read."""
     try:
-        unpacker.skip()
-        while unpacker.tell() < len(data):
-            unpacker.skip()
-            count += 1
-    except Exception:  # a torn or garbled tail: what was counted so far is the answer
-        pass
-    return count
+        outer = msgpack.unpackb(item, raw=False) if isinstance(item, bytes) else None
+        head = msgpack.unpackb(outer[0], raw=False) if isinstance(outer, list) and outer else None
+        seat = head.get("seat") if isinstance(head, dict) else None
+    except Exception:  # damaged beyond reading
+        return None
+    return seat if type(seat) is int and 0 <= seat < players else None
 
 
 def _unpacker(size: int) -> msgpack.Unpacker:

@@ -25,8 +25,10 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from client import netgame, storage
+from client.link import Refused
 from client.netgame import Host, HostOptions, Joiner, JoinOptions, Peer, ResumeInfo, latest_resumable
 from client.storage import SaveError, TranscriptWriter
+from protocol.messages import open_frame
 from protocol.transcript import dump, load_checked, valid_prefix
 from protocol.verify import Verdict, verify_bytes
 from skyjo_p2p.core.errors import OptionError
@@ -302,15 +304,47 @@ def test_a_torn_last_record_is_cut_on_resume(tmp_path: Path, early: Net, torn: i
     assert verify_bytes(data).valid
 
 
-def test_a_corrupt_last_frame_is_cut_on_resume(tmp_path: Path, early: Net) -> None:
-    frames = early.sessions[2].frames
-    whole = 60
-    bad = bytearray(dump(early.config, frames[: whole + 1])[len(dump(early.config, frames[:whole])) :])
-    bad[-10] ^= 0x5A
-    data, said = trio.run(resume_from, tmp_path / "game.skyjo", early, whole, bytes(bad))
-    assert said and "does not check" in said[0], said
+def first_frame_of(net: Net, mine: bool, after: int = 60) -> int:
+    """The index of the first frame of seat 2's file from `after` on that is (or is not) its own."""
+    frames = net.sessions[2].frames
+    return next(i for i in range(after, len(frames)) if (open_frame(frames[i], net.config).seat == 2) is mine)
+
+
+def corrupt_record(net: Net, index: int) -> bytes:
+    frames = net.sessions[2].frames
+    bad = bytearray(dump(net.config, frames[: index + 1])[len(dump(net.config, frames[:index])) :])
+    bad[-10] ^= 0x5A  # inside the signature
+    return bytes(bad)
+
+
+def test_a_corrupt_last_frame_of_another_seat_is_cut_on_resume(tmp_path: Path, early: Net) -> None:
+    """A bad sector in the last record: cut, and the frame comes again from its seat."""
+    whole = first_frame_of(early, mine=False)
+    data, said = trio.run(resume_from, tmp_path / "game.skyjo", early, whole, corrupt_record(early, whole))
+    assert said and "does not check" in said[0] and f"cut after {whole} frames" in said[0], said
     verdict = verify_bytes(data)
     assert verdict.valid, verdict.fault
+
+
+def test_a_corrupt_frame_of_our_own_is_not_made_anew(tmp_path: Path, early: Net) -> None:
+    """Our own frame damaged on disk may already be with the others: cut and made anew it would
+    differ (equivocation, and this seat blamed as a cheat, as a try by hand showed). The resume
+    is refused in one line instead, and the file is left as it was."""
+    whole = first_frame_of(early, mine=True)
+    path = tmp_path / "game.skyjo"
+    with pytest.raises(Refused, match=r"cannot resume from .*equivocation"):
+        trio.run(resume_from, path, early, whole, corrupt_record(early, whole))
+    assert path.read_bytes().endswith(corrupt_record(early, whole))
+
+
+def test_a_torn_frame_of_our_own_is_cut(tmp_path: Path, early: Net) -> None:
+    """A torn record was never whole, so never sent (it is written before it is sent): cut."""
+    whole = first_frame_of(early, mine=True)
+    data, said = trio.run(
+        resume_from, tmp_path / "game.skyjo", early, whole, corrupt_record(early, whole)[:-30]
+    )
+    assert said and "incomplete record" in said[0], said
+    assert verify_bytes(data).valid
 
 
 def test_nothing_is_cut_from_a_whole_file(tmp_path: Path, early: Net) -> None:

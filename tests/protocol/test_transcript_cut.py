@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from protocol.config import TableConfig
 from protocol.errors import MalformedMessage
+from protocol.messages import open_frame
 from protocol.transcript import dump, header, load_checked, record, valid_prefix
 from protocol.verify import verify_bytes
 from tests.protocol.harness import Net
@@ -64,6 +65,7 @@ def test_every_cut_of_the_first_frames_keeps_exactly_the_whole_records(game: Gam
         assert prefix.length == ends[kept], cut
         assert prefix.cut_bytes == cut - ends[kept], cut
         assert prefix.cut_records == (1 if prefix.cut_bytes else 0), cut
+        assert prefix.cut_seats == frozenset(), cut  # torn: never whole, so never sent
 
 
 def test_a_torn_header_is_not_a_transcript(game: Game) -> None:
@@ -137,6 +139,8 @@ def test_what_follows_a_bad_record_is_cut_too_and_counted(game: Game) -> None:
     prefix = valid_prefix(data)
     assert prefix.frames == game.frames[:middle]
     assert prefix.cut_records == 4
+    seats = {open_frame(f, game.config).seat for f in game.frames[middle : middle + 4]}
+    assert prefix.cut_seats == frozenset(seats)  # whole records: whose they are is told
     assert prefix.cut_bytes == len(data) - game.ends[middle]
 
 
