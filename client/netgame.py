@@ -358,6 +358,7 @@ class Peer:
                 data = path.read_bytes()
                 verdict = await trio.to_thread.run_sync(verify_bytes, data, abandon_on_cancel=True)
                 fault = None if verdict.valid else verdict.fault
+                kind = verdict.kind
             except (OSError, MalformedMessage) as exc:
                 fault = getattr(exc, "reason", None) or str(exc)
             except trio.Cancelled:
@@ -370,7 +371,7 @@ class Peer:
                 why = resume.remove()
                 if why is None:
                     if on_disk == total:
-                        lines.append((f"saved game: {path} ({total} frames, verified)", False))
+                        lines.append((f"saved game: {path} ({total} frames, verifies: {kind})", False))
                 else:
                     lines.append((f"saved game: cannot remove {resume.path} ({why}): delete it", True))
             else:
