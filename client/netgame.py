@@ -295,13 +295,17 @@ class Peer:
         assert self.writer is not None and self.session is not None
         try:
             self.writer.sync()
-            if self.withdrawn and self.resume is not None:
-                self.resume.secrets = self.session.secrets()
-                self.resume.save()
-                self.withdrawn = False
         except OSError:
             self._withdraw()
             raise
+        if self.withdrawn and self.resume is not None:
+            # the frames are on disk: a failure here must not make the runner write them again
+            try:
+                self.resume.secrets = self.session.secrets()
+                self.resume.save()
+                self.withdrawn = False
+            except OSError as exc:
+                log.warning("saved game: %s not written again yet: %s", self.resume.path, exc)
 
     def _withdraw(self) -> None:
         """The transcript lags behind: remove the .resume file, so nobody resumes from it."""
