@@ -66,10 +66,12 @@ class LocalTable:
             policy: Bot | None = None
             if seat > 0 or not human:
                 policy = make_bot(bot_level, game, f"{seed or secrets.token_hex(8)}:{seat}")
-            record = self.writer if (seat == 0 and self.writer is not None) else None
+            saving = seat == 0 and self.writer is not None
+            record = self.writer if saving else None
+            sync = self.writer.sync if saving and self.writer is not None else None  # round ends, the end
             session = Session(self.config, seat, keys[seat])
             self.runners.append(
-                PeerRunner(session, policy, record=record, think_time=think_time if seat else 0.0)
+                PeerRunner(session, policy, record=record, sync=sync, think_time=think_time if seat else 0.0)
             )
         for runner in self.runners:
             runner.links = {s: LinkState("local") for s in range(players) if s != runner.seat}
