@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from client import netgame, storage
@@ -99,7 +100,7 @@ def test_a_read_only_data_directory_refuses_before_taking_a_seat(
                     with trio.fail_after(30):
                         await joiner.run()
                 finally:
-                    await trio.sleep(0.2)  # a seat taken would show in the host's lobby by now
+                    await trio.testing.wait_all_tasks_blocked(0.2)  # a seat taken would show by now
                     seats.append(len(host.seats))
                     nursery.cancel_scope.cancel()
             return 0

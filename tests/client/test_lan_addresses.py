@@ -492,7 +492,7 @@ async def test_two_addresses_of_one_host_seat_the_player_once(monkeypatch, tmp_p
         with trio.fail_after(30):
             while len(host.seats) < 2 or joiner.link is None:
                 await trio.sleep(0.01)
-            await trio.sleep(0.5)  # a second seat or a departure would show by now
+            await trio.testing.wait_all_tasks_blocked(0.2)  # a second seat or a departure would show
         assert [s.name for s in host.seats] == ["host", "p1"], lines
         assert slow.admitted == 1
         assert not any("left" in line for line in lines), lines
@@ -617,6 +617,18 @@ def announced_in(lab: NetLab, i: int) -> list[str]:
     return list(json.loads(result.stdout))
 
 
+def announced_to(lab: NetLab, tmp_path: Path, i: int, table: str, tries: int = 10) -> bool:
+    """Whether `discover` in namespace i lists `table` (bounded tries: an announcement takes a
+    moment, longer on a loaded machine)."""
+    for _ in range(tries):
+        probe = lab.python(i, ["-m", "client", "discover", "--json", "--seconds", "3"], env_for(tmp_path, i))
+        assert wait_all([probe], 60) == [0], output(probe)
+        lines = output(probe).strip().splitlines()
+        if lines and table in {t["name"] for t in json.loads(lines[-1])}:
+            return True
+    return False
+
+
 def play_by_name(lab: NetLab, tmp_path: Path, joiners: list[int], table: str) -> list[str]:
     """The host in namespace 1 with no --interface, joiners by table name (mDNS, inside the
     namespaces only); a small game of bots to its end. Returns every process's output."""
@@ -624,7 +636,14 @@ def play_by_name(lab: NetLab, tmp_path: Path, joiners: list[int], table: str) ->
     argv = ["-m", "client", "host", "--game", "skyjo", "--seats", seats, "--bot", "greedy"]
     argv += ["--name", table, "--nick", "ana", "--option", "target_score=40"]
     host = lab.python(1, argv, env_for(tmp_path, 1))
-    time.sleep(1.5)
+    # the joiners browse once: start them when the table is announced, never after a fixed delay
+    for _ in range(600):
+        if " open on " in output(host) or host.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert " open on " in output(host), output(host)
+    for i in joiners:
+        assert announced_to(lab, tmp_path, i, table), f"namespace {i} never saw {table!r} announced"
     players = [
         lab.python(
             i, ["-m", "client", "join", table, "--bot", "greedy", "--nick", f"p{i}"], env_for(tmp_path, i)
