@@ -80,15 +80,7 @@ def load_checked(data: bytes) -> tuple[TableConfig, list[bytes], bool]:
         raise MalformedMessage("empty file") from None
     except Exception as exc:
         raise MalformedMessage(f"not a transcript ({type(exc).__name__})") from None
-    if (
-        not isinstance(first, dict)
-        or first.get("skyjo-lan") != MAGIC
-        or set(first) != {"skyjo-lan", "v", "genesis"}
-    ):
-        raise MalformedMessage("not a skyjo-lan transcript (bad header)")
-    if first["v"] != TRANSCRIPT_VERSION or not isinstance(first["genesis"], bytes):
-        raise MalformedMessage(f"unsupported transcript version {first['v']!r}")
-    config = TableConfig.decode(first["genesis"])
+    config = _config_of(first)
     frames: list[bytes] = []
     try:
         for item in items:
