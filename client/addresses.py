@@ -193,10 +193,14 @@ def shown_addresses(addresses: Sequence[str], port: int, most: int = 3) -> str:
 # --- resolving a host name ----------------------------------------------------------------------
 
 
+class Unresolved(LinkError):
+    """A host name that does not resolve (a typo, most of the time): told in one line."""
+
+
 async def resolve(host: str, port: int, timeout: float = RESOLVE_TIMEOUT) -> list[tuple[str, int]]:
     """The addresses of `host` (a name or an address literal), IPv4 first, within `timeout`.
 
-    Raises `LinkError` with a one-line reason when the name does not resolve, or not in time
+    Raises `Unresolved` with a one-line reason when the name does not resolve, or not in time
     (trio runs getaddrinfo in a thread it can abandon, so the deadline holds even when the system
     resolver hangs)."""
     if not 0 < port < 65536:
@@ -205,11 +209,11 @@ async def resolve(host: str, port: int, timeout: float = RESOLVE_TIMEOUT) -> lis
         with trio.fail_after(timeout):
             infos = await trio.socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except trio.TooSlowError:
-        raise LinkError(f"the name {host!r} did not resolve within {timeout:g} s") from None
+        raise Unresolved(f"the name {host!r} did not resolve within {timeout:g} s") from None
     except socket.gaierror as exc:
-        raise LinkError(f"the name {host!r} does not resolve ({exc.strerror or exc})") from None
+        raise Unresolved(f"the name {host!r} does not resolve ({exc.strerror or exc})") from None
     except (OSError, UnicodeError) as exc:
-        raise LinkError(f"the name {host!r} cannot be resolved ({exc})") from None
+        raise Unresolved(f"the name {host!r} cannot be resolved ({exc})") from None
     found: list[tuple[str, int]] = []
     for family, _type, _proto, _name, sockaddr in sorted(infos, key=lambda i: i[0] != socket.AF_INET):
         if family in (socket.AF_INET, socket.AF_INET6):
@@ -217,7 +221,7 @@ async def resolve(host: str, port: int, timeout: float = RESOLVE_TIMEOUT) -> lis
             if entry not in found:
                 found.append(entry)
     if not found:
-        raise LinkError(f"the name {host!r} has no IP address")
+        raise Unresolved(f"the name {host!r} has no IP address")
     return found[:MAX_ADDRESSES]
 
 

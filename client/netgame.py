@@ -44,6 +44,7 @@ from skyjo_p2p.core.errors import OptionError
 from . import cmdline, storage
 from .addresses import (
     OneSeatGate,
+    Unresolved,
     announced_addresses,
     dial_first,
     on_our_networks_first,
@@ -1182,6 +1183,8 @@ def _one_line(exc: BaseException) -> tuple[str, int] | None:
     for leaf in leaves:
         if isinstance(leaf, OSError) and leaf.errno in _USER_ERRNOS:
             return _USER_ERRNOS[leaf.errno], 2
+        if isinstance(leaf, Unresolved):  # a typed name, most of the time
+            return str(leaf), 2
     leaf = leaves[0]
     if isinstance(leaf, trio.BrokenResourceError | trio.ClosedResourceError):
         return "the connection was closed by the other end", 1

@@ -547,3 +547,30 @@ async def test_generated_code_spoken_loosely_still_opens_the_table() -> None:
             while len(host.seats) < 2:
                 await host.lobby_changed.wait()
         nursery.cancel_scope.cancel()
+
+
+def test_a_host_name_that_does_not_resolve_is_one_line_and_status_2(
+    capsys: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`join kitchen-pc.lan:4000` with a typo: no DNS query leaves this machine (trio's
+    getaddrinfo is replaced), the answer is one line and the status of a typing mistake."""
+    import socket
+
+    from client.cli import main
+
+    asked: list[object] = []
+
+    async def no_such_name(host: object, *args: object, **kwargs: object) -> object:
+        asked.append(host)
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(trio.socket, "getaddrinfo", no_such_name)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    code = main(["join", "kitchen-pc.lan:4000", "--bot", "greedy"])
+    err = capsys.readouterr().err
+    assert asked and code == 2
+    assert err.endswith(
+        "skyjo-lan join: the name 'kitchen-pc.lan' does not resolve (Name or service not known)\n"
+    )
+    assert err.count("\n") <= 2  # the line above, after the note that a bot plays the seat at most
