@@ -281,7 +281,13 @@ async def resume_from(path: Path, net: Net, frames: int, tail: bytes) -> tuple[b
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:
             await nursery.start(runner.run, broadcast)
-            for frame in saved[frames:]:  # the others send again what the cut lost
+            # The others send again what the cut lost: their own frames, never ours (what we
+            # make from here is ours to make). Only up to our next frame of the original game:
+            # frames the others made after it may answer it, and it is made anew here (it was
+            # never sent: it is not in the file), so they belong to another history.
+            for frame in saved[frames:]:
+                if open_frame(frame, net.config).seat == me:
+                    break
                 runner.deliver(frame)
             runner.close()
     assert peer.writer is not None
