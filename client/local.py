@@ -103,4 +103,6 @@ class LocalTable:
                     runner.close()
         finally:
             if self.writer is not None:
+                if self.runners:
+                    self.runners[0].final_save()  # the last signatures came after the end's fsync
                 self.writer.close()
