@@ -29,6 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,17 @@ def make_config(players: int, target: int) -> tuple[TableConfig, list[Ed25519Pri
     return config, keys
 
 
+def broadcaster(runners: list[PeerRunner], sender: int) -> Callable[[bytes], Awaitable[None]]:
+    """In-memory links: what `sender` sends reaches every other runner."""
+
+    async def broadcast(frame: bytes) -> None:
+        for seat, runner in enumerate(runners):
+            if seat != sender:
+                runner.deliver(frame)
+
+    return broadcast
+
+
 async def play(folder: Path, players: int, target: int, mode: str) -> dict[str, Any]:
     """One whole game, every seat saving (`mode` "per frame" or "policy"; "none": nothing is
     saved, the reference); its wall time, frames and fsyncs."""
@@ -90,19 +102,11 @@ async def play(folder: Path, players: int, target: int, mode: str) -> dict[str, 
             )
         )
 
-    def broadcaster(sender: int):  # type: ignore[no-untyped-def]
-        async def broadcast(frame: bytes) -> None:
-            for seat, runner in enumerate(runners):
-                if seat != sender:
-                    runner.deliver(frame)
-
-        return broadcast
-
     _fsyncs = 0
     start = time.perf_counter()
     async with trio.open_nursery() as nursery:
         for seat, runner in enumerate(runners):
-            await nursery.start(runner.run, broadcaster(seat))
+            await nursery.start(runner.run, broadcaster(runners, seat))
         while not all(r.done for r in runners):
             await runners[0].changed.wait()
         for runner in runners:
@@ -210,17 +214,9 @@ async def play_keep(folder: Path, players: int, target: int) -> tuple[TableConfi
         for seat in range(players)
     ]
 
-    def broadcaster(sender: int):  # type: ignore[no-untyped-def]
-        async def broadcast(frame: bytes) -> None:
-            for seat, runner in enumerate(runners):
-                if seat != sender:
-                    runner.deliver(frame)
-
-        return broadcast
-
     async with trio.open_nursery() as nursery:
         for seat, runner in enumerate(runners):
-            await nursery.start(runner.run, broadcaster(seat))
+            await nursery.start(runner.run, broadcaster(runners, seat))
         while not all(r.done for r in runners):
             await runners[0].changed.wait()
         for runner in runners:
