@@ -18,7 +18,9 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 
 class NetLabUnavailable(Exception):
@@ -177,3 +179,29 @@ def wait_all(processes: list[subprocess.Popen[bytes]], timeout: float) -> list[i
 
 def output(process: subprocess.Popen[bytes]) -> str:
     return Path(process.log_path).read_text(errors="replace")  # type: ignore[attr-defined]
+
+
+def open_lab(request: Any, base: int) -> Iterator[NetLab]:
+    """The body of a test file's `lab` fixture: `request.param` hosts (3 by default) on a subnet
+    from `base` on (each file its own range); skips, saying why, where namespaces cannot be made."""
+    import pytest
+
+    hosts = getattr(request, "param", 3)
+    try:
+        lab = NetLab(hosts, subnet=base + hash(request.node.name) % 50)
+    except NetLabUnavailable as exc:
+        pytest.skip(f"network namespaces unavailable: {exc}")
+    try:
+        yield lab
+    finally:
+        lab.close()
+
+
+def env_for(tmp_path: Path, i: int, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of the program in host i: its own identity and saved games."""
+    return {
+        "XDG_CONFIG_HOME": str(tmp_path / f"config{i}"),
+        "XDG_DATA_HOME": str(tmp_path / f"data{i}"),
+        "PYTHONUNBUFFERED": "1",
+        **(extra or {}),
+    }

@@ -52,7 +52,7 @@ from client.link import Link, LinkError, Refused, accept, dial
 from client.linkproto import pack
 from client.netgame import Host, HostOptions, JoinOptions, find_table
 from client.netui import HostLobby
-from tests.client.netlab import NetLab, NetLabUnavailable, _ip, output, wait_all
+from tests.client.netlab import NetLab, _ip, env_for, open_lab, output, wait_all
 
 TABLE = b"skyjo-lan/lobby"
 
@@ -569,21 +569,8 @@ def autojump_clock():
 
 @pytest.fixture
 def lab(request):
-    hosts = getattr(request, "param", 3)
-    try:
-        lab = NetLab(hosts, subnet=120 + hash(request.node.name) % 50)
-    except NetLabUnavailable as exc:
-        pytest.skip(f"network namespaces unavailable: {exc}")
-    yield lab
-    lab.close()
+    yield from open_lab(request, base=120)
 
-
-def env_for(tmp_path: Path, i: int) -> dict[str, str]:
-    return {
-        "XDG_CONFIG_HOME": str(tmp_path / f"config{i}"),
-        "XDG_DATA_HOME": str(tmp_path / f"data{i}"),
-        "PYTHONUNBUFFERED": "1",
-    }
 
 
 def side_link(lab: NetLab, i: int, name: str, address: str) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from protocol.messages import open_frame
-from tests.client.netlab import NetLab, NetLabUnavailable, output, wait_all
+from tests.client.netlab import NetLab, env_for, open_lab, output, wait_all
 
 FAST = ["--option", "target_score=30"]
 TIMEOUTS = {"SKYJO_LAN_STEP_TIMEOUT": "8", "SKYJO_LAN_MOVE_TIMEOUT": "20"}
@@ -30,21 +30,8 @@ TIMEOUTS = {"SKYJO_LAN_STEP_TIMEOUT": "8", "SKYJO_LAN_MOVE_TIMEOUT": "20"}
 
 @pytest.fixture
 def lab(request):
-    try:
-        lab = NetLab(3, subnet=120 + hash(request.node.name) % 50)
-    except NetLabUnavailable as exc:
-        pytest.skip(f"network namespaces unavailable: {exc}")
-    yield lab
-    lab.close()
+    yield from open_lab(request, base=120)
 
-
-def env_for(tmp_path: Path, i: int, extra: dict[str, str] | None = None) -> dict[str, str]:
-    return {
-        "XDG_CONFIG_HOME": str(tmp_path / f"config{i}"),
-        "XDG_DATA_HOME": str(tmp_path / f"data{i}"),
-        "PYTHONUNBUFFERED": "1",
-        **(extra or {}),
-    }
 
 
 def start_table(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.client.netlab import NetLab, NetLabUnavailable, output, wait_all
+from tests.client.netlab import NetLab, env_for, open_lab, output, wait_all
 
 GAMES = [
     ("skyjo", ["--option", "target_score=40"]),
@@ -26,21 +26,8 @@ GAMES = [
 
 @pytest.fixture
 def lab(request):
-    hosts = getattr(request, "param", 3)
-    try:
-        lab = NetLab(hosts, subnet=70 + hash(request.node.name) % 50)
-    except NetLabUnavailable as exc:
-        pytest.skip(f"network namespaces unavailable: {exc}")
-    yield lab
-    lab.close()
+    yield from open_lab(request, base=70)
 
-
-def env_for(tmp_path: Path, i: int) -> dict[str, str]:
-    return {
-        "XDG_CONFIG_HOME": str(tmp_path / f"config{i}"),
-        "XDG_DATA_HOME": str(tmp_path / f"data{i}"),
-        "PYTHONUNBUFFERED": "1",
-    }
 
 
 def client(*args: str) -> list[str]:
