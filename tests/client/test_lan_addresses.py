@@ -572,7 +572,6 @@ def lab(request):
     yield from open_lab(request, base=120)
 
 
-
 def side_link(lab: NetLab, i: int, name: str, address: str) -> None:
     """A second interface `name` in host i: a veth whose other end sits unbridged, without an
     address, in the lab's hub namespace. Up, with a carrier, and leading nowhere: nothing answers

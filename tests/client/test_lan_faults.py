@@ -33,7 +33,6 @@ def lab(request):
     yield from open_lab(request, base=120)
 
 
-
 def start_table(
     lab: NetLab, tmp_path: Path, extra: dict[str, str] | None = None, host_args: list[str] | None = None
 ):

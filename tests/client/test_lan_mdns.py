@@ -29,7 +29,6 @@ def lab(request):
     yield from open_lab(request, base=70)
 
 
-
 def client(*args: str) -> list[str]:
     return ["-m", "client", *args]
 
