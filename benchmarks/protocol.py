@@ -219,6 +219,7 @@ class Instrument:
 
     def __init__(self) -> None:
         import protocol.crypto as crypto_pkg
+        import protocol.jobs.move as move_job_mod
         import protocol.session as session_mod
         from protocol.crypto import ShareBatch, ShuffleProof
         from protocol.deck import CardStore
@@ -245,6 +246,7 @@ class Instrument:
             (session_mod, "open_frame", "open received frames (msgpack + Ed25519 verify)", False),
             (session_mod, "seal", "seal own frames (sign + self-check)", False),
             (session_mod, "apply", "engine (apply, legal moves, new game)", False),
+            (move_job_mod, "apply", "engine (apply, legal moves, new game)", False),
             (session_mod, "legal_moves", "engine (apply, legal moves, new game)", False),
             (session_mod, "new_game", "engine (apply, legal moves, new game)", False),
         ]
@@ -658,7 +660,8 @@ class Experiment:
     def __enter__(self) -> Experiment:
         import importlib
 
-        session_mod = importlib.import_module("protocol.session")
+        from protocol.jobs import ShuffleJob
+
         elgamal = importlib.import_module("protocol.crypto.elgamal")
         shuffle_mod = importlib.import_module("protocol.crypto.shuffle")
         from protocol.crypto.errors import InvalidPoint
@@ -679,14 +682,14 @@ class Experiment:
             self._patch(elgamal, "decode_point", structural)
             self._patch(shuffle_mod, "decode_point", structural)
         if "verify-at-end" in self.names:
-            original_verify = session_mod._Shuffle._verify
+            original_verify = ShuffleJob._verify
 
             def verify(job: Any, session: Session, upto: int) -> None:
                 if upto < session.players:
                     return
                 original_verify(job, session, upto)
 
-            self._patch(session_mod._Shuffle, "_verify", verify)
+            self._patch(ShuffleJob, "_verify", verify)
         Experiment.active = self.names
         return self
 

@@ -57,36 +57,24 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from skyjo_p2p.core.errors import IllegalMove, MalformedMove
-from skyjo_p2p.core.events import (
-    DealRequest,
-    Dealt,
-    GameOver,
-    MoveVoided,
-    RandomRequest,
-    RandomResult,
-    Reveal,
-    RevealRequest,
-    RoundEnded,
-    Shuffled,
-    ShuffleRequest,
-)
+from skyjo_p2p.core.errors import IllegalMove
 from skyjo_p2p.core.events import (
     Event as EngineEvent,
 )
-from skyjo_p2p.core.moves import Move
+from skyjo_p2p.core.events import GameOver, MoveVoided, RoundEnded
+from skyjo_p2p.core.moves import Move, MoveSchema
 from skyjo_p2p.core.state import TableState
-from skyjo_p2p.engine import apply, deciders, legal_moves, new_game, rules_for
+from skyjo_p2p.engine import apply, legal_moves, new_game, rules_for
 
 from . import crypto
 from .config import TableConfig, seat_names
-from .crypto import CryptoError, InvalidProof
+from .crypto import CryptoError
 from .crypto.group import encode_scalar
 from .crypto.randomness import SYSTEM, RandomSource
 from .deck import CardStore
@@ -98,13 +86,13 @@ from .events import (
     FrameRejected,
     Halted,
     MoveRefused,
-    RoundSigned,
     SessionEvent,
     Started,
     TimerRequest,
     Updated,
     YourMove,
 )
+from .jobs import Blocked, Job, KeysJob, RoundSignatureJob, Unattributable, crypto_fault, job_for
 from .messages import MAX_ACKS, MAX_TEXT, SIDE_KINDS, Envelope, open_frame, seal, verifiers_for
 from .transcript import extend, transcript_start
 
@@ -183,15 +171,6 @@ class _Chain:
             del self.digests[seq]
 
 
-@dataclass
-class _Blocked:
-    """What the session waits for: a description and the seats it waits on."""
-
-    name: str
-    seats: tuple[int, ...]
-    automatic: bool
-
-
 class Session:
     """One peer's side of a game (or an observer's, with `seat=None`)."""
 
@@ -242,10 +221,10 @@ class Session:
         self._reminded: set[str] = set()
         self._relaying = False
         """Timers that expired once: the frames their seats lacked were relayed (see timer_expired)."""
-        self._jobs: deque[_Job] = deque([_Keys()])
-        self._job: _Job | None = None
+        self._jobs: deque[Job] = deque([KeysJob()])
+        self._job: Job | None = None
         self._job_number = 0
-        self._blocked: _Blocked | None = None
+        self._blocked: Blocked | None = None
         self._timer_for: str | None = None
         self._submitted: Move | None = None
         self._your_move_sent = False
@@ -819,7 +798,7 @@ class Session:
             z = crypto.decode_point(complaint.data["key"])
             proof = crypto.DLEQProof.from_wire(complaint.data["proof"])
         except CryptoError as exc:
-            raise _crypto_fault(complaint.seat, "malformed complaint", exc, complaint.frame) from None
+            raise crypto_fault(complaint.seat, "malformed complaint", exc, complaint.frame) from None
         verdict = crypto.judge_complaint(
             z,
             proof,
@@ -988,7 +967,7 @@ class Session:
             except Misbehaviour as fault:
                 self._blame(fault)
                 return
-            except _Unattributable as exc:
+            except Unattributable as exc:
                 self._halt(str(exc))
                 self._final = True
                 return
@@ -1000,33 +979,20 @@ class Session:
             self._wait(self._job.blocked(self))
             return
 
-    def _next_job(self) -> _Job | None:
+    def _next_job(self) -> Job | None:
         if self._jobs:
             return self._jobs.popleft()
         state = self.state
         if state is None:
             return None
-        if state.pending:
-            first = state.pending[0]
-            if isinstance(first, DealRequest | ShuffleRequest):
-                return _Shuffle(first)
-            if isinstance(first, RandomRequest):
-                return _Coin(first)
-            batch = []
-            for request in state.pending:
-                if not isinstance(request, RevealRequest):
-                    break
-                batch.append(request)
-            return _Reveals(tuple(batch))
-        if state.phase == "game_over":
+        if not state.pending and state.phase == "game_over":
             return None
-        seats = deciders(state)
-        if not seats:
+        job = job_for(state)
+        if job is None:
             self._halt(f"the game cannot go on (phase {state.phase}, nobody may move)")
-            return None
-        return _MoveJob(min(seats))
+        return job
 
-    def _wait(self, blocked: _Blocked) -> None:
+    def _wait(self, blocked: Blocked) -> None:
         self._blocked = blocked
         if self.halted:
             return  # stopped: nobody is waited for any more
@@ -1037,6 +1003,42 @@ class Session:
             self._events.append(TimerRequest(blocked.name, self.step_timeout))
         elif self.move_timeout is not None and blocked.seats:
             self._events.append(TimerRequest(blocked.name, self.move_timeout))
+
+    # --- what a job sees (`protocol.jobs.JobContext`) ------------------------------------------
+
+    @property
+    def move_schema(self) -> MoveSchema:
+        """The shapes of the game's moves."""
+        return self._rules.schema
+
+    def composition(self, deck: str) -> Sequence[int]:
+        """The values of `deck`'s physical cards in the current state, in card-id order."""
+        assert self.state is not None
+        return self._rules.composition(self.state, deck)
+
+    def emit(self, kind: str, data: dict[str, Any]) -> Envelope | None:
+        """Sign and send one of our frames (see `_emit`)."""
+        return self._emit(kind, data)
+
+    def has_queued(self, seat: int) -> bool:
+        """Whether a game message of `seat` waits in its queue, not yet consumed."""
+        return bool(self._queues[seat])
+
+    def coin_secret(self, number: int) -> crypto.CoinContribution | None:
+        """Our contribution to the coin of job `number`, if one was made or restored."""
+        return self._coin_secrets.get(number)
+
+    def keep_coin_secret(self, number: int, contribution: crypto.CoinContribution) -> None:
+        """Keep a contribution for a resume until it is revealed (see `secrets`)."""
+        self._coin_secrets[number] = contribution
+
+    def forget_coin_secret(self, number: int) -> None:
+        """The coin of job `number` is decided."""
+        self._coin_secrets.pop(number, None)
+
+    def report(self, event: SessionEvent) -> None:
+        """Hand an event to the driver (`next_events`)."""
+        self._events.append(event)
 
     def head(self, seat: int, kind: str, job: int | None) -> Envelope | None:
         """The next game message of `seat` if it is the one this job needs; a fault otherwise."""
@@ -1072,7 +1074,7 @@ class Session:
         self._your_move_sent = False
         for fact in facts:
             if isinstance(fact, RoundEnded):
-                self._jobs.append(_RoundSignature(fact.round))
+                self._jobs.append(RoundSignatureJob(fact.round))
             elif isinstance(fact, GameOver):
                 self._events.append(Finished(fact.winners, fact.totals))
             elif isinstance(fact, MoveVoided):
@@ -1090,6 +1092,7 @@ class Session:
 
     def refuse_submitted(self, reason: str) -> None:
         self._events.append(MoveRefused(reason))
+        self._your_move_sent = False
 
     def start_game(self) -> None:
         self.state, events = new_game(self.config.game, self.players, dict(self.config.options))
@@ -1239,7 +1242,7 @@ class Session:
                 )
             )
 
-    def compact(self, signed: dict[int, int]) -> None:
+    def compact(self, signed: Mapping[int, int]) -> None:
         """A round ended: every seat signed the transcript at its frame `signed[seat]`.
 
         Keep only the digests of each chain's frames before that seat's signature of the round
@@ -1328,564 +1331,3 @@ class Session:
                 "between two of its game messages (flood)",
                 (envelope.frame,),
             )
-
-
-# --- jobs ---------------------------------------------------------------------------------------
-
-
-class _Unattributable(Exception):
-    """Something went wrong that no signed frame pins on a seat: the session stops, blaming nobody."""
-
-
-class _Job:
-    """One step of the game's order. `run` consumes what it can; True when the job is done."""
-
-    number = 0
-    start_hash = b""
-
-    def begin(self, session: Session, number: int) -> None:
-        self.number = number
-        self.start_hash = session.transcript_hash
-
-    def run(self, session: Session) -> bool:
-        raise NotImplementedError
-
-    def blocked(self, session: Session) -> _Blocked:
-        raise NotImplementedError
-
-    def postponed_checks(self, session: Session) -> None:
-        """Run the checks of consumed messages this job put off; `Misbehaviour` for a bad one."""
-
-
-def _crypto_fault(seat: int, what: str, exc: Exception, frame: bytes) -> Misbehaviour:
-    reason = exc.args[0] if exc.args else type(exc).__name__
-    return Misbehaviour(seat, f"{what}: {reason}", (frame,))
-
-
-class _Keys(_Job):
-    """Every seat commits to its key share X_i = x_i G, then reveals it with a Schnorr proof."""
-
-    def __init__(self) -> None:
-        self.phase = "commit"
-        self.next_seat = 0
-        self.commits: dict[int, bytes] = {}
-        self.reveal_hash = b""
-        self.committed = False
-
-    def run(self, session: Session) -> bool:
-        me = session.me
-        if self.phase == "commit":
-            if me is not None and not self.committed:
-                self.committed = True
-                if session.secret is None:  # a resumed session has its saved key share
-                    session.secret, session.my_public_key = crypto.keygen(rng=session.rng)
-                if not session._queues[me]:  # not already in the transcript we resumed from
-                    assert session.my_public_key is not None
-                    commit = crypto.key_commitment(
-                        session.my_public_key, session.context(me, self.start_hash)
-                    )
-                    session._emit("keycommit", {"commit": commit})
-            while self.next_seat < session.players:
-                envelope = session.head(self.next_seat, "keycommit", None)
-                if envelope is None:
-                    return False
-                session.consume(envelope)
-                self.commits[self.next_seat] = envelope.data["commit"]
-                self.next_seat += 1
-            self.phase, self.next_seat = "reveal", 0
-            self.reveal_hash = session.transcript_hash
-            if me is not None and not session._queues[me]:
-                mine = session.my_public_key
-                assert session.secret is not None and mine is not None
-                proof = crypto.prove_key(
-                    session.secret, mine, session.context(me, self.reveal_hash), rng=session.rng
-                )
-                session._emit("key", {"key": mine, "proof": list(proof.to_wire())})
-        while self.next_seat < session.players:
-            seat = self.next_seat
-            envelope = session.head(seat, "key", None)
-            if envelope is None:
-                return False
-            session.consume(envelope)
-            try:
-                public = crypto.decode_point(envelope.data["key"])
-                crypto.verify_key_commitment(
-                    self.commits[seat], public, session.context(seat, self.start_hash)
-                )
-                proof = crypto.SchnorrProof.from_wire(envelope.data["proof"])
-                crypto.verify_key(public, proof, session.context(seat, self.reveal_hash))
-            except CryptoError as exc:
-                raise _crypto_fault(seat, "key share refused", exc, envelope.frame) from None
-            session.public_keys.append(public)
-            self.next_seat += 1
-        session.joint_key = crypto.joint_key(session.public_keys)
-        session.start_game()
-        return True
-
-    def blocked(self, session: Session) -> _Blocked:
-        kind = "keycommit" if self.phase == "commit" else "key"
-        missing = tuple(s for s in range(self.next_seat, session.players) if not session._queues[s])
-        return _Blocked(f"job:{self.number}:{kind}:{self.next_seat}", missing or (self.next_seat,), True)
-
-
-class _Shuffle(_Job):
-    """A fresh deck (deal) or a pile (reshuffle): each seat in turn shuffles with a proof.
-
-    A seat checks each earlier shuffle as soon as it arrives, while it waits for its turn, so only
-    the latest is left to check before it shuffles (what waits on it is one check, not all of
-    them); the shuffles after its own it checks in one batch once the last is in (nobody waits on
-    those, and a batch costs less). Nothing is decrypted before every shuffle has been checked.
-    If a later seat times out, the shuffles received so far are checked first (that seat may have
-    stopped because one of them was bad).
-    """
-
-    def __init__(self, request: DealRequest | ShuffleRequest) -> None:
-        self.request = request
-        self.decks: list[list[crypto.Ciphertext]] = []
-        self.proofs: list[crypto.ShuffleProof] = []
-        self.contexts: list[bytes] = []
-        self.frames: list[bytes] = []
-        self.verified = 0
-        self.next_seat = 0
-
-    def begin(self, session: Session, number: int) -> None:
-        super().begin(session, number)
-        request = self.request
-        assert session.state is not None and session.joint_key is not None
-        if isinstance(request, DealRequest):
-            if request.first == 0:
-                session.cards.new_round()
-            composition = session._rules.composition(session.state, request.deck)
-            if len(composition) != request.size:
-                raise AssertionError("deal size differs from the deck's composition")
-            book = session.cards.codebook(request.deck, request.size)
-            self.decks.append(book.initial_deck(session.joint_key))
-        else:
-            self.decks.append([session.cards.ciphertexts[h] for h in request.handles])
-
-    def _verify(self, session: Session, upto: int) -> None:
-        """Check proofs [verified, upto) in one batch; blame the first bad one."""
-        if upto <= self.verified:
-            return
-        start = self.verified
-        first_mine = session.me if session.me is not None and start <= session.me < upto else None
-        segments = [(start, upto)] if first_mine is None else [(start, first_mine), (first_mine + 1, upto)]
-        assert session.joint_key is not None
-        for lo, hi in segments:
-            if hi <= lo:
-                continue
-            try:
-                crypto.verify_shuffle_chain(
-                    self.decks[lo : hi + 1],
-                    self.proofs[lo:hi],
-                    session.joint_key,
-                    self.contexts[lo:hi],
-                    rng=session.rng,
-                )
-            except InvalidProof as exc:
-                bad = lo + (exc.index or 0)
-                raise Misbehaviour(bad, f"invalid shuffle: {exc.args[0]}", (self.frames[bad],)) from None
-        self.verified = upto
-
-    def run(self, session: Session) -> bool:
-        assert session.joint_key is not None
-        while self.next_seat < session.players:
-            seat = self.next_seat
-            context = session.context(seat, session.transcript_hash)
-            if seat == session.me and not session._queues[seat]:
-                self._verify(session, seat)
-                outputs, proof = crypto.shuffle(self.decks[-1], session.joint_key, context, rng=session.rng)
-                session._emit(
-                    "shuffle",
-                    {
-                        "job": self.number,
-                        "deck": crypto.deck_to_wire(outputs),
-                        "proof": list(proof.to_wire()),
-                    },
-                )
-            envelope = session.head(seat, "shuffle", self.number)
-            if envelope is None:
-                return False
-            try:
-                outputs = crypto.deck_from_wire(envelope.data["deck"], expected_len=len(self.decks[0]))
-                proof = crypto.ShuffleProof.from_wire(envelope.data["proof"])
-            except CryptoError as exc:
-                raise _crypto_fault(seat, "malformed shuffle", exc, envelope.frame) from None
-            session.consume(envelope)
-            self.frames.append(envelope.frame)
-            self.decks.append(outputs)
-            self.proofs.append(proof)
-            self.contexts.append(context)
-            self.next_seat += 1
-            if session.me is not None and seat < session.me:
-                self._verify(session, seat + 1)  # while the next seats shuffle, not on our turn
-        self._verify(session, session.players)
-        request = self.request
-        final = self.decks[-1]
-        if isinstance(request, DealRequest):
-            session.cards.place(request.deck, request.first, final)
-            session.engine(Dealt(request.deck, request.first, request.size))
-        else:
-            session.cards.place(request.deck, request.first, final)
-            session.engine(Shuffled(request.deck, request.handles, request.first))
-        return True
-
-    def blocked(self, session: Session) -> _Blocked:
-        return _Blocked(f"job:{self.number}:shuffle:{self.next_seat}", (self.next_seat,), True)
-
-    def postponed_checks(self, session: Session) -> None:
-        self._verify(session, self.next_seat)
-
-
-class _Reveals(_Job):
-    """Decryption shares for a batch of reveal requests, one message (and one proof) per seat.
-
-    Which share goes where is decided so that no transcript ever holds every share of a card the
-    rules keep hidden (see PROTOCOL.md, "Reveals"). For each card of the batch:
-
-    * if it becomes public (a public request, or private ones after which every seat knows it),
-      every seat whose share is not yet published publishes it;
-    * otherwise one seat whose share is unpublished is the card's *keeper* (the first recipient
-      that still holds an unpublished share, else the one seat that does): every other
-      unpublished share is published (the card stays closed: the keeper's share is missing), and
-      the keeper sends its own share encrypted to each other recipient (`crypto.seal_shares`).
-
-    A seat owing nothing sends nothing. A recipient whose private shares do not check publishes a
-    complaint that every peer can judge (`Session._judge_complaint`).
-    """
-
-    def __init__(self, requests: tuple[RevealRequest, ...]) -> None:
-        self.requests = requests
-        self.owed: dict[int, list[int]] = {}
-        """seat -> the handles whose shares it publishes."""
-        self.sealed: dict[int, dict[int, list[int]]] = {}
-        """seat -> recipient -> the handles whose shares it sends encrypted to that recipient."""
-        self.public: set[int] = set()
-        """Handles every peer can read once this job is done."""
-        self.seats: list[int] = []
-        self.next_index = 0
-        self.sent = False
-
-    def begin(self, session: Session, number: int) -> None:
-        super().begin(session, number)
-        state = session.state
-        assert state is not None
-        players = session.players
-        everyone = (1 << players) - 1
-        recipients: dict[int, list[int | None]] = {}
-        for request in self.requests:
-            tos = recipients.setdefault(request.handle, [])
-            if request.to not in tos:
-                tos.append(request.to)
-        for handle, tos in recipients.items():
-            published = session.cards.published(handle)
-            unpublished = [seat for seat in range(players) if seat not in published]
-            knowers = state.seen[handle]
-            for to in tos:
-                knowers |= everyone if to is None else 1 << to
-            if knowers == everyone:
-                self.public.add(handle)
-                for seat in unpublished:
-                    self._owe(self.owed.setdefault(seat, []), handle)
-                continue
-            if not unpublished:
-                continue  # cannot happen: a card with every share published is public
-            keeper = next((to for to in tos if to in unpublished), unpublished[0])
-            for seat in unpublished:
-                if seat != keeper:
-                    self._owe(self.owed.setdefault(seat, []), handle)
-            for to in tos:
-                if to is not None and to != keeper:
-                    self._owe(self.sealed.setdefault(keeper, {}).setdefault(to, []), handle)
-        self.seats = sorted(set(self.owed) | set(self.sealed))
-
-    @staticmethod
-    def _owe(handles: list[int], handle: int) -> None:
-        if handle not in handles:
-            handles.append(handle)
-
-    def _message(self, session: Session, me: int) -> dict[str, Any]:
-        """Our shares: the published batch and one sealed packet per recipient."""
-        assert session.secret is not None
-        cards = session.cards
-        context = session.context(me, self.start_hash)
-        mine = self.owed.get(me, [])
-        batch: list[Any] = []
-        if mine:
-            ciphertexts = [cards.ciphertexts[h] for h in mine]
-            shares = crypto.make_share_batch(
-                session.secret, session.public_keys[me], ciphertexts, context, rng=session.rng
-            )
-            batch = list(shares.to_wire())
-        packets = []
-        for to, handles in sorted(self.sealed.get(me, {}).items()):
-            packet = crypto.seal_shares(
-                session.secret,
-                session.public_keys[me],
-                to,
-                session.public_keys[to],
-                [cards.ciphertexts[h] for h in handles],
-                context,
-                me,
-                rng=session.rng,
-            )
-            packets.append(packet.to_wire())
-        return {"job": self.number, "batch": batch, "private": packets}
-
-    def run(self, session: Session) -> bool:
-        me = session.me
-        cards = session.cards
-        if not self.sent and me is not None and me in self.seats:
-            self.sent = True  # every seat sends its shares at once: no waiting for lower seats
-            if not session._queues[me]:
-                session._emit("shares", self._message(session, me))
-        while self.next_index < len(self.seats):
-            seat = self.seats[self.next_index]
-            handles = self.owed.get(seat, [])
-            sealed = sorted(self.sealed.get(seat, {}).items())
-            context = session.context(seat, self.start_hash)
-            envelope = session.head(seat, "shares", self.number)
-            if envelope is None:
-                return False
-            data = envelope.data
-            try:
-                batch = None
-                if handles:
-                    ciphertexts = [cards.ciphertexts[h] for h in handles]
-                    batch = crypto.ShareBatch.from_wire(data["batch"], expected_len=len(handles))
-                    crypto.verify_share_batch(session.public_keys[seat], ciphertexts, batch, context)
-                elif data["batch"]:
-                    raise crypto.MalformedData("published shares that were not due")
-                if len(data["private"]) != len(sealed):
-                    raise crypto.MalformedData(
-                        f"sent {len(data['private'])} private share packet(s), {len(sealed)} due"
-                    )
-                packets = [crypto.PrivateShares.from_wire(wire) for wire in data["private"]]
-                for packet, (to, _) in zip(packets, sealed, strict=True):
-                    if packet.to != to:
-                        raise crypto.MalformedData(f"a private share packet for seat {packet.to}, not {to}")
-                    crypto.check_packet(packet, context, seat)
-            except CryptoError as exc:
-                raise _crypto_fault(seat, "invalid decryption shares", exc, envelope.frame) from None
-            session.consume(envelope)
-            if batch is not None:
-                for handle, share in zip(handles, batch.shares, strict=True):
-                    cards.published(handle)[seat] = share
-            for packet, (to, sealed_handles) in zip(packets, sealed, strict=True):
-                ciphertexts = [cards.ciphertexts[h] for h in sealed_handles]
-                session.sealed_packet(envelope, packet, ciphertexts, context)
-                if to == me:
-                    self._open(session, envelope, packet, sealed_handles, ciphertexts, context)
-            self.next_index += 1
-        assert session.state is not None
-        for request in self.requests:
-            session.engine(Reveal(request.handle, request.to, self._value(session, request)))
-        return True
-
-    def _open(
-        self,
-        session: Session,
-        envelope: Envelope,
-        packet: crypto.PrivateShares,
-        handles: list[int],
-        ciphertexts: list[crypto.Ciphertext],
-        context: bytes,
-    ) -> None:
-        """Open a packet sent to us; if it does not check, complain (publicly) and blame its sender."""
-        assert session.secret is not None and session.me is not None
-        sender = envelope.seat
-        try:
-            batch = crypto.open_shares(
-                session.secret, packet, session.public_keys[sender], ciphertexts, context, sender
-            )
-        except CryptoError as exc:
-            if session.replaying:
-                raise Misbehaviour(
-                    sender, f"sent private shares that do not check: {exc}", (envelope.frame,)
-                ) from None
-            key, proof = crypto.make_complaint(
-                session.secret,
-                session.public_keys[session.me],
-                packet,
-                crypto.complaint_context(session.config.session_id, session.me, envelope.digest),
-                rng=session.rng,
-            )
-            complaint = session._emit(
-                "complaint", {"frame": envelope.frame, "key": key, "proof": list(proof.to_wire())}
-            )
-            shown = (envelope.frame,) if complaint is None else (envelope.frame, complaint.frame)
-            raise Misbehaviour(sender, f"sent private shares that do not check: {exc}", shown) from None
-        for handle, share in zip(handles, batch.shares, strict=True):
-            session.cards.private.setdefault(handle, {})[sender] = share
-
-    def _value(self, session: Session, request: RevealRequest) -> int | None:
-        me = session.me
-        handle = request.handle
-        public = handle in self.public
-        if not public and (request.to is None or request.to != me):
-            return None
-        cards = session.cards
-        shares = dict(cards.published(handle))
-        ciphertext = cards.ciphertexts[handle]
-        if not public:
-            assert session.secret is not None and me is not None
-            shares.update(cards.private.get(handle, {}))
-            shares[me] = crypto.decryption_share(session.secret, ciphertext)
-        if len(shares) != session.players:
-            raise AssertionError(f"card {handle} lacks shares")
-        deck = cards.deck_of[handle]
-        assert session.state is not None
-        composition = session._rules.composition(session.state, deck)
-        book = cards.codebook(deck, len(composition))
-        try:
-            index = book.index_of(crypto.combine_shares(ciphertext, shares.values()))
-        except CryptoError:
-            # every share was proven and every shuffle checked: only a broken deck gets here
-            raise _Unattributable(f"card {handle} did not decrypt to a card of the {deck} deck") from None
-        return int(composition[index])
-
-    def blocked(self, session: Session) -> _Blocked:
-        seat = self.seats[self.next_index] if self.next_index < len(self.seats) else 0
-        return _Blocked(f"job:{self.number}:shares:{seat}", (seat,), True)
-
-
-class _Coin(_Job):
-    """A joint random number in [0, n): every seat commits to 32 random bytes, then reveals."""
-
-    def __init__(self, request: RandomRequest) -> None:
-        self.request = request
-        self.phase = "commit"
-        self.next_seat = 0
-        self.commits: dict[int, bytes] = {}
-        self.values: dict[int, bytes] = {}
-        self.mine: crypto.CoinContribution | None = None
-
-    @property
-    def label(self) -> str:
-        return f"random:{self.request.purpose}:{self.number}"
-
-    def run(self, session: Session) -> bool:
-        me = session.me
-        if self.phase == "commit":
-            if me is not None and self.mine is None:
-                self.mine = session._coin_secrets.get(self.number)
-                if self.mine is None:
-                    self.mine = crypto.CoinContribution.new(rng=session.rng)
-                    session._coin_secrets[self.number] = self.mine  # kept for a resume until revealed
-                if not session._queues[me]:
-                    commit = self.mine.commitment(self.label, session.context(me, self.start_hash), me)
-                    session._emit("coincommit", {"job": self.number, "commit": commit})
-            while self.next_seat < session.players:
-                envelope = session.head(self.next_seat, "coincommit", self.number)
-                if envelope is None:
-                    return False
-                session.consume(envelope)
-                self.commits[self.next_seat] = envelope.data["commit"]
-                self.next_seat += 1
-            self.phase, self.next_seat = "reveal", 0
-            if me is not None and self.mine is not None and not session._queues[me]:
-                session._emit("coin", {"job": self.number, "reveal": list(self.mine.to_wire())})
-        while self.next_seat < session.players:
-            seat = self.next_seat
-            envelope = session.head(seat, "coin", self.number)
-            if envelope is None:
-                return False
-            try:
-                reveal = crypto.CoinContribution.from_wire(envelope.data["reveal"])
-                crypto.verify_coin_reveal(
-                    self.commits[seat], self.label, session.context(seat, self.start_hash), seat, reveal
-                )
-            except CryptoError as exc:
-                raise _crypto_fault(seat, "coin reveal refused", exc, envelope.frame) from None
-            session.consume(envelope)
-            self.values[seat] = reveal.value
-            self.next_seat += 1
-        value = crypto.combine_coins(self.label, self.start_hash, self.values, self.request.n)
-        session._coin_secrets.pop(self.number, None)
-        session.engine(RandomResult(self.request.purpose, self.request.n, value))
-        return True
-
-    def blocked(self, session: Session) -> _Blocked:
-        return _Blocked(f"job:{self.number}:{self.phase}:{self.next_seat}", (self.next_seat,), True)
-
-
-class _MoveJob(_Job):
-    """The move of `seat`, the lowest seat the engine lets decide now."""
-
-    def __init__(self, seat: int) -> None:
-        self.seat = seat
-
-    def run(self, session: Session) -> bool:
-        seat = self.seat
-        if seat == session.me and not session._queues[seat]:
-            move = session.take_submitted()
-            if move is None:
-                session.your_move()
-                return False
-            assert session.state is not None
-            try:
-                apply(session.state, move)
-            except IllegalMove as exc:
-                session.refuse_submitted(exc.reason)
-                session._your_move_sent = False
-                session.your_move()
-                return False
-            session._emit("move", {"job": self.number, "move": move.to_dict()})
-        envelope = session.head(seat, "move", self.number)
-        if envelope is None:
-            return False
-        try:
-            move = Move.from_dict(envelope.data["move"], session._rules.schema)
-        except MalformedMove as exc:
-            raise Misbehaviour(seat, f"malformed move: {exc.reason}", (envelope.frame,)) from None
-        if move.seat != seat:
-            raise Misbehaviour(seat, f"sent a move for seat {move.seat}", (envelope.frame,))
-        assert session.state is not None
-        try:
-            state, events = apply(session.state, move)
-        except IllegalMove as exc:
-            raise Misbehaviour(
-                seat, f"illegal move {move.to_dict()}: {exc.reason}", (envelope.frame,)
-            ) from None
-        session.consume(envelope)
-        session.state = state
-        session.after_engine(events)
-        return True
-
-    def blocked(self, session: Session) -> _Blocked:
-        return _Blocked(f"job:{self.number}:move:{self.seat}", (self.seat,), False)
-
-
-class _RoundSignature(_Job):
-    """Every seat signs the transcript hash at the end of a round; all must be equal."""
-
-    def __init__(self, round_number: int) -> None:
-        self.round = round_number
-        self.next_seat = 0
-        self.sent = False
-        self.seqs: dict[int, int] = {}
-
-    def run(self, session: Session) -> bool:
-        me = session.me
-        if me is not None and not self.sent:
-            self.sent = True
-            if not session._queues[me]:
-                session._emit("roundsig", {"job": self.number, "round": self.round, "hash": self.start_hash})
-        while self.next_seat < session.players:
-            seat = self.next_seat
-            envelope = session.head(seat, "roundsig", self.number)
-            if envelope is None:
-                return False
-            if envelope.data["round"] != self.round or envelope.data["hash"] != self.start_hash:
-                raise Misbehaviour(
-                    seat, f"signed a different transcript at the end of round {self.round}", (envelope.frame,)
-                )
-            session.consume(envelope)
-            self.seqs[seat] = envelope.seq
-            self.next_seat += 1
-        session._events.append(RoundSigned(self.round, self.start_hash))
-        session.compact(self.seqs)
-        return True
-
-    def blocked(self, session: Session) -> _Blocked:
-        return _Blocked(f"job:{self.number}:roundsig:{self.next_seat}", (self.next_seat,), True)

@@ -15,7 +15,8 @@ import pytest
 
 from protocol import crypto
 from protocol.crypto.group import sub
-from protocol.session import Session, _Keys
+from protocol.jobs import KeysJob as _Keys
+from protocol.session import Session
 from tests.protocol.harness import Net, assert_blamed, cheater, honest_seats
 
 

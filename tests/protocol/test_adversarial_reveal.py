@@ -16,7 +16,8 @@ from protocol import crypto
 from protocol.crypto.dleq import _batch_coefficients, _batch_statement
 from protocol.crypto.group import BASE, L, add, lincomb, mul_base, random_scalar
 from protocol.crypto.hashing import challenge
-from protocol.session import Session, _Reveals
+from protocol.jobs import RevealsJob as _Reveals
+from protocol.session import Session
 from protocol.transcript import dump
 from protocol.verify import verify_bytes
 from skyjo_p2p.core.events import RevealRequest

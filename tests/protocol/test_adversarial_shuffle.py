@@ -14,7 +14,8 @@ import pytest
 from protocol import crypto
 from protocol.crypto.group import random_scalar
 from protocol.crypto.shuffle import _prove, gen_shuffle
-from protocol.session import Session, _Shuffle
+from protocol.jobs import ShuffleJob as _Shuffle
+from protocol.session import Session
 from protocol.transcript import dump
 from protocol.verify import verify_bytes
 from skyjo_p2p.core.events import DealRequest

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from protocol import crypto
+from protocol.jobs import RevealsJob as _Reveals
 from protocol.messages import open_frame
-from protocol.session import Session, _Reveals
+from protocol.session import Session
 from protocol.transcript import dump
 from protocol.verify import verify_bytes
 from skyjo_p2p.bots import make_bot

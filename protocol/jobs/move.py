@@ -1,0 +1,56 @@
+"""The move job: the move of the lowest seat the engine lets decide."""
+
+from __future__ import annotations
+
+from skyjo_p2p.core.errors import IllegalMove, MalformedMove
+from skyjo_p2p.core.moves import Move
+from skyjo_p2p.engine import apply
+
+from ..errors import Misbehaviour
+from .base import Blocked, Job, JobContext
+
+
+class MoveJob(Job):
+    """The move of `seat`, the lowest seat the engine lets decide now."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+
+    def run(self, ctx: JobContext) -> bool:
+        seat = self.seat
+        if seat == ctx.me and not ctx.has_queued(seat):
+            move = ctx.take_submitted()
+            if move is None:
+                ctx.your_move()
+                return False
+            assert ctx.state is not None
+            try:
+                apply(ctx.state, move)
+            except IllegalMove as exc:
+                ctx.refuse_submitted(exc.reason)
+                ctx.your_move()
+                return False
+            ctx.emit("move", {"job": self.number, "move": move.to_dict()})
+        envelope = ctx.head(seat, "move", self.number)
+        if envelope is None:
+            return False
+        try:
+            move = Move.from_dict(envelope.data["move"], ctx.move_schema)
+        except MalformedMove as exc:
+            raise Misbehaviour(seat, f"malformed move: {exc.reason}", (envelope.frame,)) from None
+        if move.seat != seat:
+            raise Misbehaviour(seat, f"sent a move for seat {move.seat}", (envelope.frame,))
+        assert ctx.state is not None
+        try:
+            state, events = apply(ctx.state, move)
+        except IllegalMove as exc:
+            raise Misbehaviour(
+                seat, f"illegal move {move.to_dict()}: {exc.reason}", (envelope.frame,)
+            ) from None
+        ctx.consume(envelope)
+        ctx.state = state
+        ctx.after_engine(events)
+        return True
+
+    def blocked(self, ctx: JobContext) -> Blocked:
+        return Blocked(f"job:{self.number}:move:{self.seat}", (self.seat,), False)

@@ -1,0 +1,225 @@
+"""The reveals job: decryption shares for a batch of reveal requests, public or sealed to a seat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from skyjo_p2p.core.events import Reveal, RevealRequest
+
+from .. import crypto
+from ..crypto import CryptoError
+from ..errors import Misbehaviour
+from ..messages import Envelope
+from .base import Blocked, Job, JobContext, Unattributable, crypto_fault
+
+
+class RevealsJob(Job):
+    """Decryption shares for a batch of reveal requests, one message (and one proof) per seat.
+
+    Which share goes where is decided so that no transcript ever holds every share of a card the
+    rules keep hidden (see PROTOCOL.md, "Reveals"). For each card of the batch:
+
+    * if it becomes public (a public request, or private ones after which every seat knows it),
+      every seat whose share is not yet published publishes it;
+    * otherwise one seat whose share is unpublished is the card's *keeper* (the first recipient
+      that still holds an unpublished share, else the one seat that does): every other
+      unpublished share is published (the card stays closed: the keeper's share is missing), and
+      the keeper sends its own share encrypted to each other recipient (`crypto.seal_shares`).
+
+    A seat owing nothing sends nothing. A recipient whose private shares do not check publishes a
+    complaint that every peer can judge (`Session._judge_complaint`).
+    """
+
+    def __init__(self, requests: tuple[RevealRequest, ...]) -> None:
+        self.requests = requests
+        self.owed: dict[int, list[int]] = {}
+        """seat -> the handles whose shares it publishes."""
+        self.sealed: dict[int, dict[int, list[int]]] = {}
+        """seat -> recipient -> the handles whose shares it sends encrypted to that recipient."""
+        self.public: set[int] = set()
+        """Handles every peer can read once this job is done."""
+        self.seats: list[int] = []
+        self.next_index = 0
+        self.sent = False
+
+    def begin(self, ctx: JobContext, number: int) -> None:
+        super().begin(ctx, number)
+        state = ctx.state
+        assert state is not None
+        players = ctx.players
+        everyone = (1 << players) - 1
+        recipients: dict[int, list[int | None]] = {}
+        for request in self.requests:
+            tos = recipients.setdefault(request.handle, [])
+            if request.to not in tos:
+                tos.append(request.to)
+        for handle, tos in recipients.items():
+            published = ctx.cards.published(handle)
+            unpublished = [seat for seat in range(players) if seat not in published]
+            knowers = state.seen[handle]
+            for to in tos:
+                knowers |= everyone if to is None else 1 << to
+            if knowers == everyone:
+                self.public.add(handle)
+                for seat in unpublished:
+                    self._owe(self.owed.setdefault(seat, []), handle)
+                continue
+            if not unpublished:
+                continue  # cannot happen: a card with every share published is public
+            keeper = next((to for to in tos if to in unpublished), unpublished[0])
+            for seat in unpublished:
+                if seat != keeper:
+                    self._owe(self.owed.setdefault(seat, []), handle)
+            for to in tos:
+                if to is not None and to != keeper:
+                    self._owe(self.sealed.setdefault(keeper, {}).setdefault(to, []), handle)
+        self.seats = sorted(set(self.owed) | set(self.sealed))
+
+    @staticmethod
+    def _owe(handles: list[int], handle: int) -> None:
+        if handle not in handles:
+            handles.append(handle)
+
+    def _message(self, ctx: JobContext, me: int) -> dict[str, Any]:
+        """Our shares: the published batch and one sealed packet per recipient."""
+        assert ctx.secret is not None
+        cards = ctx.cards
+        context = ctx.context(me, self.start_hash)
+        mine = self.owed.get(me, [])
+        batch: list[Any] = []
+        if mine:
+            ciphertexts = [cards.ciphertexts[h] for h in mine]
+            shares = crypto.make_share_batch(
+                ctx.secret, ctx.public_keys[me], ciphertexts, context, rng=ctx.rng
+            )
+            batch = list(shares.to_wire())
+        packets = []
+        for to, handles in sorted(self.sealed.get(me, {}).items()):
+            packet = crypto.seal_shares(
+                ctx.secret,
+                ctx.public_keys[me],
+                to,
+                ctx.public_keys[to],
+                [cards.ciphertexts[h] for h in handles],
+                context,
+                me,
+                rng=ctx.rng,
+            )
+            packets.append(packet.to_wire())
+        return {"job": self.number, "batch": batch, "private": packets}
+
+    def run(self, ctx: JobContext) -> bool:
+        me = ctx.me
+        cards = ctx.cards
+        if not self.sent and me is not None and me in self.seats:
+            self.sent = True  # every seat sends its shares at once: no waiting for lower seats
+            if not ctx.has_queued(me):
+                ctx.emit("shares", self._message(ctx, me))
+        while self.next_index < len(self.seats):
+            seat = self.seats[self.next_index]
+            handles = self.owed.get(seat, [])
+            sealed = sorted(self.sealed.get(seat, {}).items())
+            context = ctx.context(seat, self.start_hash)
+            envelope = ctx.head(seat, "shares", self.number)
+            if envelope is None:
+                return False
+            data = envelope.data
+            try:
+                batch = None
+                if handles:
+                    ciphertexts = [cards.ciphertexts[h] for h in handles]
+                    batch = crypto.ShareBatch.from_wire(data["batch"], expected_len=len(handles))
+                    crypto.verify_share_batch(ctx.public_keys[seat], ciphertexts, batch, context)
+                elif data["batch"]:
+                    raise crypto.MalformedData("published shares that were not due")
+                if len(data["private"]) != len(sealed):
+                    raise crypto.MalformedData(
+                        f"sent {len(data['private'])} private share packet(s), {len(sealed)} due"
+                    )
+                packets = [crypto.PrivateShares.from_wire(wire) for wire in data["private"]]
+                for packet, (to, _) in zip(packets, sealed, strict=True):
+                    if packet.to != to:
+                        raise crypto.MalformedData(f"a private share packet for seat {packet.to}, not {to}")
+                    crypto.check_packet(packet, context, seat)
+            except CryptoError as exc:
+                raise crypto_fault(seat, "invalid decryption shares", exc, envelope.frame) from None
+            ctx.consume(envelope)
+            if batch is not None:
+                for handle, share in zip(handles, batch.shares, strict=True):
+                    cards.published(handle)[seat] = share
+            for packet, (to, sealed_handles) in zip(packets, sealed, strict=True):
+                ciphertexts = [cards.ciphertexts[h] for h in sealed_handles]
+                ctx.sealed_packet(envelope, packet, ciphertexts, context)
+                if to == me:
+                    self._open(ctx, envelope, packet, sealed_handles, ciphertexts, context)
+            self.next_index += 1
+        assert ctx.state is not None
+        for request in self.requests:
+            ctx.engine(Reveal(request.handle, request.to, self._value(ctx, request)))
+        return True
+
+    def _open(
+        self,
+        ctx: JobContext,
+        envelope: Envelope,
+        packet: crypto.PrivateShares,
+        handles: list[int],
+        ciphertexts: list[crypto.Ciphertext],
+        context: bytes,
+    ) -> None:
+        """Open a packet sent to us; if it does not check, complain (publicly) and blame its sender."""
+        assert ctx.secret is not None and ctx.me is not None
+        sender = envelope.seat
+        try:
+            batch = crypto.open_shares(
+                ctx.secret, packet, ctx.public_keys[sender], ciphertexts, context, sender
+            )
+        except CryptoError as exc:
+            if ctx.replaying:
+                raise Misbehaviour(
+                    sender, f"sent private shares that do not check: {exc}", (envelope.frame,)
+                ) from None
+            key, proof = crypto.make_complaint(
+                ctx.secret,
+                ctx.public_keys[ctx.me],
+                packet,
+                crypto.complaint_context(ctx.config.session_id, ctx.me, envelope.digest),
+                rng=ctx.rng,
+            )
+            complaint = ctx.emit(
+                "complaint", {"frame": envelope.frame, "key": key, "proof": list(proof.to_wire())}
+            )
+            shown = (envelope.frame,) if complaint is None else (envelope.frame, complaint.frame)
+            raise Misbehaviour(sender, f"sent private shares that do not check: {exc}", shown) from None
+        for handle, share in zip(handles, batch.shares, strict=True):
+            ctx.cards.private.setdefault(handle, {})[sender] = share
+
+    def _value(self, ctx: JobContext, request: RevealRequest) -> int | None:
+        me = ctx.me
+        handle = request.handle
+        public = handle in self.public
+        if not public and (request.to is None or request.to != me):
+            return None
+        cards = ctx.cards
+        shares = dict(cards.published(handle))
+        ciphertext = cards.ciphertexts[handle]
+        if not public:
+            assert ctx.secret is not None and me is not None
+            shares.update(cards.private.get(handle, {}))
+            shares[me] = crypto.decryption_share(ctx.secret, ciphertext)
+        if len(shares) != ctx.players:
+            raise AssertionError(f"card {handle} lacks shares")
+        deck = cards.deck_of[handle]
+        assert ctx.state is not None
+        composition = ctx.composition(deck)
+        book = cards.codebook(deck, len(composition))
+        try:
+            index = book.index_of(crypto.combine_shares(ciphertext, shares.values()))
+        except CryptoError:
+            # every share was proven and every shuffle checked: only a broken deck gets here
+            raise Unattributable(f"card {handle} did not decrypt to a card of the {deck} deck") from None
+        return int(composition[index])
+
+    def blocked(self, ctx: JobContext) -> Blocked:
+        seat = self.seats[self.next_index] if self.next_index < len(self.seats) else 0
+        return Blocked(f"job:{self.number}:shares:{seat}", (seat,), True)
