@@ -61,18 +61,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from protocol.chains import MAX_BUFFERED, MAX_BUFFERED_BYTES
 from protocol.config import TableConfig
 from protocol.events import Blamed, TimerRequest
 from protocol.messages import MAX_ACKS, MAX_FRAME, SIDE_KINDS, Envelope, seal
-from protocol.session import (
-    MAX_BUFFERED,
-    MAX_BUFFERED_BYTES,
-    MAX_CHAT,
-    MAX_SERVED,
-    SIDE_WINDOW_BYTES,
-    SIDE_WINDOW_FRAMES,
-    Session,
-)
+from protocol.quotas import MAX_CHAT, SIDE_WINDOW_BYTES, SIDE_WINDOW_FRAMES
+from protocol.session import MAX_SERVED, Session
 from tests.protocol.harness import Net, frame_kind
 
 CHANNELS = ("ahead", "echo", "chat", "evidence", "want", "halt")

@@ -58,7 +58,6 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -72,9 +71,9 @@ from skyjo_p2p.core.moves import Move, MoveSchema
 from skyjo_p2p.core.state import TableState
 from skyjo_p2p.engine import apply, legal_moves, new_game, rules_for
 
-from . import crypto
+from . import complaints, crypto
+from .chains import MAX_BUFFERED, MAX_BUFFERED_BYTES, Chain
 from .config import TableConfig, seat_names
-from .crypto import CryptoError
 from .crypto.group import encode_scalar
 from .crypto.randomness import SYSTEM, RandomSource
 from .deck import CardStore
@@ -92,83 +91,19 @@ from .events import (
     Updated,
     YourMove,
 )
-from .jobs import Blocked, Job, KeysJob, RoundSignatureJob, Unattributable, crypto_fault, job_for
+from .jobs import Blocked, Job, KeysJob, RoundSignatureJob, Unattributable, job_for
 from .messages import MAX_ACKS, MAX_TEXT, SIDE_KINDS, Envelope, open_frame, seal, verifiers_for
+from .quotas import Quotas
 from .transcript import extend, transcript_start
 
 MAX_HALT_EVIDENCE = 900_000
 """Bytes of evidence a halt frame carries (the rest was relayed as `evidence` frames already)."""
-MAX_BUFFERED = 256
-"""Frames buffered ahead of a gap in one sender's chain before further ones are dropped."""
-MAX_BUFFERED_BYTES = 4 << 20
-"""Bytes buffered ahead of a gap in one sender's chain before further frames are dropped.
-
-Dropping is safe: a dropped frame is sent again after a reconnection or on a `want`. Nobody is
-blamed for it: a gap may be a lost link, and only the frames' signer could be named."""
 CLAIM_WINDOW = 1024
 """Echo claims are kept only about frames at most this far past what we hold of their chain."""
-SIDE_WINDOW_FRAMES = 4096
-SIDE_WINDOW_BYTES = 8 << 20
-"""At most this many side frames (and bytes) from one seat between two of its game frames: an
-honest peer sends far fewer (an echo per received game frame, some relays). Counted on the
-seat's own chain, so every peer finds the same crossing: the seat is blamed with that frame."""
-ROUND_SIDE_FRAMES = 20_000
-ROUND_SIDE_BYTES = 8 << 20
-"""At most this many side frames (and bytes) from one seat between two of its round signatures:
-the windows above bound a burst, these bound a whole round (an honest peer sends an echo per game
-frame of the others, a few hundred a round, and relays within `RELAY_BUDGET`)."""
-RELAY_BUDGET = 4 << 20
-"""Bytes of relays (evidence, answers to `want`) this peer sends in a round, and half that between
-two of its game messages: an honest peer stays far inside its own quotas whatever it is asked."""
-MAX_CHAT = 1000
-"""Chat messages one seat may send in a game."""
 WANT_DELAY = 1.0
 """Seconds to wait for a frame an echo showed exists before asking the others for it."""
 MAX_SERVED = 3
 """How often one frame is relayed in answer to `want`s (a flood of wants amplifies nothing)."""
-
-
-@dataclass
-class _Chain:
-    """What we have of one seat's hash chain."""
-
-    next_seq: int
-    last_digest: bytes
-    frames: dict[int, Envelope] = field(default_factory=dict)
-    """Frames since the last round every seat signed (older ones are on disk, see `compact`)."""
-    ahead: dict[int, Envelope] = field(default_factory=dict)
-    digests: dict[int, bytes] = field(default_factory=dict)
-    """The digests of another seat's side frames since the last compaction (enough to tell a
-    second version)."""
-    side: dict[int, bytes] = field(default_factory=dict)
-    """Another seat's side frames since the last compaction, as bytes only (the evidence if it
-    signs a second version); what it may flood is bounded by the round quotas."""
-
-    def first_version(self, seq: int) -> tuple[bytes, ...]:
-        """Our copy of frame `seq`, if we still hold its bytes (evidence beside a second one)."""
-        known = self.frames.get(seq)
-        if known is not None:
-            return (known.frame,)
-        side = self.side.get(seq)
-        return () if side is None else (side,)
-
-    def digest_of(self, seq: int) -> bytes | None:
-        known = self.frames.get(seq)
-        return known.digest if known is not None else self.digests.get(seq)
-
-    def compact(self, upto: int) -> None:
-        """Forget the frames before `upto`: every seat signed the rounds they belong to.
-
-        Their digests go too, so memory stays flat over a long game: a second version of a frame
-        that old could change nothing (no step will consume it again) and is ignored; it is in
-        the transcript files, where `verify` finds two versions of one frame.
-        """
-        for seq in [q for q in self.frames if q < upto]:
-            del self.frames[seq]
-        for seq in [q for q in self.side if q < upto]:
-            del self.side[seq]
-        for seq in [q for q in self.digests if q < upto]:
-            del self.digests[seq]
 
 
 class Session:
@@ -204,7 +139,7 @@ class Session:
         self._rules = rules_for(config.game)
         self._verifiers = verifiers_for(config)
         genesis = config.genesis_hash
-        self._chains = [_Chain(0, genesis) for _ in range(self.players)]
+        self._chains = [Chain(0, genesis) for _ in range(self.players)]
         self._queues: list[deque[Envelope]] = [deque() for _ in range(self.players)]
         self._out: list[bytes] = []
         self._events: list[SessionEvent] = []
@@ -248,13 +183,7 @@ class Session:
         self._signed: dict[int, int] = {}
         """Each seat's signature frame of the last round that ended (see `compact`)."""
         self._served: dict[tuple[int, int], int] = {}
-        self._side_count = [0] * self.players
-        self._side_bytes = [0] * self.players
-        self._round_side_count = [0] * self.players
-        self._round_side_bytes = [0] * self.players
-        self._relayed_window = 0
-        self._relayed_round = 0
-        self._chat_count = [0] * self.players
+        self._quotas = Quotas(self.players, seat)
         self._ahead_bytes = [0] * self.players
         self.max_ahead_frames = MAX_BUFFERED
         self.max_ahead_bytes = MAX_BUFFERED_BYTES
@@ -274,7 +203,7 @@ class Session:
         frame before echoing it."""
         self._paused = False
         self._coin_secrets: dict[int, crypto.CoinContribution] = {}
-        self._sealed: dict[tuple[int, int], dict[int, tuple[Any, ...]]] = {}
+        self._sealed: dict[tuple[int, int], dict[int, complaints.SealedPacket]] = {}
         """(sender, seq) -> recipient -> (packet, ciphertexts, context, frame): consumed packets."""
         self._waiting_complaints: dict[tuple[int, int], list[Envelope]] = {}
         """Complaints about packets this peer has not consumed yet."""
@@ -690,12 +619,10 @@ class Session:
                 del chain.frames[envelope.seq]
                 chain.digests[envelope.seq] = envelope.digest
                 chain.side[envelope.seq] = envelope.frame
-            self._count_side(envelope)
+            self._quotas.side_frame(envelope)
             self._side_message(envelope)
         else:
-            self._side_count[envelope.seat] = self._side_bytes[envelope.seat] = 0
-            if envelope.kind == "roundsig":
-                self._round_side_count[envelope.seat] = self._round_side_bytes[envelope.seat] = 0
+            self._quotas.game_frame(envelope)
             self._queues[envelope.seat].append(envelope)
             if envelope.seat != self.me and self.me is not None and not self.replaying and not self.halted:
                 self._acks.append([envelope.seat, envelope.seq, envelope.digest])
@@ -746,7 +673,9 @@ class Session:
     ) -> None:
         """Remember a consumed packet of private shares, so a complaint about it can be judged."""
         key = (envelope.seat, envelope.seq)
-        self._sealed.setdefault(key, {})[packet.to] = (packet, ciphertexts, context, envelope.frame)
+        self._sealed.setdefault(key, {})[packet.to] = complaints.SealedPacket(
+            packet, ciphertexts, context, envelope.frame
+        )
         for complaint in self._waiting_complaints.pop(key, []):
             if complaint.seat == packet.to:
                 self._judge_complaint(complaint, key)
@@ -758,27 +687,7 @@ class Session:
         If this peer has not yet consumed it (it is behind in the game's order), the complaint
         waits for it; a complaint about a frame that holds no packet for its author is false.
         """
-        try:
-            disputed = open_frame(complaint.data["frame"], self.config, self._verifiers)
-        except (MalformedMessage, BadSignature) as exc:
-            raise Misbehaviour(
-                complaint.seat,
-                f"complained about something that is not a frame: {exc.reason}",
-                (complaint.frame,),
-            ) from None
-        if disputed.seat == complaint.seat or disputed.kind != "shares":
-            raise Misbehaviour(
-                complaint.seat, "complained about a frame that sent it no private shares", (complaint.frame,)
-            )
-        addressed = [
-            wire
-            for wire in disputed.data["private"]
-            if isinstance(wire, list) and wire and wire[0] == complaint.seat
-        ]
-        if not addressed:
-            raise Misbehaviour(
-                complaint.seat, "complained about a frame that sent it no private shares", (complaint.frame,)
-            )
+        disputed = complaints.disputed_frame(complaint, self.config, self._verifiers)
         if disputed.seat != self.me:
             outer, self._relaying = self._relaying, True
             try:
@@ -792,37 +701,8 @@ class Session:
             self._waiting_complaints.setdefault(key, []).append(complaint)
 
     def _judge_complaint(self, complaint: Envelope, key: tuple[int, int]) -> None:
-        packet, ciphertexts, context, frame = self._sealed[key][complaint.seat]
-        sender = key[0]
-        try:
-            z = crypto.decode_point(complaint.data["key"])
-            proof = crypto.DLEQProof.from_wire(complaint.data["proof"])
-        except CryptoError as exc:
-            raise crypto_fault(complaint.seat, "malformed complaint", exc, complaint.frame) from None
-        verdict = crypto.judge_complaint(
-            z,
-            proof,
-            crypto.complaint_context(
-                self.config.session_id, complaint.seat, open_frame(frame, self.config, self._verifiers).digest
-            ),
-            self.public_keys[complaint.seat],
-            packet,
-            self.public_keys[sender],
-            ciphertexts,
-            context,
-            sender,
-        )
-        if verdict == "sender":
-            raise Misbehaviour(
-                sender,
-                f"sent seat {complaint.seat} private shares that do not check (its complaint proves it)",
-                (frame, complaint.frame),
-            )
-        raise Misbehaviour(
-            complaint.seat,
-            f"complained about private shares from seat {sender} that do check",
-            (complaint.frame, frame),
-        )
+        sealed = self._sealed[key][complaint.seat]
+        raise complaints.verdict(complaint, key[0], sealed, self.config, self._verifiers, self.public_keys)
 
     def _relayed(self, sender: int, frame: bytes) -> None:
         """A frame of another seat that `sender` relays as evidence: taken as if received directly.
@@ -908,7 +788,7 @@ class Session:
         """Relay signed frames that prove a fault to the other peers, once each."""
         for frame in frames:
             mark = hashlib.sha256(frame).digest()
-            if self.me is None or mark in self._published or not self._may_relay(len(frame)):
+            if self.me is None or mark in self._published or not self._quotas.may_relay(len(frame)):
                 continue
             self._published.add(mark)
             try:
@@ -933,13 +813,7 @@ class Session:
             self._flush_acks()  # echoes first: no game frame of ours acts on an unechoed frame
         chain = self._chains[self.me]
         envelope = seal(self.config, self._key, self.me, chain.next_seq, chain.last_digest, kind, data)
-        if kind == "evidence":
-            self._relayed_window += len(envelope.frame)
-            self._relayed_round += len(envelope.frame)
-        elif kind not in SIDE_KINDS:
-            self._relayed_window = 0
-            if kind == "roundsig":
-                self._relayed_round = 0
+        self._quotas.sent(kind, len(envelope.frame))
         chain.frames[envelope.seq] = envelope
         chain.next_seq += 1
         chain.last_digest = envelope.digest
@@ -1288,46 +1162,9 @@ class Session:
                 continue
             self._served[key] = self._served.get(key, 0) + 1
             frame = chain.frames[seq].frame
-            if not self._may_relay(len(frame)):
+            if not self._quotas.may_relay(len(frame)):
                 return
             try:
                 self._emit("evidence", {"frame": frame})
             except ValueError:  # too large to wrap: it went out directly
                 continue
-
-    def _may_relay(self, size: int) -> bool:
-        """Within our relay budget (see RELAY_BUDGET): we never cross our own quotas."""
-        return self._relayed_round + size <= RELAY_BUDGET and self._relayed_window + size <= RELAY_BUDGET // 2
-
-    def _count_side(self, envelope: Envelope) -> None:
-        """Quotas on side messages, counted on the sender's own chain (see SIDE_WINDOW_FRAMES)."""
-        seat = envelope.seat
-        if seat == self.me:
-            return
-        self._side_count[seat] += 1
-        self._side_bytes[seat] += len(envelope.frame)
-        self._round_side_count[seat] += 1
-        self._round_side_bytes[seat] += len(envelope.frame)
-        if (
-            self._round_side_count[seat] > ROUND_SIDE_FRAMES
-            or self._round_side_bytes[seat] > ROUND_SIDE_BYTES
-        ):
-            raise Misbehaviour(
-                seat,
-                f"sent more than {ROUND_SIDE_FRAMES} side messages or {ROUND_SIDE_BYTES >> 20} MiB "
-                "in one round (flood)",
-                (envelope.frame,),
-            )
-        if envelope.kind == "chat":
-            self._chat_count[seat] += 1
-            if self._chat_count[seat] > MAX_CHAT:
-                raise Misbehaviour(
-                    seat, f"sent more than {MAX_CHAT} chat messages (flood)", (envelope.frame,)
-                )
-        if self._side_count[seat] > SIDE_WINDOW_FRAMES or self._side_bytes[seat] > SIDE_WINDOW_BYTES:
-            raise Misbehaviour(
-                seat,
-                f"sent more than {SIDE_WINDOW_FRAMES} side messages or {SIDE_WINDOW_BYTES >> 20} MiB "
-                "between two of its game messages (flood)",
-                (envelope.frame,),
-            )
