@@ -88,6 +88,7 @@ from . import crypto
 from .config import TableConfig, seat_names
 from .crypto import CryptoError, InvalidProof
 from .crypto.group import encode_scalar
+from .crypto.randomness import SYSTEM, RandomSource
 from .deck import CardStore
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame, Misbehaviour
 from .events import (
@@ -202,6 +203,7 @@ class Session:
         *,
         step_timeout: float = 30.0,
         move_timeout: float | None = None,
+        rng: RandomSource = SYSTEM,
     ) -> None:
         if (seat is None) != (identity is None):
             raise ValueError("a seat needs its identity key; an observer has neither")
@@ -217,6 +219,9 @@ class Session:
         self.players = config.players
         self.step_timeout = step_timeout
         self.move_timeout = move_timeout
+        self.rng = rng
+        """Where this peer's secrets come from (key share, proofs, shuffles, coins): `secrets`
+        unless a deterministic source is passed in (test vectors)."""
         self._rules = rules_for(config.game)
         self._verifiers = verifiers_for(config)
         genesis = config.genesis_hash
@@ -1373,7 +1378,7 @@ class _Keys(_Job):
             if me is not None and not self.committed:
                 self.committed = True
                 if session.secret is None:  # a resumed session has its saved key share
-                    session.secret, session.my_public_key = crypto.keygen()
+                    session.secret, session.my_public_key = crypto.keygen(rng=session.rng)
                 if not session._queues[me]:  # not already in the transcript we resumed from
                     assert session.my_public_key is not None
                     commit = crypto.key_commitment(
@@ -1392,7 +1397,9 @@ class _Keys(_Job):
             if me is not None and not session._queues[me]:
                 mine = session.my_public_key
                 assert session.secret is not None and mine is not None
-                proof = crypto.prove_key(session.secret, mine, session.context(me, self.reveal_hash))
+                proof = crypto.prove_key(
+                    session.secret, mine, session.context(me, self.reveal_hash), rng=session.rng
+                )
                 session._emit("key", {"key": mine, "proof": list(proof.to_wire())})
         while self.next_seat < session.players:
             seat = self.next_seat
@@ -1469,7 +1476,11 @@ class _Shuffle(_Job):
                 continue
             try:
                 crypto.verify_shuffle_chain(
-                    self.decks[lo : hi + 1], self.proofs[lo:hi], session.joint_key, self.contexts[lo:hi]
+                    self.decks[lo : hi + 1],
+                    self.proofs[lo:hi],
+                    session.joint_key,
+                    self.contexts[lo:hi],
+                    rng=session.rng,
                 )
             except InvalidProof as exc:
                 bad = lo + (exc.index or 0)
@@ -1483,7 +1494,7 @@ class _Shuffle(_Job):
             context = session.context(seat, session.transcript_hash)
             if seat == session.me and not session._queues[seat]:
                 self._verify(session, seat)
-                outputs, proof = crypto.shuffle(self.decks[-1], session.joint_key, context)
+                outputs, proof = crypto.shuffle(self.decks[-1], session.joint_key, context, rng=session.rng)
                 session._emit(
                     "shuffle",
                     {
@@ -1602,7 +1613,9 @@ class _Reveals(_Job):
         batch: list[Any] = []
         if mine:
             ciphertexts = [cards.ciphertexts[h] for h in mine]
-            shares = crypto.make_share_batch(session.secret, session.public_keys[me], ciphertexts, context)
+            shares = crypto.make_share_batch(
+                session.secret, session.public_keys[me], ciphertexts, context, rng=session.rng
+            )
             batch = list(shares.to_wire())
         packets = []
         for to, handles in sorted(self.sealed.get(me, {}).items()):
@@ -1614,6 +1627,7 @@ class _Reveals(_Job):
                 [cards.ciphertexts[h] for h in handles],
                 context,
                 me,
+                rng=session.rng,
             )
             packets.append(packet.to_wire())
         return {"job": self.number, "batch": batch, "private": packets}
@@ -1694,6 +1708,7 @@ class _Reveals(_Job):
                 session.public_keys[session.me],
                 packet,
                 crypto.complaint_context(session.config.session_id, session.me, envelope.digest),
+                rng=session.rng,
             )
             complaint = session._emit(
                 "complaint", {"frame": envelope.frame, "key": key, "proof": list(proof.to_wire())}
@@ -1755,7 +1770,7 @@ class _Coin(_Job):
             if me is not None and self.mine is None:
                 self.mine = session._coin_secrets.get(self.number)
                 if self.mine is None:
-                    self.mine = crypto.CoinContribution.new()
+                    self.mine = crypto.CoinContribution.new(rng=session.rng)
                     session._coin_secrets[self.number] = self.mine  # kept for a resume until revealed
                 if not session._queues[me]:
                     commit = self.mine.commitment(self.label, session.context(me, self.start_hash), me)

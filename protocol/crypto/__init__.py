@@ -57,6 +57,7 @@ from protocol.crypto.private_share import (
     open_shares,
     seal_shares,
 )
+from protocol.crypto.randomness import SYSTEM, RandomSource
 from protocol.crypto.schnorr import (
     SchnorrProof,
     key_commitment,
@@ -76,6 +77,7 @@ from protocol.crypto.shuffle import (
 __all__ = [
     "BASE",
     "IDENTITY",
+    "SYSTEM",
     "Ciphertext",
     "Codebook",
     "CoinContribution",
@@ -90,6 +92,7 @@ __all__ = [
     "MalformedData",
     "Point",
     "PrivateShares",
+    "RandomSource",
     "SchnorrProof",
     "ShareBatch",
     "ShuffleProof",

@@ -22,7 +22,9 @@ from dataclasses import dataclass
 from typing import Final
 
 from protocol.crypto.errors import InvalidCommitment, MalformedData
+from protocol.crypto.group import system_or
 from protocol.crypto.hashing import HashItem, hash512
+from protocol.crypto.randomness import SYSTEM, RandomSource
 
 COIN_COMMITMENT_LABEL: Final[str] = "skyjo-lan/v1/coin-commitment"
 COIN_LABEL: Final[str] = "skyjo-lan/v1/coin"
@@ -50,9 +52,10 @@ class CoinContribution:
         _check_bytes(self.value, VALUE_BYTES, "value")
 
     @classmethod
-    def new(cls) -> CoinContribution:
-        """A fresh contribution from `secrets`."""
-        return cls(secrets.token_bytes(NONCE_BYTES), secrets.token_bytes(VALUE_BYTES))
+    def new(cls, *, rng: RandomSource = SYSTEM) -> CoinContribution:
+        """A fresh contribution from `rng` (two draws: the nonce, then the value)."""
+        source = system_or(rng, secrets)
+        return cls(source.token_bytes(NONCE_BYTES), source.token_bytes(VALUE_BYTES))
 
     def commitment(self, label: str, context: bytes, seat: int) -> bytes:
         """What to publish first: H(label, context, seat, nonce, value)."""

@@ -36,6 +36,7 @@ from protocol.crypto.group import (
     sub,
 )
 from protocol.crypto.hashing import HashItem, challenge, hash512, hash_to_scalar
+from protocol.crypto.randomness import SYSTEM, RandomSource
 
 DLEQ_LABEL: Final[str] = "skyjo-lan/v1/dleq"
 BATCH_LABEL: Final[str] = "skyjo-lan/v1/dleq-batch"
@@ -76,9 +77,11 @@ class DLEQProof:
         return cls(decode_scalar(obj[0]), decode_scalar(obj[1]))
 
 
-def prove_dleq(secret: int, public_key: Point, base: Point, image: Point, context: bytes) -> DLEQProof:
-    """Prove log_G(public_key) = log_base(image) = secret, bound to `context`."""
-    w = random_scalar()
+def prove_dleq(
+    secret: int, public_key: Point, base: Point, image: Point, context: bytes, *, rng: RandomSource = SYSTEM
+) -> DLEQProof:
+    """Prove log_G(public_key) = log_base(image) = secret, bound to `context` (nonce from `rng`)."""
+    w = random_scalar(rng=rng)
     e = challenge(DLEQ_LABEL, [BASE, public_key, base, image], [mul_base(w), mul(w, base)], context)
     return DLEQProof(e, (w + e * secret) % L)
 
@@ -127,10 +130,12 @@ class DecryptionShare:
         return cls(decode_point(obj[0]), DLEQProof.from_wire(obj[1:]))
 
 
-def make_share(secret: int, public_key: Point, ciphertext: Ciphertext, context: bytes) -> DecryptionShare:
+def make_share(
+    secret: int, public_key: Point, ciphertext: Ciphertext, context: bytes, *, rng: RandomSource = SYSTEM
+) -> DecryptionShare:
     """Our share of `ciphertext` with its proof (2 variable-base + 1 fixed-base multiplications)."""
     d = decryption_share(secret, ciphertext)
-    return DecryptionShare(d, prove_dleq(secret, public_key, ciphertext.c1, d, context))
+    return DecryptionShare(d, prove_dleq(secret, public_key, ciphertext.c1, d, context, rng=rng))
 
 
 def verify_share(public_key: Point, ciphertext: Ciphertext, share: DecryptionShare, context: bytes) -> None:
@@ -204,7 +209,12 @@ def _batch_coefficients(statement: list[HashItem], context: bytes, m: int) -> li
 
 
 def make_share_batch(
-    secret: int, public_key: Point, ciphertexts: Sequence[Ciphertext], context: bytes
+    secret: int,
+    public_key: Point,
+    ciphertexts: Sequence[Ciphertext],
+    context: bytes,
+    *,
+    rng: RandomSource = SYSTEM,
 ) -> ShareBatch:
     """Our shares of `ciphertexts` with one batched proof (see `ShareBatch`)."""
     if not ciphertexts:
@@ -212,7 +222,7 @@ def make_share_batch(
     shares = [decryption_share(secret, c) for c in ciphertexts]
     statement = _batch_statement(public_key, ciphertexts, shares)
     coefs = _batch_coefficients(statement, context, len(ciphertexts))
-    w = random_scalar()
+    w = random_scalar(rng=rng)
     a = mul_base(w)
     c = lincomb((w * e_j, ct.c1) for e_j, ct in zip(coefs, ciphertexts, strict=True))
     e = challenge(BATCH_LABEL, statement, [a, c], context)

@@ -33,6 +33,7 @@ from protocol.crypto.group import (
     sub,
 )
 from protocol.crypto.hashing import hash_to_point
+from protocol.crypto.randomness import SYSTEM, RandomSource
 
 CARD_LABEL: Final[str] = "skyjo-lan/v1/card"
 
@@ -92,9 +93,11 @@ def joint_key(public_keys: Iterable[Point]) -> Point:
     return y
 
 
-def encrypt(message: Point, public_key: Point, randomness: int | None = None) -> Ciphertext:
-    """(rG, M + rY); r from `secrets` unless given (r = 1 builds the public deck)."""
-    r = random_scalar() if randomness is None else randomness
+def encrypt(
+    message: Point, public_key: Point, randomness: int | None = None, *, rng: RandomSource = SYSTEM
+) -> Ciphertext:
+    """(rG, M + rY); r from `rng` unless given (r = 1 builds the public deck)."""
+    r = random_scalar(rng=rng) if randomness is None else randomness
     return Ciphertext(mul_base(r), add(message, mul(r, public_key)))
 
 

@@ -39,6 +39,7 @@ from nacl import bindings as _sodium
 from nacl import exceptions as _sodium_exc
 
 from protocol.crypto.errors import InvalidPoint, InvalidScalar
+from protocol.crypto.randomness import SYSTEM, RandomSource
 
 Point = NewType("Point", bytes)
 """A 32-byte canonical encoding of a point of the prime-order subgroup (or the identity, internally)."""
@@ -93,9 +94,23 @@ OPS: Final[OpCounter] = OpCounter()
 # --- scalars -----------------------------------------------------------------------------------
 
 
-def random_scalar() -> int:
-    """A uniform secret scalar in [1, L), from `secrets` (never zero, so G*k is never the identity)."""
-    return secrets.randbelow(L - 1) + 1
+def random_scalar(*, rng: RandomSource = SYSTEM) -> int:
+    """A uniform secret scalar in [1, L), from `rng` (never zero, so G*k is never the identity).
+
+    One draw: `rng.randbelow(L - 1) + 1`.
+    """
+    return system_or(rng, secrets).randbelow(L - 1) + 1
+
+
+def system_or(rng: RandomSource, module_secrets: RandomSource) -> RandomSource:
+    """`rng`, or for `SYSTEM` the `secrets` module as the drawing module names it.
+
+    The default is drawn through the caller's own module attribute `secrets` (not through
+    `randomness`) because test stand-ins still replace that attribute in `group`, `shuffle` and
+    `coins` (tests/protocol/model.py, tests/protocol/secrecy.py, protocol/vectors/generate.py);
+    unpatched it is the `secrets` module itself, so production draws are unchanged.
+    """
+    return module_secrets if rng is SYSTEM else rng
 
 
 def encode_scalar(k: int) -> bytes:

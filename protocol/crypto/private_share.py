@@ -60,6 +60,7 @@ from protocol.crypto.group import (
     random_scalar,
 )
 from protocol.crypto.hashing import hash512
+from protocol.crypto.randomness import SYSTEM, RandomSource
 from protocol.crypto.schnorr import SchnorrProof, prove_key, verify_key
 
 PRIVATE_LABEL: Final[str] = "skyjo-lan/v1/private-share"
@@ -129,14 +130,17 @@ def seal_shares(
     ciphertexts: Sequence[Ciphertext],
     context: bytes,
     sender: int,
+    *,
+    rng: RandomSource = SYSTEM,
 ) -> PrivateShares:
     """Our shares of `ciphertexts`, proven and encrypted to `recipient` (whose key share is
-    `recipient_key`). `context` is our usual proof context for this job."""
+    `recipient_key`). `context` is our usual proof context for this job. Draws from `rng`, in
+    order: the batch proof's nonce, the ephemeral e, the proof of e's nonce."""
     ctx = packet_context(context, sender, recipient)
-    batch = make_share_batch(secret, public_key, ciphertexts, ctx)
-    e = random_scalar()
+    batch = make_share_batch(secret, public_key, ciphertexts, ctx, rng=rng)
+    e = random_scalar(rng=rng)
     ephemeral = mul_base(e)
-    proof = prove_key(e, ephemeral, ctx)
+    proof = prove_key(e, ephemeral, ctx, rng=rng)
     box = ChaCha20Poly1305(_key(mul(e, recipient_key), ephemeral, ctx)).encrypt(_NONCE, _encode(batch), ctx)
     return PrivateShares(recipient, ephemeral, proof, box)
 
@@ -182,11 +186,11 @@ def complaint_context(session_id: bytes, complainer: int, frame_digest: bytes) -
 
 
 def make_complaint(
-    secret: int, public_key: Point, packet: PrivateShares, context: bytes
+    secret: int, public_key: Point, packet: PrivateShares, context: bytes, *, rng: RandomSource = SYSTEM
 ) -> tuple[Point, DLEQProof]:
     """The recipient's opening of a packet's key material: Z = x_t*E and a proof that it is."""
     z = mul(secret, packet.ephemeral)
-    return z, prove_dleq(secret, public_key, packet.ephemeral, z, context)
+    return z, prove_dleq(secret, public_key, packet.ephemeral, z, context, rng=rng)
 
 
 def judge_complaint(

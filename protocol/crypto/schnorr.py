@@ -26,15 +26,16 @@ from protocol.crypto.group import (
     random_scalar,
 )
 from protocol.crypto.hashing import challenge, hash512
+from protocol.crypto.randomness import SYSTEM, RandomSource
 
 SCHNORR_LABEL: Final[str] = "skyjo-lan/v1/schnorr-pok"
 KEY_COMMITMENT_LABEL: Final[str] = "skyjo-lan/v1/key-commitment"
 COMMITMENT_BYTES: Final[int] = 32
 
 
-def keygen() -> tuple[int, Point]:
-    """A fresh key pair (x, X = xG), x uniform in [1, L) from `secrets`."""
-    x = random_scalar()
+def keygen(*, rng: RandomSource = SYSTEM) -> tuple[int, Point]:
+    """A fresh key pair (x, X = xG), x uniform in [1, L) from `rng`."""
+    x = random_scalar(rng=rng)
     return x, mul_base(x)
 
 
@@ -85,9 +86,9 @@ class SchnorrProof:
         return cls(decode_scalar(obj[0]), decode_scalar(obj[1]))
 
 
-def prove_key(secret: int, public_key: Point, context: bytes) -> SchnorrProof:
-    """Prove knowledge of `secret` for `public_key` (= secret*G) under `context`."""
-    w = random_scalar()
+def prove_key(secret: int, public_key: Point, context: bytes, *, rng: RandomSource = SYSTEM) -> SchnorrProof:
+    """Prove knowledge of `secret` for `public_key` (= secret*G) under `context` (nonce from `rng`)."""
+    w = random_scalar(rng=rng)
     e = challenge(SCHNORR_LABEL, [BASE, public_key], [mul_base(w)], context)
     return SchnorrProof(e, (w + e * secret) % L)
 

@@ -66,8 +66,10 @@ from protocol.crypto.group import (
     point_sum,
     random_scalar,
     sub,
+    system_or,
 )
 from protocol.crypto.hashing import HashItem, challenge, hash512, hash_to_point, hash_to_scalar
+from protocol.crypto.randomness import SYSTEM, RandomSource
 
 GENERATORS_LABEL: Final[str] = "skyjo-lan/v1/shuffle/generators"
 CHALLENGES_LABEL: Final[str] = "skyjo-lan/v1/shuffle/challenges"
@@ -273,50 +275,55 @@ def _get_nizkp_challenge(
 # --- prover ------------------------------------------------------------------------------------
 
 
-def gen_permutation(n: int) -> list[int]:
-    """GenPermutation (Alg. 4.2): a uniform permutation of 0..n-1 by Knuth's shuffle, `secrets`."""
+def gen_permutation(n: int, *, rng: RandomSource = SYSTEM) -> list[int]:
+    """GenPermutation (Alg. 4.2): a uniform permutation of 0..n-1 by Knuth's shuffle, from `rng`."""
     if n < 1:
         raise ValueError("nothing to permute")
+    source = system_or(rng, secrets)
     pool = list(range(n))
     psi: list[int] = []
     for i in range(n):
-        k = i + secrets.randbelow(n - i)
+        k = i + source.randbelow(n - i)
         psi.append(pool[k])
         pool[k] = pool[i]
     return psi
 
 
 def gen_shuffle(
-    ciphertexts: Sequence[Ciphertext], public_key: Point
+    ciphertexts: Sequence[Ciphertext], public_key: Point, *, rng: RandomSource = SYSTEM
 ) -> tuple[list[Ciphertext], list[int], list[int]]:
     """GenShuffle (Alg. 4.1): permute and re-encrypt; returns (e', r' output-indexed, psi)."""
-    psi = gen_permutation(len(ciphertexts))
-    randomness = [random_scalar() for _ in psi]
+    psi = gen_permutation(len(ciphertexts), rng=rng)
+    randomness = [random_scalar(rng=rng) for _ in psi]
     outputs = [reencrypt(ciphertexts[j], public_key, r) for j, r in zip(psi, randomness, strict=True)]
     return outputs, randomness, psi
 
 
-def gen_permutation_commitment(psi: Sequence[int], hs: Sequence[Point]) -> tuple[list[Point], list[int]]:
+def gen_permutation_commitment(
+    psi: Sequence[int], hs: Sequence[Point], *, rng: RandomSource = SYSTEM
+) -> tuple[list[Point], list[int]]:
     """GenPermutationCommitment (Alg. 4.4): c_{j_i} = r_{j_i} G + h_i (column commitments).
 
     Written for any map psi (column j commits to every h_i with psi(i) = j), which for a
     permutation is exactly the paper's formula; tests use it to build cheating proofs.
     """
     n = len(psi)
-    r = [random_scalar() for _ in range(n)]
+    r = [random_scalar(rng=rng) for _ in range(n)]
     columns: list[list[Point]] = [[mul_base(r[j])] for j in range(n)]
     for i, j in enumerate(psi):
         columns[j].append(hs[i])
     return [point_sum(col) for col in columns], r
 
 
-def gen_commitment_chain(c0: Point, u_prime: Sequence[int]) -> tuple[list[Point], list[int]]:
+def gen_commitment_chain(
+    c0: Point, u_prime: Sequence[int], *, rng: RandomSource = SYSTEM
+) -> tuple[list[Point], list[int]]:
     """GenCommitmentChain (Alg. 4.5): c^_i = r^_i G + u'_i c^_{i-1}, starting from c^_0 = c0."""
     chain: list[Point] = []
     r_hat: list[int] = []
     prev = c0
     for u in u_prime:
-        r = random_scalar()
+        r = random_scalar(rng=rng)
         prev = lincomb([(r, BASE), (u, prev)])
         chain.append(prev)
         r_hat.append(r)
@@ -335,6 +342,8 @@ def gen_shuffle_proof(
     psi: Sequence[int],
     public_key: Point,
     context: bytes,
+    *,
+    rng: RandomSource = SYSTEM,
 ) -> ShuffleProof:
     """GenShuffleProof (Alg. 4.3): prove outputs = permuted re-encryption of inputs.
 
@@ -345,7 +354,7 @@ def gen_shuffle_proof(
     if n < 1 or len(outputs) != n or len(r_prime) != n or len(psi) != n:
         raise ValueError("inputs, outputs, randomness and permutation must have the same length")
     _check_permutation(psi, n)
-    return _prove(inputs, outputs, r_prime, psi, public_key, context)
+    return _prove(inputs, outputs, r_prime, psi, public_key, context, rng=rng)
 
 
 def _prove(
@@ -355,15 +364,17 @@ def _prove(
     psi: Sequence[int],
     public_key: Point,
     context: bytes,
+    *,
+    rng: RandomSource = SYSTEM,
 ) -> ShuffleProof:
     """The body of GenShuffleProof, line by line (psi is not checked: tests feed it cheats)."""
     n = len(inputs)
     hs = generators(n)
     h = chain_generator()
-    c, r = gen_permutation_commitment(psi, hs)
+    c, r = gen_permutation_commitment(psi, hs, rng=rng)
     u = _get_challenges(inputs, outputs, c, public_key, context)
     u_prime = [u[psi[i]] for i in range(n)]
-    c_hat, r_hat = gen_commitment_chain(h, u_prime)
+    c_hat, r_hat = gen_commitment_chain(h, u_prime, rng=rng)
 
     r_bar = sum(r) % L
     v = [1] * n
@@ -373,9 +384,9 @@ def _prove(
     r_tilde = sum(rj * uj for rj, uj in zip(r, u, strict=True)) % L
     r_prime_agg = sum(ri * ui for ri, ui in zip(r_prime, u_prime, strict=True)) % L
 
-    w1, w2, w3, w4 = (random_scalar() for _ in range(4))
-    w_hat = [random_scalar() for _ in range(n)]
-    w_prime = [random_scalar() for _ in range(n)]
+    w1, w2, w3, w4 = (random_scalar(rng=rng) for _ in range(4))
+    w_hat = [random_scalar(rng=rng) for _ in range(n)]
+    w_prime = [random_scalar(rng=rng) for _ in range(n)]
 
     t1 = mul_base(w1)
     t2 = mul_base(w2)
@@ -413,9 +424,9 @@ def _prove(
 
 
 def shuffle(
-    ciphertexts: Sequence[Ciphertext], public_key: Point, context: bytes
+    ciphertexts: Sequence[Ciphertext], public_key: Point, context: bytes, *, rng: RandomSource = SYSTEM
 ) -> tuple[list[Ciphertext], ShuffleProof]:
-    """Shuffle and re-encrypt a deck (fresh permutation and randomness from `secrets`), with proof.
+    """Shuffle and re-encrypt a deck (fresh permutation and randomness from `rng`), with proof.
 
     GenShuffle then GenShuffleProof (Haenni et al. 2017, Alg. 4.1 and 4.3): the outputs hide the
     permutation (re-encryption is semantically secure under DDH) and the proof, bound to
@@ -424,8 +435,8 @@ def shuffle(
     """
     if not ciphertexts:
         raise ValueError("cannot shuffle an empty deck")
-    outputs, r_prime, psi = gen_shuffle(ciphertexts, public_key)
-    return outputs, _prove(ciphertexts, outputs, r_prime, psi, public_key, context)
+    outputs, r_prime, psi = gen_shuffle(ciphertexts, public_key, rng=rng)
+    return outputs, _prove(ciphertexts, outputs, r_prime, psi, public_key, context, rng=rng)
 
 
 # --- verifier ----------------------------------------------------------------------------------
@@ -570,12 +581,14 @@ def verify_shuffle_chain(
     proofs: Sequence[ShuffleProof],
     public_key: Point,
     contexts: Sequence[bytes],
+    *,
+    rng: RandomSource = SYSTEM,
 ) -> None:
     """Verify consecutive shuffles decks[k] -> decks[k+1] (proof k, context k) in one batch.
 
     For each proof the chain commitments t^ are recomputed and the challenge checked, as in
     `verify_shuffle`. The four other equations t = t' of CheckShuffleProof, of every proof, are
-    then multiplied by fresh random scalars from `secrets` and the weighted sum must be the
+    then multiplied by fresh random scalars from `rng` and the weighted sum must be the
     identity (random-linear-combination batch verification: Bellare, Garay, Rabin, "Fast batch
     verification for modular exponentiation and digital signatures", EUROCRYPT 1998; a false
     equation survives with probability 1/L). In that sum a point that occurs in several equations
@@ -599,7 +612,7 @@ def verify_shuffle_chain(
 
     terms: list[tuple[int, Point]] = []
     for k, proof in enumerate(proofs):
-        _accumulate(terms, proof, decks[k], decks[k + 1], public_key, contexts[k])
+        _accumulate(terms, proof, decks[k], decks[k + 1], public_key, contexts[k], rng)
     if lincomb(terms) == IDENTITY:
         return
     for k, proof in enumerate(proofs):
@@ -616,6 +629,7 @@ def _accumulate(
     outputs: Sequence[Ciphertext],
     public_key: Point,
     context: bytes,
+    rng: RandomSource,
 ) -> None:
     """Append rho * (t' - t) for the equations t1..t4 of one proof (see `verify_shuffle_chain`)."""
     n = len(inputs)
@@ -626,7 +640,7 @@ def _accumulate(
     u_prod = 1
     for uj in u:
         u_prod = u_prod * uj % L
-    r1, r2, r3, r41, r42 = (random_scalar() for _ in range(5))
+    r1, r2, r3, r41, r42 = (random_scalar(rng=rng) for _ in range(5))
     s_prime = proof.s_prime
 
     # t1' = s1 G - e (sum c_j - sum h_i)
