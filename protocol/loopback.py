@@ -17,7 +17,9 @@ Hooks, all optional and changeable at any point:
 * subclasses override `call` (every call into a session goes through it), `send`, `on_event`,
   `collected` and `wants_move`.
 
-Randomness is the sessions' own: build them with their random source (see `seats`).
+Randomness is the sessions' own: an optional random source per peer is passed to each session
+(`seats(config, keys, rng=[source of seat 0, source of seat 1, ...])`), none by default (the
+`secrets` module).
 """
 
 from __future__ import annotations

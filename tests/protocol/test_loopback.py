@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 from typing import Any
 
@@ -60,3 +61,28 @@ def test_a_route_drops_frames_and_strict_stops_the_table() -> None:
     assert not any(isinstance(e, Halted) for events in lb.events for e in events)
     with pytest.raises(TableStopped, match="did not answer in time"):
         lb.fire_timers()
+
+
+class _Seeded:
+    """A reproducible (not secret) random source for one seat."""
+
+    def __init__(self, seed: str) -> None:
+        self._rng = random.Random(seed)
+
+    def randbelow(self, n: int) -> int:
+        return self._rng.randrange(n)
+
+    def token_bytes(self, n: int) -> bytes:
+        return self._rng.randbytes(n)
+
+
+def test_a_random_source_per_seat_replays_a_game_exactly() -> None:
+    config, keys = make_table("skyjo", 2, {"target_score": 1})
+
+    def play() -> bytes:
+        rngs = [_Seeded(f"seat{s}") for s in range(2)]
+        lb = Loopback(seats(config, keys, rng=rngs), bots_for("skyjo", ["greedy"] * 2, "replay"), strict=True)
+        lb.start()
+        return lb.sessions[0].transcript_hash
+
+    assert play() == play()

@@ -2,7 +2,7 @@
 
 Two directions:
 * recompute: every vector file is rebuilt by the current code (tools/vectors/, with the
-  generator's fixed random stream in place of `secrets`) and must equal the stored file, value for value;
+  generator's fixed random streams passed as `rng=`) and must equal the stored file, value for value;
 * verify: the stored bytes, read back from the files, are accepted by the product code (frames
   open and chain, proofs verify under the stated contexts, shares decrypt, the transcript
   replays in an observer session), so an implementer can check both ways.

@@ -9,9 +9,8 @@ from tools.vectors.common import (
     _PATCHED,
     VECTOR_DIR,
     DeterministicSecrets,
-    PerSeatSecrets,
     deterministic,
-    patched,
+    no_system_draws,
 )
 from tools.vectors.game import GAME_FILE, build_game, play_game
 from tools.vectors.jsonform import differences, dump, tree, untree
@@ -22,13 +21,12 @@ __all__ = [
     "_PATCHED",
     "Builder",
     "DeterministicSecrets",
-    "PerSeatSecrets",
     "build_all",
     "build_game",
     "deterministic",
     "differences",
     "dump",
-    "patched",
+    "no_system_draws",
     "play_game",
     "tree",
     "untree",

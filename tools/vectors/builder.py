@@ -75,7 +75,9 @@ class Builder(CryptoSections):
         ctx = packet_context(context, sender, to)
         x_k, x_t = self.secrets[sender], self.secrets[to]
         with deterministic("private-shares") as stream:
-            packet = seal_shares(x_k, self.publics[sender], to, self.publics[to], cards, context, sender)
+            packet = seal_shares(
+                x_k, self.publics[sender], to, self.publics[to], cards, context, sender, rng=stream
+            )
             batch_w, ephemeral_e, schnorr_w = stream.scalars()[-3:]
             shares = [decryption_share(x_k, c) for c in cards]
             z = mul(ephemeral_e, self.publics[to])
@@ -106,7 +108,7 @@ class Builder(CryptoSections):
                 )
                 complaint_items: list[HashItem] = [COMPLAINT_LABEL, SESSION_ID, to, envelope.digest]
                 complaint_ctx = complaint_context(SESSION_ID, to, envelope.digest)
-                opened, proof = make_complaint(x_t, self.publics[to], sent, complaint_ctx)
+                opened, proof = make_complaint(x_t, self.publics[to], sent, complaint_ctx, rng=stream)
                 nonce = stream.scalars()[-1]
                 complaint = {"frame": envelope.frame, "key": bytes(opened), "proof": list(proof.to_wire())}
                 c_envelope = seal(

@@ -1,17 +1,17 @@
 """The fixed table of the test vectors and their deterministic randomness.
 
-Only the randomness is replaced when vectors are computed: the modules that draw secrets
-(`protocol.crypto.group`, `protocol.crypto.shuffle`, `protocol.crypto.coins`) see, instead of
-the `secrets` module, a `DeterministicSecrets` stream (SHA-512 in counter mode, one stream per
-vector file; see protocol/PROTOCOL.md, "Test vectors"). Nothing else is patched, so proofs,
-shares, signatures and frames are the bytes a peer would produce with those random values.
+Only the randomness is fixed when vectors are computed: every function that draws a secret (and
+each session of the whole-game vector) is passed a `DeterministicSecrets` stream as `rng=`
+(SHA-512 in counter mode, one stream per vector file or seat; see protocol/PROTOCOL.md, "Test
+vectors"). So proofs, shares, signatures and frames are the bytes a peer would produce with those
+random values. Meanwhile a draw from `secrets` (one that forgot `rng=`) raises.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,8 @@ SHUFFLE_CARDS = 4
 
 
 class DeterministicSecrets:
-    """Stands in for the `secrets` module in the crypto modules while vectors are computed.
+    """The random source of a vector: passed as `rng=` to every function that draws a secret
+    (and to the sessions of the whole-game vector).
 
     Block i of the stream is SHA-512(b"skyjo-lan/v1/test-vectors/" + label + i as 8 bytes
     big-endian), i = 0, 1, 2... Each `randbelow(n)` takes one block: int(block, big-endian) mod n.
@@ -79,16 +80,28 @@ class DeterministicSecrets:
 
 
 _PATCHED = tuple(importlib.import_module(f"protocol.crypto.{name}") for name in ("group", "shuffle", "coins"))
-"""The modules that draw secrets (`protocol.crypto.shuffle` is shadowed by the function `shuffle`
-in the package namespace, hence importlib)."""
+"""The modules that draw from `secrets` when no `rng` is passed (`protocol.crypto.shuffle` is
+shadowed by the function `shuffle` in the package namespace, hence importlib)."""
+
+
+class _NoSystemDraws:
+    """In place of `secrets` while a vector is computed: a draw not passed the stream fails."""
+
+    def randbelow(self, n: int) -> int:
+        raise RuntimeError("a vector drew from `secrets`: pass the stream as rng=")
+
+    def token_bytes(self, n: int) -> bytes:
+        raise RuntimeError("a vector drew from `secrets`: pass the stream as rng=")
 
 
 @contextmanager
-def patched(fake: object) -> Iterator[None]:
-    """Replace `secrets` in the crypto modules by `fake` for the duration of the block."""
+def no_system_draws() -> Iterator[None]:
+    """For the duration of the block, any draw from `secrets` in the crypto modules raises: every
+    random value of a vector must come from its stream (a draw that forgot `rng=` would make the
+    vector non-reproducible). The modules get `secrets` back afterwards."""
     saved = [module.secrets for module in _PATCHED]
     for module in _PATCHED:
-        module.secrets = fake  # type: ignore[attr-defined]
+        module.secrets = _NoSystemDraws()  # type: ignore[attr-defined]
     try:
         yield
     finally:
@@ -98,26 +111,9 @@ def patched(fake: object) -> Iterator[None]:
 
 @contextmanager
 def deterministic(label: str) -> Iterator[DeterministicSecrets]:
-    """One fixed stream in place of `secrets` for the duration of the block."""
-    fake = DeterministicSecrets(label)
-    with patched(fake):
-        yield fake
-
-
-class PerSeatSecrets:
-    """Several sessions in one process: each draws from its own stream (`current` is switched
-    by the driver before every call into a session), so a seat's draws depend on its own code
-    path only."""
-
-    def __init__(self, labels: Sequence[str]) -> None:
-        self.streams = [DeterministicSecrets(label) for label in labels]
-        self.current = self.streams[0]
-
-    def randbelow(self, n: int) -> int:
-        return self.current.randbelow(n)
-
-    def token_bytes(self, k: int) -> bytes:
-        return self.current.token_bytes(k)
+    """The fixed stream `label`, to pass as `rng=`; inside the block nothing may draw from `secrets`."""
+    with no_system_draws():
+        yield DeterministicSecrets(label)
 
 
 # --- the fixed table -----------------------------------------------------------------------------

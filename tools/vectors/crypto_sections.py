@@ -166,7 +166,7 @@ class CryptoSections:
         seats: list[dict[str, Any]] = []
         with deterministic("keys") as stream:
             for _ in range(PLAYERS):
-                x, public = keygen()
+                x, public = keygen(rng=stream)
                 self.secrets.append(x)
                 self.publics.append(public)
             th = start
@@ -186,7 +186,7 @@ class CryptoSections:
             for seat in range(PLAYERS):
                 context = make_context(SESSION_ID, seat, reveal_hash)
                 before = len(stream.scalars())
-                proof = prove_key(self.secrets[seat], self.publics[seat], context)
+                proof = prove_key(self.secrets[seat], self.publics[seat], context, rng=stream)
                 nonce = stream.scalars()[before]
                 wire = [bytes(v) for v in proof.to_wire()]
                 self.key_proofs.append(wire)
@@ -249,18 +249,18 @@ class CryptoSections:
         book = Codebook(game_id, SHUFFLE_CARDS)
         initial = book.initial_deck(y)
         with deterministic("deck") as stream:
-            re_r = [random_scalar() for _ in range(3)]
+            re_r = [random_scalar(rng=stream) for _ in range(3)]
             ciphertexts = [reencrypt(c, y, s) for c, s in zip(initial[:3], re_r, strict=True)]
             self.deck_ciphertexts = ciphertexts
             # one share with its own DLEQ proof (seat 0, card 0)
             single_context = make_context(SESSION_ID, 0, fixed_hash("single-share"))
             before = len(stream.scalars())
-            single = make_share(self.secrets[0], self.publics[0], ciphertexts[0], single_context)
+            single = make_share(self.secrets[0], self.publics[0], ciphertexts[0], single_context, rng=stream)
             single_nonce = stream.scalars()[before]
             # a batch of 3 shares by seat 1
             batch_context = make_context(SESSION_ID, 1, fixed_hash("share-batch"))
             before = len(stream.scalars())
-            batch = make_share_batch(self.secrets[1], self.publics[1], ciphertexts, batch_context)
+            batch = make_share_batch(self.secrets[1], self.publics[1], ciphertexts, batch_context, rng=stream)
             batch_nonce = stream.scalars()[before]
         statement = _batch_statement(self.publics[1], ciphertexts, batch.shares)
         coefs = _batch_coefficients(statement, batch_context, len(ciphertexts))
@@ -336,8 +336,8 @@ class CryptoSections:
                 transcript_hash = fixed_hash(f"shuffle-{seat}")
                 context = make_context(SESSION_ID, seat, transcript_hash)
                 before = len(stream.scalars())
-                outputs, r_prime, psi = gen_shuffle(decks[-1], y)
-                proof = gen_shuffle_proof(decks[-1], outputs, r_prime, psi, y, context)
+                outputs, r_prime, psi = gen_shuffle(decks[-1], y, rng=stream)
+                proof = gen_shuffle_proof(decks[-1], outputs, r_prime, psi, y, context, rng=stream)
                 drawn = stream.scalars()[before:]
                 # draw order: r'_1..r'_N, then in GenShuffleProof r_1..r_N (permutation commitments),
                 # r^_1..r^_N (chain), w1, w2, w3, w4, w^_1..w^_N, w'_1..w'_N
@@ -411,9 +411,9 @@ class CryptoSections:
         start_hash = fixed_hash("coin-job")
         label = "random:first-player:7"
         seats = []
-        with deterministic("coins"):
+        with deterministic("coins") as stream:
             for seat in range(PLAYERS):
-                contribution = CoinContribution.new()
+                contribution = CoinContribution.new(rng=stream)
                 context = make_context(SESSION_ID, seat, start_hash)
                 commit = contribution.commitment(label, context, seat)
                 self.coin_commits.append(commit)

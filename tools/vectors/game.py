@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from protocol.config import TableConfig
 from protocol.events import RoundSigned
 from protocol.loopback import Loopback, bots_for, frame_kind, seats
-from protocol.session import Session
 from protocol.transcript import dump as transcript_dump
-from tools.vectors.common import GAME, NAMES, PerSeatSecrets, identity_keys, patched
+from tools.vectors.common import GAME, NAMES, DeterministicSecrets, identity_keys, no_system_draws
 from tools.vectors.jsonform import hx
-
-T = TypeVar("T")
 
 GAME_FILE = "game-skyjo-2p.transcript"
 GAME_SESSION_ID = hashlib.sha256(b"skyjo-lan/v1/test-vectors/game-session").digest()
@@ -32,20 +28,6 @@ def game_config() -> TableConfig:
     )
 
 
-class _VectorTable(Loopback):
-    """The two seats in FIFO order, each drawing from its own stream: the driver switches the
-    stream before every call into a session, so a seat's draws depend on its own code path only."""
-
-    def __init__(self, sessions: list[Session], fake: PerSeatSecrets) -> None:
-        bots = bots_for(GAME, ["greedy"] * len(sessions), "vector")
-        super().__init__(sessions, bots, strict=True)
-        self.fake = fake
-
-    def call(self, seat: int, fn: Callable[..., T], *args: Any) -> T:
-        self.fake.current = self.fake.streams[seat]
-        return super().call(seat, fn, *args)
-
-
 def play_game() -> tuple[TableConfig, list[bytes], dict[str, Any]]:
     """A whole 2-seat SKYJO game (one round: target score 1) between two real sessions.
 
@@ -55,11 +37,11 @@ def play_game() -> tuple[TableConfig, list[bytes], dict[str, Any]]:
     """
     config = game_config()
     keys = identity_keys()[:2]
-    fake = PerSeatSecrets([f"game/seat{seat}" for seat in range(2)])
-    with patched(fake):
-        table = _VectorTable(seats(config, keys), fake)
+    streams = [DeterministicSecrets(f"game/seat{seat}") for seat in range(2)]
+    with no_system_draws():
+        sessions = seats(config, keys, rng=streams)
+        table = Loopback(sessions, bots_for(GAME, ["greedy"] * 2, "vector"), strict=True)
         table.start()
-    sessions = table.sessions
     rounds = [hx(e.transcript_hash) for e in table.events[0] if isinstance(e, RoundSigned)]
     state = sessions[0].state
     if state is None or state.phase != "game_over":
