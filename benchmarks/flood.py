@@ -63,7 +63,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol.chains import MAX_BUFFERED, MAX_BUFFERED_BYTES
 from protocol.config import TableConfig
-from protocol.events import Blamed, TimerRequest
+from protocol.events import Blamed, SessionEvent, TimerRequest
 from protocol.messages import MAX_ACKS, MAX_FRAME, SIDE_KINDS, Envelope, seal
 from protocol.quotas import MAX_CHAT, SIDE_WINDOW_BYTES, SIDE_WINDOW_FRAMES
 from protocol.session import MAX_SERVED, Session
@@ -299,27 +299,29 @@ class FloodNet(Net):
         self.sent_by_kind: list[dict[str, int]] = [{} for _ in range(players)]
         self.first_blame: dict[int, int] = {}
 
-    def _collect(self) -> None:
+    def send(self, seat: int, frame: bytes) -> None:
+        kind = frame_kind(frame)
+        self.sent_by_kind[seat][kind] = self.sent_by_kind[seat].get(kind, 0) + len(frame)
+        for other in range(len(self.sessions)):
+            if other != seat:
+                self.put(seat, other, frame)
+
+    def on_event(self, seat: int, event: SessionEvent) -> None:
         flooder = self.sessions[self.flooder]
         assert isinstance(flooder, Flooder)
-        for seat, session in enumerate(self.sessions):
-            for frame in session.data_to_send():
-                kind = frame_kind(frame)
-                self.sent_by_kind[seat][kind] = self.sent_by_kind[seat].get(kind, 0) + len(frame)
-                for other in range(len(self.sessions)):
-                    if other != seat:
-                        self.queue.append((seat, other, frame))
-            for event in session.next_events():
-                if isinstance(event, TimerRequest):
-                    self.timers[seat].append(event)
-                elif isinstance(event, Blamed) and seat not in self.first_blame:
-                    self.first_blame[seat] = flooder.flood_bytes
-                if not _noise(event):
-                    self.events[seat].append(event)
-            release = getattr(session, "release_frames", None)
-            if release is not None and seat != self.flooder:
-                self.disk[seat] += sum(map(len, session.frames))
-                release(session.frame_count)
+        if isinstance(event, TimerRequest):
+            self.timers[seat].append(event)
+        elif isinstance(event, Blamed) and seat not in self.first_blame:
+            self.first_blame[seat] = flooder.flood_bytes
+        if not _noise(event):
+            self.events[seat].append(event)
+
+    def collected(self, seat: int) -> None:
+        session = self.sessions[seat]
+        release = getattr(session, "release_frames", None)
+        if release is not None and seat != self.flooder:
+            self.disk[seat] += sum(map(len, session.frames))
+            release(session.frame_count)
 
 
 def _noise(event: object) -> bool:

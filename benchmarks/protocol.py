@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import heapq
 import io
 import json
 import os
@@ -45,163 +44,48 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import msgpack
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from protocol.config import TableConfig
 from protocol.crypto import group
 from protocol.crypto.shuffle import chain_generator, generators
-from protocol.events import Blamed, Halted, MoveRefused, YourMove
+from protocol.loopback import Loopback, bots_for, make_table, seats
 from protocol.session import Session
-from skyjo_p2p.bots import make_bot
 
 DECK_SIZE = 150
+T = TypeVar("T")
 
 
-def frame_kind(frame: bytes) -> str:
-    """The `kind` of a frame (no checks: the sessions do those)."""
-    body = msgpack.unpackb(frame, raw=False)[0]
-    return str(msgpack.unpackb(body, raw=False)["kind"])
-
-
-class Table:
-    """N sessions, a per-peer CPU account and a simulated clock per peer."""
+class Table(Loopback):
+    """N SKYJO sessions on a simulated clock, metered: CPU per peer, libsodium ops if asked."""
 
     def __init__(
         self, players: int, options: dict[str, Any] | None = None, seed: str = "bench", latency: float = 0.0
     ) -> None:
-        keys = [Ed25519PrivateKey.generate() for _ in range(players)]
-        self.config = TableConfig(
-            session_id=os.urandom(32),
-            game="skyjo",
-            players=players,
-            identities=tuple(k.public_key().public_bytes_raw() for k in keys),
-            options=options or {},
-            names=tuple(f"p{s}" for s in range(players)),
+        self.config, keys = make_table("skyjo", players, options)
+        super().__init__(
+            seats(self.config, keys),
+            bots_for("skyjo", ["greedy"] * players, seed),
+            clock=True,
+            latency=latency,
+            meter=time.process_time,
+            batch_echoes=True,  # as client.peer.PeerRunner drives them
+            strict=True,
         )
-        self.players = players
-        self.sessions = [Session(self.config, s, keys[s]) for s in range(players)]
-        for session in self.sessions:
-            session.batch_echoes = True  # as client.peer.PeerRunner drives them
-        self.bots = [make_bot("greedy", "skyjo", f"{seed}:{s}") for s in range(players)]
-        self.cpu = [0.0] * players
-        self.clock = [0.0] * players
-        self.ops = [Counter() for _ in range(players)]
-        self.queue: list[tuple[float, int, int, int, bytes]] = []
-        self.order = 0
-        self.want_move = [False] * players
-        self.moves = 0
-        self.deliveries: Counter[str] = Counter()
-        self.bytes: Counter[str] = Counter()
-        self.sent: Counter[str] = Counter()
+        self.ops: list[Counter[str]] = [Counter() for _ in range(players)]
         self.count_ops = False
-        self.latency = latency
-        self.in_flight = [0] * players
-        self.flush_when_idle = True
-        """Like the real client: a peer's echoes go out when nothing more is in flight to it."""
-        self.watch: Callable[[int], None] | None = None
-        """Called with the receiver's seat after every delivered frame."""
-        """Simulated one-way network delay of every frame, in seconds (parallel wall time only)."""
-        self.cpu_by_kind: Counter[str] = Counter()
-        """CPU of handling a received frame (and everything it triggers), by the frame's kind."""
         _apply_to_table(self)
 
-    # --- calls into sessions, measured -------------------------------------------------------
-
-    def call(self, seat: int, fn: Callable[..., Any], *args: Any) -> Any:
+    def call(self, seat: int, fn: Callable[..., T], *args: Any) -> T:
         before = group.OPS.snapshot() if self.count_ops else None
-        start = time.process_time()
-        result = fn(*args)
-        spent = time.process_time() - start
-        self.cpu[seat] += spent
-        self.clock[seat] += spent
+        result = super().call(seat, fn, *args)
         if before is not None:
             after = group.OPS.snapshot()
             self.ops[seat].update({k: after[k] - before[k] for k in after})
         return result
-
-    def collect(self, seat: int) -> None:
-        session = self.sessions[seat]
-        for frame in self.call(seat, session.data_to_send):
-            kind = frame_kind(frame)
-            self.sent[kind] += 1
-            for other in range(self.players):
-                if other != seat:
-                    self.order += 1
-                    arrival = self.clock[seat] + self.latency
-                    heapq.heappush(self.queue, (arrival, self.order, seat, other, frame))
-                    self.in_flight[other] += 1
-        for event in self.call(seat, session.next_events):
-            self.on_event(seat, event)
-
-    def on_event(self, seat: int, event: Any) -> None:
-        if isinstance(event, YourMove | MoveRefused):
-            self.want_move[seat] = True
-        elif isinstance(event, Blamed | Halted):
-            raise RuntimeError(f"seat {seat}: {event}")
-
-    def start(self) -> None:
-        for seat, session in enumerate(self.sessions):
-            before = self.cpu[seat]
-            self.call(seat, session.start)
-            self.collect(seat)
-            self.cpu_by_kind["(start)"] += self.cpu[seat] - before
-
-    def play_bots(self) -> bool:
-        played = False
-        for seat, session in enumerate(self.sessions):
-            if not self.want_move[seat]:
-                continue
-            if not self.call(seat, session.legal_moves):
-                continue
-            self.want_move[seat] = False
-            move = self.bots[seat].choose(session.state, seat)
-            before = self.cpu[seat]
-            self.call(seat, session.submit_move, move)
-            self.moves += 1
-            self.collect(seat)
-            self.cpu_by_kind["(submit_move)"] += self.cpu[seat] - before
-            played = True
-        return played
-
-    def step(self) -> bool:
-        """Deliver the earliest frame; False if none is in flight."""
-        if not self.queue:
-            return False
-        at, _, _sender, receiver, frame = heapq.heappop(self.queue)
-        self.in_flight[receiver] -= 1
-        kind = frame_kind(frame)
-        self.deliveries[kind] += 1
-        self.bytes[kind] += len(frame)
-        self.clock[receiver] = max(self.clock[receiver], at)
-        before = self.cpu[receiver]
-        self.call(receiver, self.sessions[receiver].receive_frame, frame)
-        self.collect(receiver)
-        if self.flush_when_idle and self.in_flight[receiver] == 0:
-            session = self.sessions[receiver]
-            self.call(receiver, session.flush_echoes)
-            self.collect(receiver)
-        self.cpu_by_kind[kind] += self.cpu[receiver] - before
-        if self.watch is not None:
-            self.watch(receiver)
-        return True
-
-    def run(self, until: Callable[[], bool] | None = None, bots: bool = True) -> None:
-        while True:
-            if until is not None and until():
-                return
-            if self.step():
-                continue
-            if not bots or not self.play_bots():
-                return
-
-    @property
-    def wall_parallel(self) -> float:
-        return max(self.clock)
 
 
 def warm_caches() -> None:
@@ -298,14 +182,13 @@ def deal_run(players: int, count_ops: bool = False) -> dict[str, Any]:
     if count_ops:
         instrument.__enter__()
     try:
-        table.start()
-        table.run(until=lambda: first_turn_ready(table))
+        table.start(until=lambda: first_turn_ready(table))
     finally:
         instrument.__exit__()
     wall = time.perf_counter() - wall
     if not first_turn_ready(table):
         raise RuntimeError("the deal did not reach the first turn")
-    game_frames = sum(n for k, n in table.deliveries.items() if k != "echo")
+    game_frames = sum(n for k, n in table.frames_delivered.items() if k != "echo")
     out = {
         "cpu_per_peer": list(table.cpu),
         "cpu_max": max(table.cpu),
@@ -313,8 +196,8 @@ def deal_run(players: int, count_ops: bool = False) -> dict[str, Any]:
         "wall_one_process": wall,
         "wall_parallel": table.wall_parallel,
         "deliveries_game": game_frames,
-        "deliveries_echo": table.deliveries["echo"],
-        "bytes": sum(table.bytes.values()),
+        "deliveries_echo": table.frames_delivered["echo"],
+        "bytes": sum(table.bytes_delivered.values()),
         "cpu_per_peer_by_received_kind": {
             k: v / players for k, v in sorted(table.cpu_by_kind.items(), key=lambda kv: -kv[1])
         },
@@ -371,7 +254,7 @@ def reveal_samples(samples: int, seed: int, latency: float = 0.0) -> list[dict[s
     while len(out) < samples:
         game += 1
         table = Table(4, {"target_score": 30}, seed=f"reveal:{seed}:{game}", latency=latency)
-        table.start()
+        table.start(bots=False)
         while len(out) < samples:
             table.run(bots=False)
             flip = _flip_ready(table)
@@ -398,8 +281,8 @@ def _flip_ready(table: Table) -> tuple[int, Any] | None:
 
 def _measure_flip(table: Table, seat: int, move: Any) -> dict[str, float]:
     before = list(table.cpu)
-    frames_before = sum(table.deliveries.values())
-    echoes_before = table.deliveries["echo"]
+    frames_before = sum(table.frames_delivered.values())
+    echoes_before = table.frames_delivered["echo"]
     handle = None
     state = table.sessions[seat].state
     if state is not None:
@@ -408,17 +291,17 @@ def _measure_flip(table: Table, seat: int, move: Any) -> dict[str, float]:
     submitted = table.clock[seat]
     known: dict[int, float] = {}
 
-    def watch(receiver: int) -> None:
-        state = table.sessions[receiver].state
-        if receiver not in known and state is not None and handle is not None and state.is_public(handle):
-            known[receiver] = table.clock[receiver]
+    def watch() -> bool:
+        for receiver, session in enumerate(table.sessions):
+            state = session.state
+            if receiver not in known and state is not None and handle is not None and state.is_public(handle):
+                known[receiver] = table.clock[receiver]
+        return False
 
-    table.watch = watch
     table.call(seat, table.sessions[seat].submit_move, move)
     table.moves += 1
     table.collect(seat)
-    table.run(bots=False)
-    table.watch = None
+    table.run(until=watch, bots=False)
     for session in table.sessions:
         assert session.state is not None and handle is not None
         assert session.state.is_public(handle), "the flipped card is public everywhere"
@@ -426,8 +309,8 @@ def _measure_flip(table: Table, seat: int, move: Any) -> dict[str, float]:
     return {
         "cpu_total": sum(spent),
         "cpu_max_peer": max(spent),
-        "deliveries": sum(table.deliveries.values()) - frames_before,
-        "echo_deliveries": table.deliveries["echo"] - echoes_before,
+        "deliveries": sum(table.frames_delivered.values()) - frames_before,
+        "echo_deliveries": table.frames_delivered["echo"] - echoes_before,
         "time_to_quiescence": max(table.clock) - submitted,
         "time_to_all_know": max(known.values(), default=submitted) - submitted,
     }
@@ -441,7 +324,7 @@ def profile_reveals(samples: int) -> pstats.Stats:
     while done < samples:
         game += 1
         table = Table(4, {"target_score": 30}, seed=f"reveal-profile:{game}")
-        table.start()
+        table.start(bots=False)
         while done < samples:
             table.run(bots=False)
             flip = _flip_ready(table)
@@ -472,6 +355,7 @@ CATEGORIES = (
     ("msgpack", "msgpack"),
     ("skyjo_p2p", "engine (skyjo_p2p)"),
     ("benchmarks/protocol.py", "benchmark driver"),
+    ("protocol/loopback.py", "benchmark driver"),
 )
 
 
@@ -520,7 +404,6 @@ def game_run(players: int, seed: str) -> dict[str, Any]:
     table = Table(players, {}, seed=seed)
     wall = time.perf_counter()
     table.start()
-    table.run()
     wall = time.perf_counter() - wall
     states = [s.state for s in table.sessions]
     if not all(s is not None and s.phase == "game_over" for s in states):
@@ -529,9 +412,9 @@ def game_run(players: int, seed: str) -> dict[str, Any]:
     return {
         "moves": table.moves,
         "rounds": states[0].round,
-        "deliveries": dict(table.deliveries),
-        "bytes": dict(table.bytes),
-        "sent": dict(table.sent),
+        "deliveries": dict(table.frames_delivered),
+        "bytes": dict(table.bytes_delivered),
+        "sent": dict(table.frames_sent),
         "cpu_per_peer": list(table.cpu),
         "wall_one_process": wall,
         "wall_parallel": table.wall_parallel,

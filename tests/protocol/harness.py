@@ -1,31 +1,29 @@
-"""An in-memory table of sessions joined by byte pipes, for tests and benchmarks.
+"""The protocol tests' table: `protocol.loopback.Loopback` with the tests' defaults and attacks.
 
-Every frame a session emits is delivered to every other session (optionally through a filter
-that lets a test drop, delay, tamper with or replay frames). Bots choose moves from each
-session's own view. Timers are recorded, never waited for: a test fires them explicitly
-(`fire_timers`). For attacks: `TamperingSession` is a peer whose outgoing messages a test
-rewrites before they are signed (a cheater whose own chain stays consistent); `forge` re-signs a
-frame with changed fields; `Fork` is a filter by which a seat equivocates; `withhold` makes a seat
-stop sending from some frame on; `clone` copies a whole table, so many attacks can start from
-one expensive point of a game (after the deal, say).
+`Net` is a `Loopback` in FIFO order that keeps every frame sent, collects every session after
+each delivery (a test may call into any session between two), records timers without waiting for
+them (a test fires them explicitly: `fire_timers`) and lets bots play from each session's own
+view. `filter` is the loopback's `route` (drop, delay, tamper with or replay frames in flight).
+For attacks: `TamperingSession` is a peer whose outgoing messages a test rewrites before they are
+signed (a cheater whose own chain stays consistent); `forge` re-signs a frame with changed fields;
+`Fork` is a filter by which a seat equivocates; `withhold` makes a seat stop sending from some
+frame on; `clone` copies a whole table, so many attacks can start from one expensive point of a
+game (after the deal, say).
 """
 
 from __future__ import annotations
 
 import copy
-import secrets
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-import msgpack  # type: ignore[import-untyped]
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol.config import TableConfig
-from protocol.events import Blamed, FrameRejected, Halted, TimerRequest, YourMove
+from protocol.events import Blamed, FrameRejected, YourMove
+from protocol.loopback import Loopback, bots_for, frame_kind, make_table, seats
 from protocol.messages import Envelope, open_frame, seal
 from protocol.session import Session
-from skyjo_p2p.bots import make_bot
 
 Filter = Callable[[int, int, bytes], list[bytes]]
 """(sender seat, receiver seat, frame) -> the frames actually delivered (default: [frame])."""
@@ -70,12 +68,6 @@ def cheater(
     return factory
 
 
-def frame_kind(frame: bytes) -> str:
-    """The kind of a frame, read without any check (for test bookkeeping only)."""
-    body = msgpack.unpackb(msgpack.unpackb(frame)[0])
-    return str(body["kind"])
-
-
 def forge(
     config: TableConfig,
     key: Ed25519PrivateKey,
@@ -99,22 +91,9 @@ def forge(
     ).frame
 
 
-def make_table(
-    game: str, players: int, options: dict[str, Any] | None = None, seed: bytes | None = None
-) -> tuple[TableConfig, list[Ed25519PrivateKey]]:
-    keys = [Ed25519PrivateKey.generate() for _ in range(players)]
-    config = TableConfig(
-        session_id=seed or secrets.token_bytes(32),
-        game=game,
-        players=players,
-        identities=tuple(k.public_key().public_bytes_raw() for k in keys),
-        options=options or {},
-        names=tuple(f"p{s}" for s in range(players)),
-    )
-    return config, keys
+class Net(Loopback):
+    """A table of `players` sessions (and `observers`) with bots of the given levels."""
 
-
-class Net:
     def __init__(
         self,
         game: str = "skyjo",
@@ -125,25 +104,26 @@ class Net:
         session_factory: Callable[[TableConfig, int, Ed25519PrivateKey], Session] | None = None,
     ) -> None:
         self.config, self.keys = make_table(game, players, options)
-        factory = session_factory or (lambda c, s, k: Session(c, s, k))
-        self.sessions = [factory(self.config, s, self.keys[s]) for s in range(players)]
-        self.observers = [Session(self.config, None, None) for _ in range(observers)]
-        self.observer_events: list[list[Any]] = [[] for _ in range(observers)]
-        levels = bots or ["greedy"] * players
-        self.bots = [make_bot(level, game, f"net:{s}") for s, level in enumerate(levels)]
-        self.events: list[list[Any]] = [[] for _ in range(players)]
-        self.timers: list[list[TimerRequest]] = [[] for _ in range(players)]
-        self.filter: Filter | None = None
-        self.silent: set[int] = set()
-        self.withhold: Callable[[int, bytes], bool] | None = None
-        """(seat, frame) -> True if that frame goes nowhere (not to peers, not to observers)."""
-        self.queue: deque[tuple[int, int, bytes]] = deque()
-        self.sent: list[tuple[int, bytes]] = []
-        """Every frame each session emitted, in order, as (seat, frame) (silent seats' included)."""
-        self._sent_kinds: set[tuple[int, str]] = set()
-        self.delivered = 0
-        self.bytes = 0
-        self.moves = 0
+        super().__init__(
+            seats(self.config, self.keys, session_factory),
+            bots_for(game, bots or ["greedy"] * players, "net"),
+            observers=[Session(self.config, None, None) for _ in range(observers)],
+            sweep=True,
+            keep_sent=True,
+        )
+
+    @property
+    def filter(self) -> Filter | None:
+        """The loopback's `route`: (sender, receiver, frame) -> the frames delivered."""
+        return self.route
+
+    @filter.setter
+    def filter(self, value: Filter | None) -> None:
+        self.route = value
+
+    @property
+    def bytes(self) -> int:
+        return self.delivered_bytes
 
     def clone(self) -> Net:
         """An independent copy of the whole table (sessions, queued frames, events, bots)."""
@@ -155,33 +135,11 @@ class Net:
         assert isinstance(session, TamperingSession)
         session.tamper = tamper
 
-    def has_sent(self, seat: int, kind: str) -> bool:
-        """Whether `seat` has emitted a frame of `kind` (whether or not it was delivered yet)."""
-        return (seat, kind) in self._sent_kinds
-
-    def start(self, until: Callable[[], bool] | None = None) -> None:
-        for session in self.sessions:
-            session.start()
-        self.pump(until=until)
-
-    def _collect(self) -> None:
-        for seat, session in enumerate(self.sessions):
-            for frame in session.data_to_send():
-                self.sent.append((seat, frame))
-                self._sent_kinds.add((seat, frame_kind(frame)))
-                if seat in self.silent or (self.withhold is not None and self.withhold(seat, frame)):
-                    continue
-                for other in range(len(self.sessions)):
-                    if other != seat:
-                        self.queue.append((seat, other, frame))
-                for observer in self.observers:
-                    observer.receive_frame(frame)
-            for event in session.next_events():
-                self.events[seat].append(event)
-                if isinstance(event, TimerRequest):
-                    self.timers[seat].append(event)
-        for index, observer in enumerate(self.observers):
-            self.observer_events[index].extend(observer.next_events())
+    def wants_move(self, seat: int) -> bool:
+        session = self.sessions[seat]
+        if seat in self.silent or session.halted or session.state is None:
+            return False
+        return bool(session.legal_moves()) and any(isinstance(e, YourMove) for e in self.events[seat][-6:])
 
     def pump(
         self, max_frames: int = 2_000_000, until: Callable[[], bool] | None = None, play: bool = True
@@ -192,87 +150,15 @@ class Net:
         With `until`, stop as soon as it returns True (checked after every delivery); frames
         still queued stay queued for the next `pump`.
         """
-        while True:
-            self._collect()
-            if until is not None and until():
-                return
-            while self.queue:
-                sender, receiver, frame = self.queue.popleft()
-                frames = self.filter(sender, receiver, frame) if self.filter else [frame]
-                for delivered in frames:
-                    self.delivered += 1
-                    self.bytes += len(delivered)
-                    self.sessions[receiver].receive_frame(delivered)
-                if self.delivered > max_frames:
-                    raise RuntimeError("too many frames: the table does not settle")
-                self._collect()
-                if until is not None and until():
-                    return
-            if not play or not self._bots_play():
-                return
-
-    def _bots_play(self) -> bool:
-        played = False
-        for seat, session in enumerate(self.sessions):
-            if seat in self.silent or session.halted or session.state is None:
-                continue
-            if session.legal_moves() and any(isinstance(e, YourMove) for e in self.events[seat][-6:]):
-                move = self.bots[seat].choose(session.state, seat)
-                session.submit_move(move)
-                self.moves += 1
-                played = True
-        return played
+        self.max_frames = max_frames
+        self.run(until=until, bots=play)
 
     def run_game(self) -> None:
         self.start()
         self.pump()
 
-    def blamed(self, seat: int | None = None) -> list[Blamed]:
-        out = []
-        for index, events in enumerate(self.events):
-            if seat is None or index == seat:
-                out.extend(e for e in events if isinstance(e, Blamed))
-        return out
-
-    def halted(self, seat: int) -> list[Halted]:
-        return [e for e in self.events[seat] if isinstance(e, Halted)]
-
     def rejected(self, seat: int) -> list[FrameRejected]:
         return [e for e in self.events[seat] if isinstance(e, FrameRejected)]
-
-    def fire_timers(
-        self, seats: list[int] | None = None, prefix: str = "", until: Callable[[], bool] | None = None
-    ) -> None:
-        """Let every timer the given (default: all non-silent) seats asked for run out, then pump;
-        again while that makes them ask for more timers (a timer may be asked for twice).
-
-        Each request whose name starts with `prefix` fires once, in request order. A session
-        ignores a timer for something it no longer waits for, as it would in real time.
-        Observers' timers fire too. `until` is passed on to `pump` (and ends the firing).
-        """
-        chosen = [s for s in range(len(self.sessions)) if s not in self.silent] if seats is None else seats
-        fired = [0] * len(self.sessions)
-        fired_observer = [0] * len(self.observers)
-        for _ in range(20):
-            progress = False
-            for seat in chosen:
-                while fired[seat] < len(self.timers[seat]):
-                    timer = self.timers[seat][fired[seat]]
-                    fired[seat] += 1
-                    if timer.name.startswith(prefix):
-                        self.sessions[seat].timer_expired(timer.name)
-                        progress = True
-            for index, observer in enumerate(self.observers):
-                requests = [e for e in self.observer_events[index] if isinstance(e, TimerRequest)]
-                while fired_observer[index] < len(requests):
-                    timer = requests[fired_observer[index]]
-                    fired_observer[index] += 1
-                    if timer.name.startswith(prefix):
-                        observer.timer_expired(timer.name)
-                        progress = True
-            self.pump(until=until)
-            if not progress or (until is not None and until()):
-                return
 
 
 def honest_seats(net: Net, culprit: int) -> list[int]:
@@ -347,3 +233,18 @@ class Fork:
             return [frame]
         self._prev = forged.digest
         return [forged.frame]
+
+
+__all__ = [
+    "Filter",
+    "Fork",
+    "Net",
+    "Tamper",
+    "TamperingSession",
+    "assert_blamed",
+    "cheater",
+    "forge",
+    "frame_kind",
+    "honest_seats",
+    "make_table",
+]

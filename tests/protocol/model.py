@@ -208,7 +208,7 @@ class Run:
 # --- deterministic randomness for the sessions' cryptography -------------------------------------
 
 _SECRET_USERS = tuple(importlib.import_module(f"protocol.crypto.{n}") for n in ("group", "shuffle", "coins"))
-"""The modules that draw secrets (as protocol/vectors/generate.py patches them)."""
+"""The modules that draw from `secrets` when no `rng` is passed (as tools/vectors/common.py lists them)."""
 
 
 class _SeededSecrets:

@@ -44,7 +44,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from protocol import crypto
+from protocol import crypto, loopback
 from protocol.config import TableConfig
 from protocol.session import Session
 from skyjo_p2p.action.cards import DEFAULT_COUNTS, KIND_NAMES, NUMBERS, PEEK_LINE, STAR
@@ -58,7 +58,6 @@ from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
 from skyjo_p2p.engine import legal_moves, new_game, rules_for
 from skyjo_p2p.skipbo.options import max_stock_size
-from tests.protocol import harness
 from tests.protocol.harness import Net
 
 GAMES = ("skyjo", "skyjo-action", "skip-bo")
@@ -89,7 +88,7 @@ class _SeededSecrets:
 
 
 class _SeededIdentities:
-    """Stands in for `Ed25519PrivateKey` in the harness: `generate()` from the seeded stream."""
+    """Stands in for `Ed25519PrivateKey` in the loopback: `generate()` from the seeded stream."""
 
     def __init__(self, rng: random.Random) -> None:
         self._rng = rng
@@ -103,7 +102,8 @@ def seeded_randomness(seed: int) -> Iterator[None]:
     """Make every random choice of a test table come from `seed` while the block runs.
 
     Every loaded module of `protocol` that uses `secrets` (key shares, shuffles, proofs, coins,
-    private-share packets) and the harness (session id, identity keys) get the seeded stand-in;
+    private-share packets, and `protocol.loopback`'s session id) and the loopback's identity keys
+    get the seeded stand-in;
     the originals are put back afterwards. Nothing outside tests ever runs this.
     """
     rng = random.Random(seed)
@@ -113,8 +113,7 @@ def seeded_randomness(seed: int) -> Iterator[None]:
         ours = name == "protocol" or name.startswith("protocol.")
         if ours and getattr(module, "secrets", None) is secrets:
             patched.append((module, "secrets", secrets))
-    patched.append((harness, "secrets", harness.secrets))
-    patched.append((harness, "Ed25519PrivateKey", harness.Ed25519PrivateKey))
+    patched.append((loopback, "Ed25519PrivateKey", loopback.Ed25519PrivateKey))
     try:
         for module, attribute, _ in patched:
             replacement: Any = _SeededIdentities(rng) if attribute == "Ed25519PrivateKey" else stand_in

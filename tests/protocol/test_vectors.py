@@ -1,8 +1,8 @@
 """The wire-protocol test vectors in protocol/vectors/ (see protocol/PROTOCOL.md, "Test vectors").
 
 Two directions:
-* recompute: every vector file is rebuilt by the current code (with the generator's fixed random
-  stream in place of `secrets`) and must equal the stored file, value for value;
+* recompute: every vector file is rebuilt by the current code (tools/vectors/, with the
+  generator's fixed random streams passed as `rng=`) and must equal the stored file, value for value;
 * verify: the stored bytes, read back from the files, are accepted by the product code (frames
   open and chain, proofs verify under the stated contexts, shares decrypt, the transcript
   replays in an observer session), so an implementer can check both ways.
@@ -65,16 +65,9 @@ from protocol.messages import MAX_FRAME, SCHEMAS, body_digest, encode_body, open
 from protocol.session import Session
 from protocol.transcript import dump as dump_transcript
 from protocol.transcript import extend, load, transcript_start
-from protocol.vectors import generate
-from protocol.vectors.generate import (
-    VECTOR_DIR,
-    DeterministicSecrets,
-    build_all,
-    differences,
-    dump,
-    untree,
-)
 from protocol.verify import verify_bytes
+from tools import vectors as generate
+from tools.vectors import VECTOR_DIR, DeterministicSecrets, build_all, differences, dump, untree
 
 FILES = (
     "table.json",
@@ -132,7 +125,7 @@ def test_vector_file_matches_the_current_code(name: str, recomputed: dict[str, d
         f"protocol/vectors/{name} differs from what the current code computes "
         f"({len(diff)} difference(s)):\n  "
         + "\n  ".join(diff[:25])
-        + "\nA wire-visible change: if it is intended, run `python -m protocol.vectors.generate`, "
+        + "\nA wire-visible change: if it is intended, run `python -m tools.generate_vectors`, "
         "review the diff and update protocol/PROTOCOL.md (worked examples)."
     )
 
@@ -682,7 +675,7 @@ def test_the_game_vector_is_recomputed_byte_for_byte(game_vector: tuple[dict[str
         "game with the current code:\n  "
         + "\n  ".join(diff[:25] or [f"transcript file: {len(data)} bytes stored, {len(fresh_data)} now"])
         + "\nThe session's messages or their order changed: if intended, run "
-        "`python -m protocol.vectors.generate` and review the diff."
+        "`python -m tools.generate_vectors` and review the diff."
     )
 
 
