@@ -27,7 +27,7 @@ from ..core.moves import Move
 from ..grid import EMPTY, GridShape, Line
 from .cards import STAR
 from .facts import LinesKept
-from .state import LINES, ActionState
+from .state import ActionState, Step
 
 NONE, MANDATORY, OPTIONAL = 0, 1, 2
 
@@ -118,7 +118,7 @@ def check(state: ActionState, seat: int, events: list[Event]) -> bool:
         if all(mandatory for _, mandatory in found) and _order_free(state, seat, [ln for ln, _ in found]):
             remove_line(state, seat, found[0][0], found[0][0].slots, events)
             continue
-        state.decide(LINES, seat, *found)
+        state.decide(Step.LINES, seat, *found)
         return True
 
 

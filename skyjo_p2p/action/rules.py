@@ -44,25 +44,12 @@ from .options import ActionOptions
 from .piles import draw_top, refill_market, take_from_action_deck, take_from_market
 from .scoring import ender_rule, game_over, round_points, winners
 from .state import (
-    CHOOSE,
-    DRAW3,
-    DRAWN,
-    EXCHANGE,
-    FLIP,
-    FOUND,
     GAME_OVER,
-    LINES,
-    OFFER,
-    PEEK,
-    PICK,
-    REPLAY,
     SCORING,
     SETUP,
-    STEAL,
-    SWAP,
-    TOOK,
     TURN,
     ActionState,
+    Step,
     Task,
 )
 
@@ -130,7 +117,7 @@ class ActionRules:
 
     def deciders(self, state: TableState) -> tuple[int, ...]:
         assert isinstance(state, ActionState)
-        if state.step == SETUP:
+        if state.step == Step.SETUP:
             return tuple(s for s in range(state.players) if state.to_reveal[s] > 0)
         if state.step and state.actor is not None:
             return (state.actor,)
@@ -139,7 +126,7 @@ class ActionRules:
     def legal_moves(self, state: TableState, seat: int) -> list[Move]:
         assert isinstance(state, ActionState)
         step = state.step
-        if step == SETUP:
+        if step == Step.SETUP:
             count = state.to_reveal[seat]
             if count == 0:
                 return []
@@ -154,7 +141,7 @@ class ActionRules:
             raise IllegalMove("the game is over")
         if move.kind == "reveal":
             _reveal(state, move, events)
-        elif state.step == SETUP:
+        elif state.step == Step.SETUP:
             raise IllegalMove("setup is not finished: every seat first turns its setup cards (reveal)")
         else:
             _check_decider(state, move)
@@ -201,21 +188,21 @@ def _check_decider(state: ActionState, move: Move) -> None:
     if not state.step or state.actor is None:  # pragma: no cover - advance always opens one
         raise IllegalMove("nothing is to be decided now")
     if move.seat != state.actor:
-        if state.step == CHOOSE:
+        if state.step == Step.CHOOSE:
             raise IllegalMove(f"it is seat {state.actor}'s turn, not seat {move.seat}'s")
         raise IllegalMove(f"seat {state.actor} must decide now ({_hint(state)}), not seat {move.seat}")
 
 
 def _hint(state: ActionState) -> str:
     step = state.step
-    if step == PICK:
+    if step == Step.PICK:
         return f"remove-from-each: pick a card of seat {state.ctx[0]} (pick)"
-    if step == DRAWN and state.options.in_deck:
+    if step == Step.DRAWN and state.options.in_deck:
         return (
             "place the drawn card (replace) or discard it; an action card: keep it (keep-action) "
             "or put it on the action discard (drop-action)"
         )
-    if step == DRAW3 and state.options.in_deck:
+    if step == Step.DRAW3 and state.options.in_deck:
         return (
             "draw-three: keep one card (keep) or none (keep-none); declare an action card first "
             "(keep-action, drop-action)"
@@ -224,22 +211,24 @@ def _hint(state: ActionState) -> str:
 
 
 _STEP_HINT = {
-    CHOOSE: (
+    Step.CHOOSE: (
         "choose your turn: draw a playing card (draw), take an action card (take), or play or "
         "discard one you held before this turn (play, discard-action)"
     ),
-    DRAWN: "place the drawn card (replace) or discard it",
-    TOOK: "the card taken from the discard pile must replace a grid card",
-    FLIP: "turn one of your face-down cards (flip)",
-    OFFER: "a star lets you take an action card (take) or not (pass)",
-    FOUND: "keep the action card you turned up (keep-action) or put it on the action discard (drop-action)",
-    LINES: "remove a line (remove-line) or keep the optional ones (keep-lines)",
-    SWAP: "swap-own: choose the two cards to swap (swap)",
-    DRAW3: "draw-three: keep one card (keep) or none (keep-none)",
-    PEEK: "peek-line: choose the line to look at (peek)",
-    REPLAY: "replay-discard: choose the card to play from the action discard (replay)",
-    STEAL: "steal-and-play: choose the card to take from another player (steal)",
-    EXCHANGE: "swap-with-others: choose an exchange (exchange)",
+    Step.DRAWN: "place the drawn card (replace) or discard it",
+    Step.TOOK: "the card taken from the discard pile must replace a grid card",
+    Step.FLIP: "turn one of your face-down cards (flip)",
+    Step.OFFER: "a star lets you take an action card (take) or not (pass)",
+    Step.FOUND: (
+        "keep the action card you turned up (keep-action) or put it on the action discard (drop-action)"
+    ),
+    Step.LINES: "remove a line (remove-line) or keep the optional ones (keep-lines)",
+    Step.SWAP: "swap-own: choose the two cards to swap (swap)",
+    Step.DRAW3: "draw-three: keep one card (keep) or none (keep-none)",
+    Step.PEEK: "peek-line: choose the line to look at (peek)",
+    Step.REPLAY: "replay-discard: choose the card to play from the action discard (replay)",
+    Step.STEAL: "steal-and-play: choose the card to take from another player (steal)",
+    Step.EXCHANGE: "swap-with-others: choose an exchange (exchange)",
 }
 
 
@@ -306,14 +295,14 @@ def start_round(state: ActionState, events: list[Event]) -> None:
 
 def _open_setup(state: ActionState, task: Task, events: list[Event]) -> None:
     if state.options.setup_reveals:
-        state.step, state.actor, state.ctx = SETUP, None, ()  # every seat decides: see `deciders`
+        state.step, state.actor, state.ctx = Step.SETUP, None, ()  # every seat decides: see `deciders`
     else:
         state.push(("after_setup",))
 
 
 def _reveal(state: ActionState, move: Move, events: list[Event]) -> None:
     seat = move.seat
-    check_setup_reveal(state.step == SETUP, state.to_reveal[seat], seat, move.slots)
+    check_setup_reveal(state.step == Step.SETUP, state.to_reveal[seat], seat, move.slots)
     slots = move.slots
     size = state.size
     base = seat * size
@@ -408,7 +397,7 @@ def begin_turn(state: ActionState, seat: int, events: list[Event]) -> None:
     events.append(TurnBegan(seat))
     state.push(("end_turn",))
     if _can_act(state, seat):
-        state.decide(CHOOSE, seat)
+        state.decide(Step.CHOOSE, seat)
     else:
         events.append(TurnSkipped(seat))
 
@@ -470,12 +459,12 @@ def _draw(state: ActionState, move: Move, events: list[Event]) -> None:
             )
         state.holding = (handle,)
         state.reveal_to(handle, seat, events)  # only the drawer sees it (R-S5)
-        state.decide(DRAWN, seat)
+        state.decide(Step.DRAWN, seat)
     elif move.source == "discard":
         if not state.discard or not state.is_public(state.discard[-1]):
             raise IllegalMove("the discard pile is empty")
         state.holding = (state.discard.pop(),)
-        state.decide(TOOK, seat)
+        state.decide(Step.TOOK, seat)
     else:
         raise IllegalMove(f"draw from 'deck' or 'discard', not {move.source!r}")
 
@@ -494,7 +483,7 @@ def _replace(state: ActionState, move: Move, events: list[Event]) -> None:
     seat = move.seat
     index, slot = actions.grid_slot(state, seat, move.slot)
     handle = state.holding[0]
-    if state.step == DRAWN:
+    if state.step == Step.DRAWN:
         _check_not_action(state, seat, handle)
     old = state.grid[index]
     state.grid[index] = handle
@@ -518,7 +507,7 @@ def _discard(state: ActionState, move: Move, events: list[Event]) -> None:
     state.discard.append(handle)
     state.reveal_public(handle, events)
     state.holding = ()
-    state.decide(FLIP, seat)
+    state.decide(Step.FLIP, seat)
 
 
 def _flip(state: ActionState, move: Move, events: list[Event]) -> None:
@@ -537,7 +526,7 @@ def _take(state: ActionState, move: Move, events: list[Event]) -> None:
     seat = move.seat
     if not state.options.has_market:
         raise IllegalMove(f"there is no market or action deck in the {state.options.variant} variant")
-    star = state.step == OFFER
+    star = state.step == Step.OFFER
     if move.source == "market":
         market = state.market
         if move.index is None or not 0 <= move.index < len(market) or market[move.index] == EMPTY:
@@ -721,44 +710,44 @@ def _draw_three_moves(state: ActionState, seat: int) -> list[Move]:
 
 
 _LEGAL: dict[str, Callable[[ActionState, int], list[Move]]] = {
-    CHOOSE: _choose_moves,
-    DRAWN: _drawn_moves,
-    TOOK: lambda state, seat: [_cached(seat, "replace", s) for s in state.card_slots(seat)],
-    FLIP: lambda state, seat: [_cached(seat, "flip", s) for s in state.face_down_slots(seat)],
-    OFFER: lambda state, seat: [*stars.take_moves(state, seat), _cached(seat, "pass", None)],
-    FOUND: in_deck.declare_moves,
-    LINES: lines.legal,
-    PICK: actions.pick_moves,
-    SWAP: actions.swap_moves,
-    DRAW3: _draw_three_moves,
-    PEEK: actions.peek_moves,
-    REPLAY: actions.replay_moves,
-    STEAL: actions.steal_moves,
-    EXCHANGE: actions.exchange_moves,
+    Step.CHOOSE: _choose_moves,
+    Step.DRAWN: _drawn_moves,
+    Step.TOOK: lambda state, seat: [_cached(seat, "replace", s) for s in state.card_slots(seat)],
+    Step.FLIP: lambda state, seat: [_cached(seat, "flip", s) for s in state.face_down_slots(seat)],
+    Step.OFFER: lambda state, seat: [*stars.take_moves(state, seat), _cached(seat, "pass", None)],
+    Step.FOUND: in_deck.declare_moves,
+    Step.LINES: lines.legal,
+    Step.PICK: actions.pick_moves,
+    Step.SWAP: actions.swap_moves,
+    Step.DRAW3: _draw_three_moves,
+    Step.PEEK: actions.peek_moves,
+    Step.REPLAY: actions.replay_moves,
+    Step.STEAL: actions.steal_moves,
+    Step.EXCHANGE: actions.exchange_moves,
 }
 
 Handler = Callable[[ActionState, Move, list[Event]], None]
 _HANDLERS: dict[str, tuple[frozenset[str], Handler]] = {
-    "draw": (_F({CHOOSE}), _draw),
-    "replace": (_F({DRAWN, TOOK}), _replace),
-    "discard": (_F({DRAWN}), _discard),
-    "flip": (_F({FLIP}), _flip),
-    "take": (_F({CHOOSE, OFFER}), _take),
-    "pass": (_F({OFFER}), _pass),
-    "play": (_F({CHOOSE}), _play),
-    "discard-action": (_F({CHOOSE}), _discard_action),
-    "remove-line": (_F({LINES}), lines.remove_move),
-    "keep-lines": (_F({LINES}), lines.keep_move),
-    "keep-action": (_F({FOUND, DRAWN, DRAW3}), in_deck.declare),
-    "drop-action": (_F({FOUND, DRAWN, DRAW3}), in_deck.declare),
-    "pick": (_F({PICK}), actions.pick),
-    "swap": (_F({SWAP}), actions.swap),
-    "keep": (_F({DRAW3}), actions.keep),
-    "keep-none": (_F({DRAW3}), actions.keep_none),
-    "peek": (_F({PEEK}), actions.peek),
-    "replay": (_F({REPLAY}), actions.replay),
-    "steal": (_F({STEAL}), actions.steal),
-    "exchange": (_F({EXCHANGE}), actions.exchange),
+    "draw": (_F({Step.CHOOSE}), _draw),
+    "replace": (_F({Step.DRAWN, Step.TOOK}), _replace),
+    "discard": (_F({Step.DRAWN}), _discard),
+    "flip": (_F({Step.FLIP}), _flip),
+    "take": (_F({Step.CHOOSE, Step.OFFER}), _take),
+    "pass": (_F({Step.OFFER}), _pass),
+    "play": (_F({Step.CHOOSE}), _play),
+    "discard-action": (_F({Step.CHOOSE}), _discard_action),
+    "remove-line": (_F({Step.LINES}), lines.remove_move),
+    "keep-lines": (_F({Step.LINES}), lines.keep_move),
+    "keep-action": (_F({Step.FOUND, Step.DRAWN, Step.DRAW3}), in_deck.declare),
+    "drop-action": (_F({Step.FOUND, Step.DRAWN, Step.DRAW3}), in_deck.declare),
+    "pick": (_F({Step.PICK}), actions.pick),
+    "swap": (_F({Step.SWAP}), actions.swap),
+    "keep": (_F({Step.DRAW3}), actions.keep),
+    "keep-none": (_F({Step.DRAW3}), actions.keep_none),
+    "peek": (_F({Step.PEEK}), actions.peek),
+    "replay": (_F({Step.REPLAY}), actions.replay),
+    "steal": (_F({Step.STEAL}), actions.steal),
+    "exchange": (_F({Step.EXCHANGE}), actions.exchange),
 }
 
 _TASKS: dict[str, Callable[[ActionState, Task, list[Event]], None]] = {

@@ -7,7 +7,7 @@ list of immutable values, as `TableState` requires.
 What the game waits for is always one of:
 
 * a request (``pending``, from `TableState`): nobody may move;
-* setup (``step == SETUP``): every seat with setup cards left to turn may move;
+* setup (``step == Step.SETUP``): every seat with setup cards left to turn may move;
 * one decision: ``step`` names it, ``actor`` is the seat that decides (it may be another seat than
   the one whose turn it is, e.g. a star's owner), ``ctx`` holds its data.
 
@@ -23,6 +23,7 @@ from typing import Any
 
 from ..core.events import Event, Request
 from ..core.state import TableState
+from ..core.steps import StepName
 from ..grid import EMPTY, GridShape
 from .cards import KIND_NAMES
 from .options import ActionOptions
@@ -30,20 +31,30 @@ from .options import ActionOptions
 # Phases of a round.
 SETUP, TURN, SCORING, GAME_OVER = "setup", "turn", "scoring", "game_over"
 
-# Decisions (``step``): a turn ...
-CHOOSE, DRAWN, TOOK, FLIP = "choose", "drawn", "took", "flip"
-# ... things that happen at once ...
-OFFER, FOUND, LINES = "offer", "found", "lines"
-# ... and the choices of the action cards (R-A12).
-PICK, SWAP, DRAW3, PEEK, REPLAY, STEAL, EXCHANGE = (
-    "pick",
-    "swap",
-    "draw-three",
-    "peek",
-    "replay",
-    "steal",
-    "exchange",
-)
+
+class Step(StepName):
+    """The decision the table waits for (``state.step``)."""
+
+    NONE = ""
+    SETUP = "setup"  # every seat with setup cards left to turn decides
+    # a turn ...
+    CHOOSE = "choose"
+    DRAWN = "drawn"
+    TOOK = "took"
+    FLIP = "flip"
+    # ... things that happen at once ...
+    OFFER = "offer"
+    FOUND = "found"
+    LINES = "lines"
+    # ... and the choices of the action cards (R-A12).
+    PICK = "pick"
+    SWAP = "swap"
+    DRAW3 = "draw-three"
+    PEEK = "peek"
+    REPLAY = "replay"
+    STEAL = "steal"
+    EXCHANGE = "exchange"
+
 
 Task = tuple[Any, ...]
 
@@ -98,7 +109,7 @@ class ActionState(TableState):
     fresh: tuple[int, ...]  # cards taken during the current turn: not playable in it (R-A4)
     in_play: tuple[int, ...]  # action cards resolving, outermost first (nested plays)
     holding: tuple[int, ...]  # playing cards in the active seat's hand (1 drawn, or draw-three's)
-    step: str
+    step: Step
     actor: int | None
     ctx: tuple[Any, ...]
     agenda: tuple[Task, ...]  # the last task runs next
@@ -132,7 +143,7 @@ class ActionState(TableState):
         self.fresh = ()
         self.in_play = ()
         self.holding = ()
-        self.step = ""
+        self.step = Step.NONE
         self.actor = None
         self.ctx = ()
         self.agenda = ()
@@ -254,13 +265,13 @@ class ActionState(TableState):
         """Schedule tasks: the first given runs first, before anything already scheduled."""
         self.agenda = self.agenda + tuple(reversed(tasks))
 
-    def decide(self, step: str, actor: int, *ctx: Any) -> None:
+    def decide(self, step: Step, actor: int, *ctx: Any) -> None:
         self.step = step
         self.actor = actor
         self.ctx = ctx
 
     def done(self) -> None:
         """The open decision is settled."""
-        self.step = ""
+        self.step = Step.NONE
         self.actor = None
         self.ctx = ()

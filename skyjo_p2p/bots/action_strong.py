@@ -58,24 +58,7 @@ from ..action.cards import (
     SWAP_WITH_OTHERS,
 )
 from ..action.lines import MANDATORY, NONE, best_removals, classify
-from ..action.state import (
-    CHOOSE,
-    DRAW3,
-    DRAWN,
-    EXCHANGE,
-    FLIP,
-    FOUND,
-    LINES,
-    OFFER,
-    PEEK,
-    PICK,
-    REPLAY,
-    SETUP,
-    STEAL,
-    SWAP,
-    TOOK,
-    ActionState,
-)
+from ..action.state import ActionState, Step
 from ..core.moves import Move
 from ..core.rng import Rng
 from ..core.state import TableState
@@ -834,7 +817,7 @@ class ActionStrongBot:
 
     def choose(self, view: TableState, seat: int) -> Move:
         assert isinstance(view, ActionState)
-        if view.step == SETUP:
+        if view.step == Step.SETUP:
             return self._setup(view, seat)
         model = Model(view, seat, self.params)
         handler = _STEPS.get(view.step)
@@ -1050,18 +1033,18 @@ def _exchange(m: Model) -> Move:
 
 
 _STEPS: dict[str, Callable[[Model], Move]] = {
-    CHOOSE: _choose,
-    DRAWN: _drawn,
-    TOOK: _took,
-    FLIP: _flip,
-    OFFER: _offer,
-    LINES: _lines,
-    FOUND: _found,
-    DRAW3: _draw_three,
-    PICK: _pick,
-    SWAP: _swap,
-    PEEK: _peek,
-    REPLAY: _replay,
-    STEAL: _steal,
-    EXCHANGE: _exchange,
+    Step.CHOOSE: _choose,
+    Step.DRAWN: _drawn,
+    Step.TOOK: _took,
+    Step.FLIP: _flip,
+    Step.OFFER: _offer,
+    Step.LINES: _lines,
+    Step.FOUND: _found,
+    Step.DRAW3: _draw_three,
+    Step.PICK: _pick,
+    Step.SWAP: _swap,
+    Step.PEEK: _peek,
+    Step.REPLAY: _replay,
+    Step.STEAL: _steal,
+    Step.EXCHANGE: _exchange,
 }

@@ -32,14 +32,26 @@ from ..core.events import (
 )
 from ..core.moves import Move, MoveSchema
 from ..core.state import TableState
+from ..core.steps import StepName
 from ..grid import CLASSIC, EMPTY, GridShape, Line
 from . import scoring
 from .cards import COMPOSITION, DECK, VALUES
 from .options import SkyjoOptions
 
-# Phases of a round, and steps of a turn.
+# Phases of a round.
 SETUP, TURN, SCORING, GAME_OVER = "setup", "turn", "scoring", "game_over"
-CHOOSE, DRAWN, TOOK, FLIP, LINE = "choose", "drawn", "took", "flip", "line"
+
+
+class Step(StepName):
+    """The decision a SKYJO turn waits for (``state.step``)."""
+
+    NONE = ""
+    CHOOSE = "choose"
+    DRAWN = "drawn"
+    TOOK = "took"
+    FLIP = "flip"
+    LINE = "line"
+
 
 SCHEMA = MoveSchema(
     required={
@@ -80,7 +92,7 @@ class SkyjoState(TableState):
     draw: list[int]  # bottom .. top
     discard: list[int]  # bottom .. top
     holding: int | None  # the card in the active player's hand
-    step: str
+    step: Step
     to_reveal: list[int]  # setup cards each seat still has to turn
     turn: int | None
     first: int | None
@@ -97,7 +109,7 @@ class SkyjoState(TableState):
         self.draw = []
         self.discard = []
         self.holding = None
-        self.step = ""
+        self.step = Step.NONE
         self.to_reveal = [0] * players
         self.turn = None
         self.first = None
@@ -188,21 +200,21 @@ class SkyjoRules:
         if state.phase != TURN or seat != state.turn:
             return []
         step = state.step
-        if step == CHOOSE:
+        if step == Step.CHOOSE:
             moves = []
             if state.draw or len(state.discard) > 1:
                 moves.append(_move(seat, "draw", "deck"))
             if state.discard:
                 moves.append(_move(seat, "draw", "discard"))
             return moves
-        if step in (DRAWN, TOOK):
+        if step in (Step.DRAWN, Step.TOOK):
             moves = [_move(seat, "replace", slot) for slot in state.card_slots(seat)]
-            if step == DRAWN and state.face_down_slots(seat):
+            if step == Step.DRAWN and state.face_down_slots(seat):
                 moves.append(_move(seat, "discard"))
             return moves
-        if step == FLIP:
+        if step == Step.FLIP:
             return [_move(seat, "flip", slot) for slot in state.face_down_slots(seat)]
-        if step == LINE:
+        if step == Step.LINE:
             return [Move(seat, "remove-line", line=ln.kind, index=ln.index) for ln in state.choices]
         return []
 
@@ -257,7 +269,7 @@ def start_round(state: SkyjoState, events: list[Event]) -> None:
     state.holding = None
     state.to_reveal = [state.options.setup_reveals] * state.players
     state.phase = SETUP
-    state.step = ""
+    state.step = Step.NONE
     state.turn = None
     state.first = None
     state.ender = None
@@ -348,14 +360,14 @@ def _begin_round_play(state: SkyjoState, seat: int, events: list[Event]) -> None
 def _begin_turn(state: SkyjoState, seat: int, events: list[Event]) -> None:
     state.phase = TURN
     state.turn = seat
-    state.step = CHOOSE
+    state.step = Step.CHOOSE
     events.append(TurnBegan(seat))
 
 
 # --- a turn (R-S5, R-S10) -------------------------------------------------------------------
 
 
-def _require_turn(state: SkyjoState, move: Move, *steps: str) -> None:
+def _require_turn(state: SkyjoState, move: Move, *steps: Step) -> None:
     if state.phase != TURN:
         raise IllegalMove(
             "it is not the time to play a turn" if state.phase != SETUP else "setup is not finished"
@@ -367,11 +379,11 @@ def _require_turn(state: SkyjoState, move: Move, *steps: str) -> None:
 
 
 _STEP_HINT = {
-    CHOOSE: "first draw a card, from the deck or the discard pile",
-    DRAWN: "place the drawn card (replace) or discard it",
-    TOOK: "the card taken from the discard pile must replace a grid card",
-    FLIP: "turn one of your face-down cards (flip)",
-    LINE: "choose which line to remove first (remove-line)",
+    Step.CHOOSE: "first draw a card, from the deck or the discard pile",
+    Step.DRAWN: "place the drawn card (replace) or discard it",
+    Step.TOOK: "the card taken from the discard pile must replace a grid card",
+    Step.FLIP: "turn one of your face-down cards (flip)",
+    Step.LINE: "choose which line to remove first (remove-line)",
 }
 
 
@@ -382,11 +394,11 @@ def _check_slot(state: SkyjoState, slot: int | None) -> int:
 
 
 def _draw(state: SkyjoState, move: Move, events: list[Event]) -> None:
-    _require_turn(state, move, CHOOSE)
+    _require_turn(state, move, Step.CHOOSE)
     if move.source == "deck":
         handle = draw_top(state, events)
         state.holding = handle
-        state.step = DRAWN
+        state.step = Step.DRAWN
         requests: list[Request] = []
         state.request_reveal(handle, move.seat, requests)  # only the drawer sees it (R-S5)
         state.ask(events, requests)
@@ -394,7 +406,7 @@ def _draw(state: SkyjoState, move: Move, events: list[Event]) -> None:
         if not state.discard:
             raise IllegalMove("the discard pile is empty")
         state.holding = state.discard.pop()
-        state.step = TOOK
+        state.step = Step.TOOK
     else:
         raise IllegalMove(f"draw from 'deck' or 'discard', not {move.source!r}")
 
@@ -419,7 +431,7 @@ def reshuffle_discard(state: SkyjoState, events: list[Event]) -> None:
 
 
 def _replace(state: SkyjoState, move: Move, events: list[Event]) -> None:
-    _require_turn(state, move, DRAWN, TOOK)
+    _require_turn(state, move, Step.DRAWN, Step.TOOK)
     slot = _check_slot(state, move.slot)
     index = move.seat * state.shape.size + slot
     old = state.grid[index]
@@ -433,13 +445,13 @@ def _replace(state: SkyjoState, move: Move, events: list[Event]) -> None:
     state.discard.append(old)  # face up on the discard pile, even if it was face down (R-S5)
     state.request_reveal(old, None, requests)
     state.holding = None
-    state.step = ""
+    state.step = Step.NONE
     state.ask(events, requests)
     state.resume = "end_turn"
 
 
 def _discard(state: SkyjoState, move: Move, events: list[Event]) -> None:
-    _require_turn(state, move, DRAWN)
+    _require_turn(state, move, Step.DRAWN)
     if not state.face_down_slots(move.seat):
         raise IllegalMove("you have no face-down card to turn: the drawn card must replace one")
     assert state.holding is not None
@@ -447,12 +459,12 @@ def _discard(state: SkyjoState, move: Move, events: list[Event]) -> None:
     state.discard.append(state.holding)
     state.request_reveal(state.holding, None, requests)
     state.holding = None
-    state.step = FLIP
+    state.step = Step.FLIP
     state.ask(events, requests)
 
 
 def _flip(state: SkyjoState, move: Move, events: list[Event]) -> None:
-    _require_turn(state, move, FLIP)
+    _require_turn(state, move, Step.FLIP)
     slot = _check_slot(state, move.slot)
     index = move.seat * state.shape.size + slot
     if state.grid[index] == EMPTY:
@@ -462,19 +474,19 @@ def _flip(state: SkyjoState, move: Move, events: list[Event]) -> None:
     state.face_up[index] = True
     requests: list[Request] = []
     state.request_reveal(state.grid[index], None, requests)
-    state.step = ""
+    state.step = Step.NONE
     state.ask(events, requests)
     state.resume = "end_turn"
 
 
 def _remove_line(state: SkyjoState, move: Move, events: list[Event]) -> None:
-    _require_turn(state, move, LINE)
+    _require_turn(state, move, Step.LINE)
     chosen = next((ln for ln in state.choices if ln.kind == move.line and ln.index == move.index), None)
     if chosen is None:
         options = ", ".join(f"{ln.kind} {ln.index}" for ln in state.choices)
         raise IllegalMove(f"remove one of: {options}")
     state.choices = ()
-    state.step = ""
+    state.step = Step.NONE
     remove_line(state, move.seat, chosen, events)
     _end_turn(state, events)
 
@@ -533,7 +545,7 @@ def _end_turn(state: SkyjoState, events: list[Event]) -> None:
             break
         if _overlapping(lines):  # only with the rows option: the owner picks the order
             state.choices = tuple(lines)
-            state.step = LINE
+            state.step = Step.LINE
             return
         remove_line(state, seat, lines[0], events)
     if state.ender is None:
@@ -555,7 +567,7 @@ def _start_scoring(state: SkyjoState, events: list[Event]) -> None:
     """Turn every face-down card up (R-S8); scoring goes on once they are known."""
     state.phase = SCORING
     state.turn = None
-    state.step = ""
+    state.step = Step.NONE
     requests: list[Request] = []
     for index, handle in enumerate(state.grid):
         if handle != EMPTY and not state.face_up[index]:
