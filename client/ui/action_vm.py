@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skyjo_p2p.action.cards import KIND_NAMES, STAR, is_action
+from skyjo_p2p.action.decisions import Exchange, PickLine, RemoveFromEach
 from skyjo_p2p.action.facts import (
     ActionDiscarded,
     ActionFound,
@@ -176,7 +177,14 @@ def paths(state: ActionState, me: int, move: Move, lang: str) -> list[tuple[Targ
     if kind in ("pass", "keep-lines"):
         return [(("button", kind),)]
     if kind == "remove-line":
-        line = next((ln for ln, _ in state.ctx if ln.kind == move.line and ln.index == move.index), None)
+        line = next(
+            (
+                ln
+                for ln, _ in state.decision_as(PickLine).options
+                if ln.kind == move.line and ln.index == move.index
+            ),
+            None,
+        )
         order = move.order or (line.slots if line is not None else ())
         values = [state.values[state.grid[base + s]] for s in order]
         return [(("line", move.line, move.index), ("order", _order_label(lang, values)))]
@@ -389,7 +397,7 @@ def prompt(
         key = "action.prompt.lines_order" if chosen else "action.prompt.lines"
         return tr(lang, key), buttons
     if step == Step.PICK:
-        victim = int(state.ctx[0]) if state.ctx else 0
+        victim = state.decision.victim if isinstance(state.decision, RemoveFromEach) else 0
         return tr(lang, "action.prompt.pick", who=names[victim]), buttons
     if step == Step.SWAP:
         return tr(
@@ -410,7 +418,7 @@ def prompt(
     if step == Step.STEAL:
         return tr(lang, "action.prompt.steal"), buttons
     if step == Step.EXCHANGE:
-        left = int(state.ctx[0]) if state.ctx else 1
+        left = state.decision.left if isinstance(state.decision, Exchange) else 1
         number = 3 - left
         key = ("action.prompt.exchange", "action.prompt.exchange2", "action.prompt.faces")[min(depth, 2)]
         return tr(lang, key, n=number), buttons

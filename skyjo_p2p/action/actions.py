@@ -44,6 +44,7 @@ from .cards import (
     SWAP_OWN,
     SWAP_WITH_OTHERS,
 )
+from .decisions import Exchange, RemoveFromEach
 from .facts import (
     ActionPlayed,
     Blocked,
@@ -145,12 +146,12 @@ def remove_next_task(state: ActionState, task: Task, events: list[Event]) -> Non
         if block(state, victim, seat, events):
             continue
         if state.card_slots(victim) or state.held[victim]:
-            state.decide(Step.PICK, seat, victim, victims)
+            state.decide(Step.PICK, seat, RemoveFromEach(victim, victims))
             return
 
 
 def pick_moves(state: ActionState, seat: int) -> list[Move]:
-    victim = state.ctx[0]
+    victim = state.decision_as(RemoveFromEach).victim
     slots = tuple(state.card_slots(victim))
     held = len(state.held[victim])
     key = ("pick", seat, victim, slots, held)
@@ -163,7 +164,8 @@ def pick_moves(state: ActionState, seat: int) -> list[Move]:
 
 
 def pick(state: ActionState, move: Move, events: list[Event]) -> None:
-    victim, rest = state.ctx
+    open_ = state.decision_as(RemoveFromEach)
+    victim, rest = open_.victim, open_.rest
     if move.target != victim:
         raise IllegalMove(f"remove-from-each goes clockwise: pick a card of seat {victim} now")
     if (move.slot is None) == (move.index is None):
@@ -447,7 +449,7 @@ def _begin_exchange(state: ActionState, seat: int, handle: int, events: list[Eve
     if not _can_exchange(state, seat):
         _no_effect(state, seat, handle, "no card to exchange", events)
         return
-    state.decide(Step.EXCHANGE, seat, 2, (), ())
+    state.decide(Step.EXCHANGE, seat, Exchange(2, (), ()))
 
 
 def _can_exchange(state: ActionState, seat: int) -> bool:
@@ -495,7 +497,8 @@ def _remember(key: tuple[object, ...], moves: list[Move]) -> None:
 
 def exchange(state: ActionState, move: Move, events: list[Event]) -> None:
     seat = move.seat
-    left, attacked, immune = state.ctx
+    open_ = state.decision_as(Exchange)
+    left, attacked, immune = open_.left, open_.attacked, open_.immune
     target = _seat(state, move.target)
     if target == seat:
         raise IllegalMove("exchange with another player (swap-own swaps your own cards)")
@@ -514,7 +517,7 @@ def exchange(state: ActionState, move: Move, events: list[Event]) -> None:
         _land(state, target, slot2, a, up_theirs, events)
     events.append(Exchanged(seat, slot, target, slot2, blocked))
     if left > 1 and _can_exchange(state, seat):
-        state.decide(Step.EXCHANGE, seat, left - 1, attacked, immune)
+        state.decide(Step.EXCHANGE, seat, Exchange(left - 1, attacked, immune))
 
 
 _BEGIN: dict[int, Callable[[ActionState, int, int, list[Event]], None]] = {

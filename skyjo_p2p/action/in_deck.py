@@ -29,6 +29,7 @@ from ..core.events import Event
 from ..core.moves import Move
 from ..grid import EMPTY
 from .cards import KIND_NAMES, is_action
+from .decisions import TurnedUp
 from .facts import ActionFound, DeclarationVoided, StarterSetAside
 from .piles import draw_top, give, place_from_draw
 from .state import ActionState, Step, Task
@@ -74,7 +75,7 @@ def verify_claims(state: ActionState, events: list[Event]) -> None:
 def open_found(state: ActionState) -> None:
     seat, handle, slot = state.found[0]
     state.found = state.found[1:]
-    state.decide(Step.FOUND, seat, handle, slot)
+    state.decide(Step.FOUND, seat, TurnedUp(handle, slot))
 
 
 def declare_moves(state: ActionState, seat: int) -> list[Move]:
@@ -106,7 +107,8 @@ def declare(state: ActionState, move: Move, events: list[Event]) -> None:
     if state.step == Step.FOUND:
         if move.index is not None:
             raise IllegalMove("the card turned up is the one to keep or drop: no index")
-        handle, slot = state.ctx
+        found = state.decision_as(TurnedUp)
+        handle, slot = found.handle, found.slot
         state.done()
         if slot < 0:
             state.discard.remove(handle)

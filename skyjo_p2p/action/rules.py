@@ -39,6 +39,7 @@ from ..grid import EMPTY
 from ..skyjo.rules import check_setup_reveal, first_player_among
 from . import actions, in_deck, lines, stars
 from .cards import ACTION, KIND_NAMES, PLAYING, STAR
+from .decisions import RemoveFromEach
 from .facts import ActionDiscarded, ExtraTurns, TurnSkipped
 from .options import ActionOptions
 from .piles import draw_top, refill_market, take_from_action_deck, take_from_market
@@ -196,7 +197,7 @@ def _check_decider(state: ActionState, move: Move) -> None:
 def _hint(state: ActionState) -> str:
     step = state.step
     if step == Step.PICK:
-        return f"remove-from-each: pick a card of seat {state.ctx[0]} (pick)"
+        return f"remove-from-each: pick a card of seat {state.decision_as(RemoveFromEach).victim} (pick)"
     if step == Step.DRAWN and state.options.in_deck:
         return (
             "place the drawn card (replace) or discard it; an action card: keep it (keep-action) "
@@ -295,7 +296,7 @@ def start_round(state: ActionState, events: list[Event]) -> None:
 
 def _open_setup(state: ActionState, task: Task, events: list[Event]) -> None:
     if state.options.setup_reveals:
-        state.step, state.actor, state.ctx = Step.SETUP, None, ()  # every seat decides: see `deciders`
+        state.step, state.actor, state.decision = Step.SETUP, None, None  # every seat decides: see `deciders`
     else:
         state.push(("after_setup",))
 

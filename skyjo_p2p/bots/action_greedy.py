@@ -78,6 +78,7 @@ from ..action.cards import (
     SWAP_OWN,
     SWAP_WITH_OTHERS,
 )
+from ..action.decisions import RemoveFromEach
 from ..action.lines import NONE
 from ..action.state import ActionState, Step
 from ..core.moves import Move
@@ -327,7 +328,7 @@ class ActionGreedyBot:
         return Move(seat, "keep", index=keep, slot=slot, order=rest)
 
     def _pick(self, view: ActionState, seat: int) -> Move:
-        victim = view.ctx[0]
+        victim = view.decision_as(RemoveFromEach).victim
         vals, ups = grid_of(view, seat, victim)
         face_up = [(greedy_value(vals[s]), s) for s in range(len(vals)) if vals[s] != GONE and ups[s]]
         if face_up:

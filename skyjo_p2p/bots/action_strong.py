@@ -57,6 +57,7 @@ from ..action.cards import (
     SWAP_OWN,
     SWAP_WITH_OTHERS,
 )
+from ..action.decisions import Exchange, RemoveFromEach, TurnedUp
 from ..action.lines import MANDATORY, NONE, best_removals, classify
 from ..action.state import ActionState, Step
 from ..core.moves import Move
@@ -914,7 +915,7 @@ def _declare(m: Model, kind: int, index: int | None) -> Move:
 
 
 def _found(m: Model) -> Move:
-    handle = m.view.ctx[0]
+    handle = m.view.decision_as(TurnedUp).handle
     return _declare(m, m.view.public_value(handle), None)
 
 
@@ -980,7 +981,7 @@ def _draw_three(m: Model) -> Move:
 
 
 def _pick(m: Model) -> Move:
-    victim = m.view.ctx[0]
+    victim = m.view.decision_as(RemoveFromEach).victim
     vals, _ = m.grids[victim]
     best: tuple[float, Move] | None = None
     for slot in range(m.size):
@@ -1027,7 +1028,8 @@ def _steal(m: Model) -> Move:
 
 
 def _exchange(m: Model) -> Move:
-    _, attacked, immune = m.view.ctx
+    exchange = m.view.decision_as(Exchange)
+    attacked, immune = exchange.attacked, exchange.immune
     options = m.exchange_options(attacked, immune)
     return min(options, key=lambda o: o[0])[1]
 
