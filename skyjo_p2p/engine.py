@@ -8,7 +8,7 @@
 change produced. It takes either a `Move` by a seat or an *answer* to one of the requests the engine
 made (see `skyjo_p2p.core.events`). A move that the rules refuse raises `IllegalMove` (R-C4);
 an answer nobody asked for raises `UnexpectedAnswer`. Each game supplies its rules as an object
-that follows the `Rules` protocol below, registered under its name.
+that follows the `Rules` protocol below; `skyjo_p2p.registry` says where each game's rules live.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from .core.events import (
 from .core.moves import Move, MoveSchema
 from .core.options import shown
 from .core.state import TableState
+from .registry import game as _game
+from .registry import names
 
 
 class Rules(Protocol):
@@ -38,8 +40,6 @@ class Rules(Protocol):
 
     name: str
     schema: MoveSchema
-    min_players: int
-    max_players: int
 
     def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[TableState, list[Event]]:
         """A game before its first deal; its events hold the first requests."""
@@ -67,28 +67,22 @@ class Rules(Protocol):
 
 
 _RULES: dict[str, Rules] = {}
-
-_MODULES = {"skyjo": "skyjo_p2p.skyjo", "skyjo-action": "skyjo_p2p.action", "skip-bo": "skyjo_p2p.skipbo"}
-"""Game name -> the package whose `RULES` implements it (imported when first needed)."""
-
-
-def register(rules: Rules) -> None:
-    _RULES[rules.name] = rules
+"""Game name -> its rules, once imported (`registry.GAMES` says where they live)."""
 
 
 def games() -> tuple[str, ...]:
     """Names of the games the engine knows."""
-    return tuple(_MODULES)
+    return names()
 
 
 def rules_for(game: str) -> Rules:
     rules = _RULES.get(game)
     if rules is None:
-        module = _MODULES.get(game)
-        if module is None:
-            raise OptionError(f"unknown game {game!r} (games: {', '.join(_MODULES)})")
-        register(importlib.import_module(module).RULES)
-        rules = _RULES[game]
+        entry = _game(game)
+        if entry is None:
+            raise OptionError(f"unknown game {game!r} (games: {', '.join(names())})")
+        rules = importlib.import_module(entry.package).RULES
+        _RULES[game] = rules
     return rules
 
 
@@ -102,23 +96,22 @@ def validate_options(game: object, players: object, options: object = None) -> N
     ``check(players, options)``.
     """
     if not isinstance(game, str):
-        raise OptionError(f"a game is named by text, not {shown(game)} (games: {', '.join(_MODULES)})")
-    if game not in _MODULES and game not in _RULES:
-        raise OptionError(f"unknown game {shown(game)} (games: {', '.join(_MODULES)})")
-    rules = rules_for(game)
+        raise OptionError(f"a game is named by text, not {shown(game)} (games: {', '.join(names())})")
+    entry = _game(game)
+    if entry is None:
+        raise OptionError(f"unknown game {shown(game)} (games: {', '.join(names())})")
+    rules_for(game)
     if (
         isinstance(players, bool)
         or not isinstance(players, int)
-        or not rules.min_players <= players <= rules.max_players
+        or not entry.min_players <= players <= entry.max_players
     ):
         raise OptionError(
-            f"{game} is played by {rules.min_players} to {rules.max_players} players, not {shown(players)}"
+            f"{game} is played by {entry.min_players} to {entry.max_players} players, not {shown(players)}"
         )
     if options is not None and not isinstance(options, Mapping):
         raise OptionError(f"options are a map of names to values, not {shown(options)}")
-    module = _MODULES.get(game)
-    if module is not None:
-        importlib.import_module(f"{module}.options").check(players, options or {})
+    importlib.import_module(entry.options_module).check(players, options or {})
 
 
 def new_game(

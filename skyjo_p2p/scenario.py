@@ -21,6 +21,8 @@ from .core.errors import EngineError, IllegalMove, MalformedMove, OptionError
 from .core.moves import Move
 from .core.state import TableState
 from .engine import apply, new_game, parse_move, rules_for
+from .registry import game as _game
+from .registry import names
 
 
 class MalformedScenario(Exception):
@@ -40,19 +42,12 @@ class ScenarioFormat:
     report: Callable[[TableState], dict[str, Any]]
 
 
-_FORMAT_MODULES = {
-    "skyjo": "skyjo_p2p.skyjo.scenario",
-    "skyjo-action": "skyjo_p2p.action.scenario",
-    "skip-bo": "skyjo_p2p.skipbo.scenario",
-}
-
-
 def format_for(game: str) -> ScenarioFormat:
-    module = _FORMAT_MODULES.get(game)
-    if module is None:
-        raise MalformedScenario(f"unknown game {game!r} (games: {', '.join(_FORMAT_MODULES)})")
+    entry = _game(game)
+    if entry is None:
+        raise MalformedScenario(f"unknown game {game!r} (games: {', '.join(names())})")
     try:
-        fmt: ScenarioFormat = importlib.import_module(module).FORMAT
+        fmt: ScenarioFormat = importlib.import_module(entry.scenario_module).FORMAT
     except ModuleNotFoundError:
         raise MalformedScenario(f"game {game!r} is not available in this version") from None
     return fmt

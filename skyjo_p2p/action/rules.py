@@ -92,12 +92,10 @@ SCHEMA = MoveSchema(
 
 
 class ActionRules:
-    """The rules object registered with the engine under "skyjo-action"."""
+    """The rules object the engine finds (`skyjo_p2p.registry`) under "skyjo-action"."""
 
     name = "skyjo-action"
     schema = SCHEMA
-    min_players = 1  # the widest range; each variant checks its own (R-A1, R-A13)
-    max_players = 8
 
     def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[TableState, list[Event]]:
         parsed = ActionOptions.parse(options)

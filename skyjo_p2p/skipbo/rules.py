@@ -109,12 +109,10 @@ SCHEMA = SkipBoSchema(
 
 
 class SkipBoRules:
-    """The rules object registered with the engine under "skip-bo"."""
+    """The rules object the engine finds (`skyjo_p2p.registry`) under "skip-bo"."""
 
     name = "skip-bo"
     schema: MoveSchema = SCHEMA
-    min_players = 2
-    max_players = 6
 
     def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[TableState, list[Event]]:
         state = SkipBoState(players, SkipBoOptions.parse(options, players))

@@ -160,12 +160,10 @@ class SkyjoState(TableState):
 
 
 class SkyjoRules:
-    """The rules object registered with the engine under "skyjo"."""
+    """The rules object the engine finds (`skyjo_p2p.registry`) under "skyjo"."""
 
     name = "skyjo"
     schema = SCHEMA
-    min_players = 2
-    max_players = 8
 
     def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[TableState, list[Event]]:
         state = SkyjoState(players, SkyjoOptions.parse(options))
