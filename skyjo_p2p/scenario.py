@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from .core.dealer import Dealer, DeckError, check_deck
 from .core.errors import EngineError, IllegalMove, MalformedMove, OptionError
@@ -24,13 +24,15 @@ from .engine import apply, new_game, parse_move, rules_for
 from .registry import game as _game
 from .registry import names
 
+S = TypeVar("S", bound=TableState)
+
 
 class MalformedScenario(Exception):
     """The document is not a scenario this runner can play (exit code 2)."""
 
 
 @dataclass(frozen=True)
-class ScenarioFormat:
+class ScenarioFormat(Generic[S]):
     """What a game adds to the runner.
 
     `decks(round_entry)` returns the decks a round entry gives, as {deck name: values top first}
@@ -39,15 +41,15 @@ class ScenarioFormat:
     """
 
     decks: Callable[[Mapping[str, Any]], dict[str, list[int]]]
-    report: Callable[[TableState], dict[str, Any]]
+    report: Callable[[S], dict[str, Any]]
 
 
-def format_for(game: str) -> ScenarioFormat:
+def format_for(game: str) -> ScenarioFormat[Any]:
     entry = _game(game)
     if entry is None:
         raise MalformedScenario(f"unknown game {game!r} (games: {', '.join(names())})")
     try:
-        fmt: ScenarioFormat = importlib.import_module(entry.scenario_module).FORMAT
+        fmt: ScenarioFormat[Any] = importlib.import_module(entry.scenario_module).FORMAT
     except ModuleNotFoundError:
         raise MalformedScenario(f"game {game!r} is not available in this version") from None
     return fmt
@@ -139,7 +141,7 @@ def _out_of_place(state: TableState, number: int) -> str | None:
     return None
 
 
-def _report(fmt: ScenarioFormat, state: TableState) -> dict[str, Any]:
+def _report(fmt: ScenarioFormat[Any], state: TableState) -> dict[str, Any]:
     report: dict[str, Any] = {"game": state.game, "round": state.round}
     report.update(fmt.report(state))
     report.setdefault("winners", list(state.winners))

@@ -34,7 +34,6 @@ from ..core.events import (
     TurnBegan,
 )
 from ..core.moves import Move, MoveSchema
-from ..core.state import TableState
 from ..grid import EMPTY
 from ..skyjo.rules import check_setup_reveal, first_player_among
 from . import actions, in_deck, lines, stars
@@ -96,8 +95,9 @@ class ActionRules:
 
     name = "skyjo-action"
     schema = SCHEMA
+    state_type = ActionState
 
-    def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[TableState, list[Event]]:
+    def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[ActionState, list[Event]]:
         parsed = ActionOptions.parse(options)
         parsed.check_players(players)
         state = ActionState(players, parsed)
@@ -106,24 +106,22 @@ class ActionRules:
         advance(state, events)
         return state, events
 
-    def composition(self, state: TableState, deck: str) -> Sequence[int]:
+    def composition(self, state: ActionState, deck: str) -> Sequence[int]:
         options: ActionOptions = state.options
         return options.action_deck if deck == ACTION else options.playing_deck
 
-    def valid_value(self, state: TableState, deck: str, value: int) -> bool:
+    def valid_value(self, state: ActionState, deck: str, value: int) -> bool:
         options: ActionOptions = state.options
         return value in (options.action_values if deck == ACTION else options.playing_values)
 
-    def deciders(self, state: TableState) -> tuple[int, ...]:
-        assert isinstance(state, ActionState)
+    def deciders(self, state: ActionState) -> tuple[int, ...]:
         if state.step == Step.SETUP:
             return tuple(s for s in range(state.players) if state.to_reveal[s] > 0)
         if state.step and state.actor is not None:
             return (state.actor,)
         return ()
 
-    def legal_moves(self, state: TableState, seat: int) -> list[Move]:
-        assert isinstance(state, ActionState)
+    def legal_moves(self, state: ActionState, seat: int) -> list[Move]:
         step = state.step
         if step == Step.SETUP:
             count = state.to_reveal[seat]
@@ -134,8 +132,7 @@ class ActionRules:
             return []
         return _LEGAL[step](state, seat)
 
-    def apply_move_into(self, state: TableState, move: Move, events: list[Event]) -> None:
-        assert isinstance(state, ActionState)
+    def apply_move_into(self, state: ActionState, move: Move, events: list[Event]) -> None:
         if state.phase == GAME_OVER:
             raise IllegalMove("the game is over")
         if move.kind == "reveal":
@@ -150,8 +147,7 @@ class ActionRules:
             handler(state, move, events)
         advance(state, events)
 
-    def resume_into(self, state: TableState, events: list[Event]) -> None:
-        assert isinstance(state, ActionState)
+    def resume_into(self, state: ActionState, events: list[Event]) -> None:
         state.resume = ""
         advance(state, events)
 

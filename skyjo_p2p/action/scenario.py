@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.state import TableState
 from ..grid import EMPTY
 from ..scenario import MalformedScenario, ScenarioFormat, int_deck, round_scores
 from .cards import ACTION, KINDS, PLAYING, code_of, name_of
@@ -77,8 +76,7 @@ def _decision(state: ActionState) -> dict[str, Any] | None:
     return {"step": state.step, "seats": [state.actor]}
 
 
-def _report(state: TableState) -> dict[str, Any]:
-    assert isinstance(state, ActionState)
+def _report(state: ActionState) -> dict[str, Any]:
     top = state.discard_top()
     return {
         "phase": _phase(state),

@@ -83,7 +83,6 @@ from ..action.lines import NONE
 from ..action.state import ActionState, Step
 from ..core.moves import Move
 from ..core.rng import Rng
-from ..core.state import TableState
 from ..engine import legal_moves
 from .action_view import GONE, UNK, grid_of, line_slots, removable, value_of
 
@@ -217,8 +216,7 @@ class ActionGreedyBot:
 
     # --- the decision -------------------------------------------------------------------------
 
-    def choose(self, view: TableState, seat: int) -> Move:
-        assert isinstance(view, ActionState)
+    def choose(self, view: ActionState, seat: int) -> Move:
         step = view.step
         if step == Step.SETUP:
             return self._setup(view, seat)

@@ -62,7 +62,6 @@ from ..action.lines import MANDATORY, NONE, best_removals, classify
 from ..action.state import ActionState, Step
 from ..core.moves import Move
 from ..core.rng import Rng
-from ..core.state import TableState
 from ..engine import legal_moves
 from ..grid import EMPTY
 from .action_view import GONE, UNK, grid_of, line_slots, removable, unseen_pool, value_of
@@ -816,8 +815,7 @@ class ActionStrongBot:
         self.rng = Rng(seed)
         self.params = params or ActionParams()
 
-    def choose(self, view: TableState, seat: int) -> Move:
-        assert isinstance(view, ActionState)
+    def choose(self, view: ActionState, seat: int) -> Move:
         if view.step == Step.SETUP:
             return self._setup(view, seat)
         model = Model(view, seat, self.params)

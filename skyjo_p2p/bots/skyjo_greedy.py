@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from ..core.moves import Move
 from ..core.rng import Rng
-from ..core.state import TableState
 from ..engine import legal_moves
 from ..skyjo.rules import SETUP, SkyjoState, Step
 from .skyjo_view import DOWN, GONE, Slot, grids
@@ -71,8 +70,7 @@ class SkyjoGreedyBot:
     def __init__(self, seed: int | str = 0) -> None:
         self.rng = Rng(seed)
 
-    def choose(self, view: TableState, seat: int) -> Move:
-        assert isinstance(view, SkyjoState)
+    def choose(self, view: SkyjoState, seat: int) -> Move:
         cols = view.shape.cols
         mine = grids(view)[seat]
         if view.phase == SETUP:

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 from ..core.moves import Move
 from ..core.rng import Rng
-from ..core.state import TableState
 from ..engine import legal_moves
 from ..skyjo.rules import SETUP, SkyjoState, Step
 from .skyjo_view import DOWN, GONE, Slot, Unseen, grids, unseen_cards
@@ -156,8 +155,7 @@ class SkyjoStrongBot:
 
     # --- the table as this seat sees it -----------------------------------------------------
 
-    def choose(self, view: TableState, seat: int) -> Move:
-        assert isinstance(view, SkyjoState)
+    def choose(self, view: SkyjoState, seat: int) -> Move:
         if view.phase == SETUP:
             return self._setup(view, seat)
         if view.step == Step.LINE:

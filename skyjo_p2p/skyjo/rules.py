@@ -164,29 +164,28 @@ class SkyjoRules:
 
     name = "skyjo"
     schema = SCHEMA
+    state_type = SkyjoState
 
-    def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[TableState, list[Event]]:
+    def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[SkyjoState, list[Event]]:
         state = SkyjoState(players, SkyjoOptions.parse(options))
         events: list[Event] = []
         start_round(state, events)
         return state, events
 
-    def composition(self, state: TableState, deck: str) -> Sequence[int]:
+    def composition(self, state: SkyjoState, deck: str) -> Sequence[int]:
         return COMPOSITION
 
-    def valid_value(self, state: TableState, deck: str, value: int) -> bool:
+    def valid_value(self, state: SkyjoState, deck: str, value: int) -> bool:
         return value in VALUES
 
-    def deciders(self, state: TableState) -> tuple[int, ...]:
-        assert isinstance(state, SkyjoState)
+    def deciders(self, state: SkyjoState) -> tuple[int, ...]:
         if state.phase == SETUP:
             return tuple(s for s in range(state.players) if state.to_reveal[s] > 0)
         if state.phase == TURN and state.turn is not None:
             return (state.turn,)
         return ()
 
-    def legal_moves(self, state: TableState, seat: int) -> list[Move]:
-        assert isinstance(state, SkyjoState)
+    def legal_moves(self, state: SkyjoState, seat: int) -> list[Move]:
         if state.phase == SETUP:
             count = state.to_reveal[seat]
             if count == 0:
@@ -216,15 +215,13 @@ class SkyjoRules:
             return [Move(seat, "remove-line", line=ln.kind, index=ln.index) for ln in state.choices]
         return []
 
-    def apply_move_into(self, state: TableState, move: Move, events: list[Event]) -> None:
-        assert isinstance(state, SkyjoState)
+    def apply_move_into(self, state: SkyjoState, move: Move, events: list[Event]) -> None:
         handler = _HANDLERS.get(move.kind)
         if handler is None:  # pragma: no cover - the schema knows the same kinds
             raise IllegalMove(f"unknown move {move.kind!r}")
         handler(state, move, events)
 
-    def resume_into(self, state: TableState, events: list[Event]) -> None:
-        assert isinstance(state, SkyjoState)
+    def resume_into(self, state: SkyjoState, events: list[Event]) -> None:
         step = state.resume
         state.resume = ""
         _RESUME[step](state, events)
