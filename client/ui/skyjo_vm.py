@@ -18,7 +18,7 @@ from skyjo_p2p.core.events import (
 from skyjo_p2p.core.events import LineRemoved as LineRemovedFact
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.grid import EMPTY
-from skyjo_p2p.skyjo.rules import (
+from skyjo_p2p.skyjo.state import (
     SETUP,
     TURN,
     SkyjoState,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..core.moves import Move
 from ..core.rng import Rng
 from ..engine import legal_moves
-from ..skyjo.rules import SETUP, SkyjoState, Step
+from ..skyjo.state import SETUP, SkyjoState, Step
 from .skyjo_view import DOWN, GONE, Slot, grids
 
 KEEP_AT_MOST = 4

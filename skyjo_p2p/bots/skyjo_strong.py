@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ..core.moves import Move
 from ..core.rng import Rng
 from ..engine import legal_moves
-from ..skyjo.rules import SETUP, SkyjoState, Step
+from ..skyjo.state import SETUP, SkyjoState, Step
 from .skyjo_view import DOWN, GONE, Slot, Unseen, grids, unseen_cards
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from ..grid import EMPTY
 from ..scenario import ScenarioFormat, int_deck, number_card, round_scores
 from .cards import DECK, VALUES
-from .rules import GAME_OVER, SETUP, SkyjoState
+from .state import GAME_OVER, SETUP, SkyjoState
 
 
 def _decks(entry: Mapping[str, Any]) -> dict[str, list[int]]:
