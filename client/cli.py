@@ -17,7 +17,7 @@ from skyjo_p2p.engine import games, new_game
 from . import cmdline, wordcode
 from .cmdline import InputError
 
-GAMES = ("skyjo", "skyjo-action", "skip-bo")
+GAMES = games()
 
 
 def _print_json(data: Any) -> None:

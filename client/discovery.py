@@ -27,13 +27,14 @@ import trio
 from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
 
 from protocol.config import PROTOCOL_VERSION
+from skyjo_p2p.registry import names as game_names
 
 from .addresses import MAX_ADDRESSES
 
 log = logging.getLogger("skyjo_lan.discovery")
 
 SERVICE = "_skyjo-lan._tcp.local."
-GAMES = ("skyjo", "skyjo-action", "skip-bo")
+GAMES = game_names()
 
 
 @dataclass

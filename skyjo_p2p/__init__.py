@@ -3,7 +3,7 @@
 Start with `skyjo_p2p.engine`: `new_game`, `apply`, `legal_moves`, `view`, `state_hash`.
 """
 
-from .core.errors import EngineError, IllegalMove, MalformedMove, OptionError, UnexpectedAnswer
+from .core.errors import EngineError, IllegalMove, MalformedMove, OptionError, UnexpectedAnswer, WrongGame
 from .core.moves import Move
 from .engine import (
     apply,
@@ -25,6 +25,7 @@ __all__ = [
     "Move",
     "OptionError",
     "UnexpectedAnswer",
+    "WrongGame",
     "apply",
     "deciders",
     "games",

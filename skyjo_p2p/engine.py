@@ -8,16 +8,16 @@
 change produced. It takes either a `Move` by a seat or an *answer* to one of the requests the engine
 made (see `skyjo_p2p.core.events`). A move that the rules refuse raises `IllegalMove` (R-C4);
 an answer nobody asked for raises `UnexpectedAnswer`. Each game supplies its rules as an object
-that follows the `Rules` protocol below, registered under its name.
+that follows the `Rules` protocol below; `skyjo_p2p.registry` says where each game's rules live.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from .core.errors import IllegalMove, MalformedMove, OptionError, UnexpectedAnswer
+from .core.errors import IllegalMove, MalformedMove, OptionError, UnexpectedAnswer, WrongGame
 from .core.events import (
     ANSWER_TYPES,
     Answer,
@@ -30,65 +30,63 @@ from .core.events import (
 from .core.moves import Move, MoveSchema
 from .core.options import shown
 from .core.state import TableState
+from .registry import game as _game
+from .registry import names
+
+S = TypeVar("S", bound=TableState)
 
 
-class Rules(Protocol):
-    """What a game provides to the engine. Methods named `*_into` change the state they are given
-    (the engine hands them a fresh copy)."""
+class Rules(Protocol[S]):
+    """What a game provides to the engine, for its own kind of state `S` (each game's rules are
+    a ``Rules[ItsState]``). Methods named `*_into` change the state they are given (the engine
+    hands them a fresh copy)."""
 
     name: str
     schema: MoveSchema
-    min_players: int
-    max_players: int
+    state_type: type[S]
 
-    def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[TableState, list[Event]]:
+    def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[S, list[Event]]:
         """A game before its first deal; its events hold the first requests."""
         ...
 
-    def composition(self, state: TableState, deck: str) -> Sequence[int]:
+    def composition(self, state: S, deck: str) -> Sequence[int]:
         """The values of `deck`'s physical cards, in card-id order."""
         ...
 
-    def valid_value(self, state: TableState, deck: str, value: int) -> bool: ...
+    def valid_value(self, state: S, deck: str, value: int) -> bool: ...
 
-    def legal_moves(self, state: TableState, seat: int) -> list[Move]: ...
+    def legal_moves(self, state: S, seat: int) -> list[Move]: ...
 
-    def deciders(self, state: TableState) -> tuple[int, ...]:
+    def deciders(self, state: S) -> tuple[int, ...]:
         """The seats that may move now (empty while a request is pending or the game is over)."""
         ...
 
-    def apply_move_into(self, state: TableState, move: Move, events: list[Event]) -> None:
+    def apply_move_into(self, state: S, move: Move, events: list[Event]) -> None:
         """Check `move` (raise `IllegalMove`) and play it."""
         ...
 
-    def resume_into(self, state: TableState, events: list[Event]) -> None:
+    def resume_into(self, state: S, events: list[Event]) -> None:
         """Go on from `state.resume` once no request is pending."""
         ...
 
 
-_RULES: dict[str, Rules] = {}
-
-_MODULES = {"skyjo": "skyjo_p2p.skyjo", "skyjo-action": "skyjo_p2p.action", "skip-bo": "skyjo_p2p.skipbo"}
-"""Game name -> the package whose `RULES` implements it (imported when first needed)."""
-
-
-def register(rules: Rules) -> None:
-    _RULES[rules.name] = rules
+_RULES: dict[str, Rules[Any]] = {}
+"""Game name -> its rules, once imported (`registry.GAMES` says where they live)."""
 
 
 def games() -> tuple[str, ...]:
     """Names of the games the engine knows."""
-    return tuple(_MODULES)
+    return names()
 
 
-def rules_for(game: str) -> Rules:
+def rules_for(game: str) -> Rules[Any]:
     rules = _RULES.get(game)
     if rules is None:
-        module = _MODULES.get(game)
-        if module is None:
-            raise OptionError(f"unknown game {game!r} (games: {', '.join(_MODULES)})")
-        register(importlib.import_module(module).RULES)
-        rules = _RULES[game]
+        entry = _game(game)
+        if entry is None:
+            raise OptionError(f"unknown game {game!r} (games: {', '.join(names())})")
+        rules = importlib.import_module(entry.package).RULES
+        _RULES[game] = rules
     return rules
 
 
@@ -102,23 +100,22 @@ def validate_options(game: object, players: object, options: object = None) -> N
     ``check(players, options)``.
     """
     if not isinstance(game, str):
-        raise OptionError(f"a game is named by text, not {shown(game)} (games: {', '.join(_MODULES)})")
-    if game not in _MODULES and game not in _RULES:
-        raise OptionError(f"unknown game {shown(game)} (games: {', '.join(_MODULES)})")
-    rules = rules_for(game)
+        raise OptionError(f"a game is named by text, not {shown(game)} (games: {', '.join(names())})")
+    entry = _game(game)
+    if entry is None:
+        raise OptionError(f"unknown game {shown(game)} (games: {', '.join(names())})")
+    rules_for(game)
     if (
         isinstance(players, bool)
         or not isinstance(players, int)
-        or not rules.min_players <= players <= rules.max_players
+        or not entry.min_players <= players <= entry.max_players
     ):
         raise OptionError(
-            f"{game} is played by {rules.min_players} to {rules.max_players} players, not {shown(players)}"
+            f"{game} is played by {entry.min_players} to {entry.max_players} players, not {shown(players)}"
         )
     if options is not None and not isinstance(options, Mapping):
         raise OptionError(f"options are a map of names to values, not {shown(options)}")
-    module = _MODULES.get(game)
-    if module is not None:
-        importlib.import_module(f"{module}.options").check(players, options or {})
+    importlib.import_module(entry.options_module).check(players, options or {})
 
 
 def new_game(
@@ -141,19 +138,19 @@ def legal_moves(state: TableState, seat: int) -> list[Move]:
     """Every move `seat` may make now; empty while a request is pending."""
     if state.pending:
         return []
-    return rules_for(state.game).legal_moves(state, seat)
+    return _rules_of(state).legal_moves(state, seat)
 
 
 def deciders(state: TableState) -> tuple[int, ...]:
     """The seats that may move now."""
     if state.pending:
         return ()
-    return rules_for(state.game).deciders(state)
+    return _rules_of(state).deciders(state)
 
 
 def apply(state: TableState, action: Move | Answer) -> tuple[TableState, list[Event]]:
     """Play a move or take an answer; return the new state and what happened (R-C4)."""
-    rules = rules_for(state.game)
+    rules = _rules_of(state)
     events: list[Event] = []
     if isinstance(action, Move):
         if state.pending:
@@ -174,7 +171,18 @@ def apply(state: TableState, action: Move | Answer) -> tuple[TableState, list[Ev
     return new, events
 
 
-def _take_answer(rules: Rules, state: TableState, answer: Answer, events: list[Event]) -> None:
+def _rules_of(state: TableState) -> Rules[Any]:
+    """The rules of `state`'s game, once sure the state is of the kind they play.
+
+    The one runtime check of a state's type: past it, each game's rules see their own state type.
+    """
+    rules = rules_for(state.game)
+    if not isinstance(state, rules.state_type):
+        raise WrongGame(f"a {type(state).__name__} is not a state of {state.game}")
+    return rules
+
+
+def _take_answer(rules: Rules[Any], state: TableState, answer: Answer, events: list[Event]) -> None:
     request = answer.answers()
     if request not in state.pending:
         raise UnexpectedAnswer(f"nothing asked for {answer!r}")

@@ -14,13 +14,17 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from .core.dealer import Dealer, DeckError, check_deck
 from .core.errors import EngineError, IllegalMove, MalformedMove, OptionError
 from .core.moves import Move
 from .core.state import TableState
 from .engine import apply, new_game, parse_move, rules_for
+from .registry import game as _game
+from .registry import names
+
+S = TypeVar("S", bound=TableState)
 
 
 class MalformedScenario(Exception):
@@ -28,7 +32,7 @@ class MalformedScenario(Exception):
 
 
 @dataclass(frozen=True)
-class ScenarioFormat:
+class ScenarioFormat(Generic[S]):
     """What a game adds to the runner.
 
     `decks(round_entry)` returns the decks a round entry gives, as {deck name: values top first}
@@ -37,22 +41,15 @@ class ScenarioFormat:
     """
 
     decks: Callable[[Mapping[str, Any]], dict[str, list[int]]]
-    report: Callable[[TableState], dict[str, Any]]
+    report: Callable[[S], dict[str, Any]]
 
 
-_FORMAT_MODULES = {
-    "skyjo": "skyjo_p2p.skyjo.scenario",
-    "skyjo-action": "skyjo_p2p.action.scenario",
-    "skip-bo": "skyjo_p2p.skipbo.scenario",
-}
-
-
-def format_for(game: str) -> ScenarioFormat:
-    module = _FORMAT_MODULES.get(game)
-    if module is None:
-        raise MalformedScenario(f"unknown game {game!r} (games: {', '.join(_FORMAT_MODULES)})")
+def format_for(game: str) -> ScenarioFormat[Any]:
+    entry = _game(game)
+    if entry is None:
+        raise MalformedScenario(f"unknown game {game!r} (games: {', '.join(names())})")
     try:
-        fmt: ScenarioFormat = importlib.import_module(module).FORMAT
+        fmt: ScenarioFormat[Any] = importlib.import_module(entry.scenario_module).FORMAT
     except ModuleNotFoundError:
         raise MalformedScenario(f"game {game!r} is not available in this version") from None
     return fmt
@@ -144,7 +141,7 @@ def _out_of_place(state: TableState, number: int) -> str | None:
     return None
 
 
-def _report(fmt: ScenarioFormat, state: TableState) -> dict[str, Any]:
+def _report(fmt: ScenarioFormat[Any], state: TableState) -> dict[str, Any]:
     report: dict[str, Any] = {"game": state.game, "round": state.round}
     report.update(fmt.report(state))
     report.setdefault("winners", list(state.winners))

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skyjo_p2p.action.cards import KIND_NAMES, STAR, is_action
+from skyjo_p2p.action.decisions import Exchange, PickLine, RemoveFromEach
 from skyjo_p2p.action.facts import (
     ActionDiscarded,
     ActionFound,
@@ -24,23 +25,9 @@ from skyjo_p2p.action.facts import (
     TurnSkipped,
 )
 from skyjo_p2p.action.state import (
-    CHOOSE,
-    DRAW3,
-    DRAWN,
-    EXCHANGE,
-    FLIP,
-    FOUND,
-    LINES,
-    OFFER,
-    PEEK,
-    PICK,
-    REPLAY,
-    SETUP,
-    STEAL,
-    SWAP,
-    TOOK,
     TURN,
     ActionState,
+    Step,
 )
 from skyjo_p2p.core.events import LineRemoved, Moved, Revealed, RevealRequest, TurnBegan
 from skyjo_p2p.core.moves import Move
@@ -60,7 +47,7 @@ BUTTONLIKE = frozenset({"button", "line", "order", "faces", "menu"})
 
 def decider(state: ActionState) -> int | None:
     """The seat that must decide now (None during setup, requests, scoring and at game over)."""
-    if state.pending or state.step in ("", SETUP):
+    if state.pending or state.step in (Step.NONE, Step.SETUP):
         return None
     actor: int | None = state.actor
     return actor
@@ -129,7 +116,7 @@ def table_model(state: ActionState, me: int | None, names: Sequence[str], lang: 
                 active=seat == turn,
                 ender=seat == state.ender,
                 me=seat == me,
-                waiting=state.step == SETUP and state.to_reveal[seat] > 0,
+                waiting=state.step == Step.SETUP and state.to_reveal[seat] > 0,
                 held=[card(state.values[h], lang) for h in state.held[seat]],
                 badges=badges,
                 held_row=state.options.has_market,
@@ -190,7 +177,14 @@ def paths(state: ActionState, me: int, move: Move, lang: str) -> list[tuple[Targ
     if kind in ("pass", "keep-lines"):
         return [(("button", kind),)]
     if kind == "remove-line":
-        line = next((ln for ln, _ in state.ctx if ln.kind == move.line and ln.index == move.index), None)
+        line = next(
+            (
+                ln
+                for ln, _ in state.decision_as(PickLine).options
+                if ln.kind == move.line and ln.index == move.index
+            ),
+            None,
+        )
         order = move.order or (line.slots if line is not None else ())
         values = [state.values[state.grid[base + s]] for s in order]
         return [(("line", move.line, move.index), ("order", _order_label(lang, values)))]
@@ -231,7 +225,7 @@ def paths(state: ActionState, me: int, move: Move, lang: str) -> list[tuple[Targ
         up = move.face_up
         return [(("grid", me, move.slot), ("grid", move.target, move.slot2), ("faces", up[1], up[0]))]
     if kind in ("keep-action", "drop-action"):
-        if move.index is not None and state.step == DRAW3:
+        if move.index is not None and state.step == Step.DRAW3:
             return [(("drawn3", move.index), ("button", kind))]
         return [(("button", kind),)]
     return []
@@ -362,7 +356,11 @@ def prompt(
     if dec is None or me is None:
         text = waiting_text(state, me, names, lang)
         actor = decider(state)
-        if actor is not None and actor != me and state.step not in (CHOOSE, DRAWN, TOOK, FLIP):
+        if (
+            actor is not None
+            and actor != me
+            and state.step not in (Step.CHOOSE, Step.DRAWN, Step.TOOK, Step.FLIP)
+        ):
             text = tr(lang, "action.wait.step", who=names[actor], what=tr(lang, f"action.what.{state.step}"))
         return text, []
     step = dec.kind.split(".", 1)[1]
@@ -377,35 +375,35 @@ def prompt(
     ]
     if step == "setup":
         return tr(lang, "skyjo.prompt.setup", n=dec.multi, left=dec.multi - len(chosen)), []
-    if step == CHOOSE:
+    if step == Step.CHOOSE:
         if chosen:
             value = _value_at(state, chosen[0])
             return tr(lang, "action.prompt.held", card=card_name(value, lang)), buttons
         return tr(lang, "action.prompt.choose"), buttons
-    if step in (DRAWN, TOOK):
+    if step in (Step.DRAWN, Step.TOOK):
         value = state.values[state.holding[0]] if state.holding else None
-        if step == DRAWN and any(o.path == (DISCARD,) for o in dec.options):
+        if step == Step.DRAWN and any(o.path == (DISCARD,) for o in dec.options):
             buttons.append(Button(DISCARD, tr(lang, "skyjo.button.discard", v=card_name(value, lang)), "2"))
         return tr(lang, f"skyjo.prompt.{step}", v=card_name(value, lang)), buttons
-    if step == FLIP:
+    if step == Step.FLIP:
         return tr(lang, "skyjo.prompt.flip"), buttons
-    if step == OFFER:
+    if step == Step.OFFER:
         text = tr(lang, "action.prompt.offer")
         more = state.offers.count(me)
         if more:
             text += " " + tr(lang, "action.prompt.offer_more", n=more + 1)
         return text, buttons
-    if step == LINES:
+    if step == Step.LINES:
         key = "action.prompt.lines_order" if chosen else "action.prompt.lines"
         return tr(lang, key), buttons
-    if step == PICK:
-        victim = int(state.ctx[0]) if state.ctx else 0
+    if step == Step.PICK:
+        victim = state.decision.victim if isinstance(state.decision, RemoveFromEach) else 0
         return tr(lang, "action.prompt.pick", who=names[victim]), buttons
-    if step == SWAP:
+    if step == Step.SWAP:
         return tr(
             lang, ("action.prompt.swap", "action.prompt.swap2", "action.prompt.faces")[min(depth, 2)]
         ), buttons
-    if step == DRAW3:
+    if step == Step.DRAW3:
         if depth == 0:
             return tr(lang, "action.prompt.draw3"), buttons
         if chosen[0][0] == "drawn3" and depth == 1:
@@ -413,18 +411,18 @@ def prompt(
                 lang, "action.prompt.draw3_slot", v=card_name(_value_at(state, chosen[0]), lang)
             ), buttons
         return tr(lang, "action.prompt.order"), buttons
-    if step == PEEK:
+    if step == Step.PEEK:
         return tr(lang, "action.prompt.peek2" if chosen else "action.prompt.peek"), buttons
-    if step == REPLAY:
+    if step == Step.REPLAY:
         return tr(lang, "action.prompt.replay"), buttons
-    if step == STEAL:
+    if step == Step.STEAL:
         return tr(lang, "action.prompt.steal"), buttons
-    if step == EXCHANGE:
-        left = int(state.ctx[0]) if state.ctx else 1
+    if step == Step.EXCHANGE:
+        left = state.decision.left if isinstance(state.decision, Exchange) else 1
         number = 3 - left
         key = ("action.prompt.exchange", "action.prompt.exchange2", "action.prompt.faces")[min(depth, 2)]
         return tr(lang, key, n=number), buttons
-    if step == FOUND:
+    if step == Step.FOUND:
         return tr(lang, "action.prompt.found"), buttons
     return tr(lang, "help.skyjo.turn"), buttons
 

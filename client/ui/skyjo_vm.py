@@ -18,7 +18,12 @@ from skyjo_p2p.core.events import (
 from skyjo_p2p.core.events import LineRemoved as LineRemovedFact
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.grid import EMPTY
-from skyjo_p2p.skyjo.rules import CHOOSE, DRAWN, FLIP, LINE, SETUP, TOOK, TURN, SkyjoState
+from skyjo_p2p.skyjo.state import (
+    SETUP,
+    TURN,
+    SkyjoState,
+    Step,
+)
 
 from .canvas import Span, Target
 from .cards import BACK, EMPTY_SLOT, NO_CARD, CardView, skyjo_band, skyjo_card
@@ -162,7 +167,7 @@ def decision(state: SkyjoState, me: int, moves: Sequence[Move], lang: str) -> De
             line = state.shape.line(move.line or "", move.index or 0)
             if line is not None:
                 focus[target] = frozenset(("grid", me, s) for s in line.slots)
-    step = state.step if state.step in (CHOOSE, DRAWN, TOOK, FLIP, LINE) else "turn"
+    step = state.step if state.step in (Step.CHOOSE, Step.DRAWN, Step.TOOK, Step.FLIP, Step.LINE) else "turn"
     return Decision(f"skyjo.{step}", options, keys=keys, labels=labels, focus=focus)
 
 

@@ -44,6 +44,7 @@ from .cards import (
     SWAP_OWN,
     SWAP_WITH_OTHERS,
 )
+from .decisions import Exchange, RemoveFromEach
 from .facts import (
     ActionPlayed,
     Blocked,
@@ -56,18 +57,7 @@ from .facts import (
 )
 from .in_deck import claim, holds_declarable
 from .piles import draw_top, place_from_draw
-from .state import (
-    DRAW3,
-    EXCHANGE,
-    FLIP,
-    PEEK,
-    PICK,
-    REPLAY,
-    STEAL,
-    SWAP,
-    ActionState,
-    Task,
-)
+from .state import ActionState, Step, Task
 
 FACES = ((True, True), (True, False), (False, True), (False, False))
 
@@ -156,12 +146,12 @@ def remove_next_task(state: ActionState, task: Task, events: list[Event]) -> Non
         if block(state, victim, seat, events):
             continue
         if state.card_slots(victim) or state.held[victim]:
-            state.decide(PICK, seat, victim, victims)
+            state.decide(Step.PICK, seat, RemoveFromEach(victim, victims))
             return
 
 
 def pick_moves(state: ActionState, seat: int) -> list[Move]:
-    victim = state.ctx[0]
+    victim = state.decision_as(RemoveFromEach).victim
     slots = tuple(state.card_slots(victim))
     held = len(state.held[victim])
     key = ("pick", seat, victim, slots, held)
@@ -174,7 +164,8 @@ def pick_moves(state: ActionState, seat: int) -> list[Move]:
 
 
 def pick(state: ActionState, move: Move, events: list[Event]) -> None:
-    victim, rest = state.ctx
+    open_ = state.decision_as(RemoveFromEach)
+    victim, rest = open_.victim, open_.rest
     if move.target != victim:
         raise IllegalMove(f"remove-from-each goes clockwise: pick a card of seat {victim} now")
     if (move.slot is None) == (move.index is None):
@@ -204,7 +195,7 @@ def _begin_swap_own(state: ActionState, seat: int, handle: int, events: list[Eve
     if len(state.card_slots(seat)) < 2:
         _no_effect(state, seat, handle, "fewer than two cards in the grid", events)
         return
-    state.decide(SWAP, seat)
+    state.decide(Step.SWAP, seat)
 
 
 def swap_moves(state: ActionState, seat: int) -> list[Move]:
@@ -267,7 +258,7 @@ def _begin_draw_three(state: ActionState, seat: int, handle: int, events: list[E
         _no_effect(state, seat, handle, "no playing card left to draw", events)
         return
     state.holding = tuple(cards)
-    state.decide(DRAW3, seat)
+    state.decide(Step.DRAW3, seat)
 
 
 def draw_three_moves(state: ActionState, seat: int) -> list[Move]:
@@ -341,7 +332,7 @@ def keep_none(state: ActionState, move: Move, events: list[Event]) -> None:
     _to_discard(state, seat, [state.holding[i] for i in order], events)
     state.holding = ()
     if state.face_down_slots(seat):
-        state.decide(FLIP, seat)
+        state.decide(Step.FLIP, seat)
     else:
         state.done()
 
@@ -357,7 +348,7 @@ def _to_discard(state: ActionState, seat: int, cards: list[int], events: list[Ev
 
 
 def _begin_peek(state: ActionState, seat: int, handle: int, events: list[Event]) -> None:
-    state.decide(PEEK, seat)
+    state.decide(Step.PEEK, seat)
 
 
 def peek_moves(state: ActionState, seat: int) -> list[Move]:
@@ -401,7 +392,7 @@ def _begin_replay(state: ActionState, seat: int, handle: int, events: list[Event
     if not state.action_discard:
         _no_effect(state, seat, handle, "the action discard is empty", events)
         return
-    state.decide(REPLAY, seat)
+    state.decide(Step.REPLAY, seat)
 
 
 def replay_moves(state: ActionState, seat: int) -> list[Move]:
@@ -424,7 +415,7 @@ def _begin_steal(state: ActionState, seat: int, handle: int, events: list[Event]
     if not any(state.held[o] for o in range(state.players) if o != seat):
         _no_effect(state, seat, handle, "no opponent holds an action card", events)
         return
-    state.decide(STEAL, seat)
+    state.decide(Step.STEAL, seat)
 
 
 def steal_moves(state: ActionState, seat: int) -> list[Move]:
@@ -458,7 +449,7 @@ def _begin_exchange(state: ActionState, seat: int, handle: int, events: list[Eve
     if not _can_exchange(state, seat):
         _no_effect(state, seat, handle, "no card to exchange", events)
         return
-    state.decide(EXCHANGE, seat, 2, (), ())
+    state.decide(Step.EXCHANGE, seat, Exchange(2, (), ()))
 
 
 def _can_exchange(state: ActionState, seat: int) -> bool:
@@ -506,7 +497,8 @@ def _remember(key: tuple[object, ...], moves: list[Move]) -> None:
 
 def exchange(state: ActionState, move: Move, events: list[Event]) -> None:
     seat = move.seat
-    left, attacked, immune = state.ctx
+    open_ = state.decision_as(Exchange)
+    left, attacked, immune = open_.left, open_.attacked, open_.immune
     target = _seat(state, move.target)
     if target == seat:
         raise IllegalMove("exchange with another player (swap-own swaps your own cards)")
@@ -525,7 +517,7 @@ def exchange(state: ActionState, move: Move, events: list[Event]) -> None:
         _land(state, target, slot2, a, up_theirs, events)
     events.append(Exchanged(seat, slot, target, slot2, blocked))
     if left > 1 and _can_exchange(state, seat):
-        state.decide(EXCHANGE, seat, left - 1, attacked, immune)
+        state.decide(Step.EXCHANGE, seat, Exchange(left - 1, attacked, immune))
 
 
 _BEGIN: dict[int, Callable[[ActionState, int, int, list[Event]], None]] = {

@@ -29,9 +29,10 @@ from ..core.events import Event
 from ..core.moves import Move
 from ..grid import EMPTY
 from .cards import KIND_NAMES, is_action
+from .decisions import TurnedUp
 from .facts import ActionFound, DeclarationVoided, StarterSetAside
 from .piles import draw_top, give, place_from_draw
-from .state import DRAWN, FOUND, ActionState, Task
+from .state import ActionState, Step, Task
 
 
 def known_action(state: ActionState, seat: int, handle: int) -> bool | None:
@@ -74,14 +75,14 @@ def verify_claims(state: ActionState, events: list[Event]) -> None:
 def open_found(state: ActionState) -> None:
     seat, handle, slot = state.found[0]
     state.found = state.found[1:]
-    state.decide(FOUND, seat, handle, slot)
+    state.decide(Step.FOUND, seat, TurnedUp(handle, slot))
 
 
 def declare_moves(state: ActionState, seat: int) -> list[Move]:
     """The declarations open to `seat` (action-in-deck)."""
-    if state.step == FOUND:
+    if state.step == Step.FOUND:
         return [Move(seat, "keep-action"), Move(seat, "drop-action")]
-    if state.step == DRAWN:
+    if state.step == Step.DRAWN:
         if known_action(state, seat, state.holding[0]) is False:
             return []
         return [Move(seat, "keep-action"), Move(seat, "drop-action")]
@@ -103,10 +104,11 @@ def declare(state: ActionState, move: Move, events: list[Event]) -> None:
     seat = move.seat
     if not state.options.in_deck:
         raise IllegalMove("action cards come into play this way only in the action-in-deck variant")
-    if state.step == FOUND:
+    if state.step == Step.FOUND:
         if move.index is not None:
             raise IllegalMove("the card turned up is the one to keep or drop: no index")
-        handle, slot = state.ctx
+        found = state.decision_as(TurnedUp)
+        handle, slot = found.handle, found.slot
         state.done()
         if slot < 0:
             state.discard.remove(handle)
@@ -114,7 +116,7 @@ def declare(state: ActionState, move: Move, events: list[Event]) -> None:
         if slot >= 0:
             place_from_draw(state, seat, slot, events)
         return
-    if state.step == DRAWN:
+    if state.step == Step.DRAWN:
         if move.index not in (None, 0):
             raise IllegalMove("you hold one drawn card: no index")
         position = 0
@@ -136,7 +138,7 @@ def declare(state: ActionState, move: Move, events: list[Event]) -> None:
         rest[position] = new
         state.reveal_to(new, seat, events)
     state.holding = tuple(rest)
-    if state.step == DRAWN and not rest:
+    if state.step == Step.DRAWN and not rest:
         state.done()  # nothing left to draw: the turn is over
 
 

@@ -26,8 +26,9 @@ from ..core.events import Event, LineRemoved
 from ..core.moves import Move
 from ..grid import EMPTY, GridShape, Line
 from .cards import STAR
+from .decisions import PickLine
 from .facts import LinesKept
-from .state import LINES, ActionState
+from .state import ActionState, Step
 
 NONE, MANDATORY, OPTIONAL = 0, 1, 2
 
@@ -118,7 +119,7 @@ def check(state: ActionState, seat: int, events: list[Event]) -> bool:
         if all(mandatory for _, mandatory in found) and _order_free(state, seat, [ln for ln, _ in found]):
             remove_line(state, seat, found[0][0], found[0][0].slots, events)
             continue
-        state.decide(LINES, seat, *found)
+        state.decide(Step.LINES, seat, PickLine(tuple(found)))
         return True
 
 
@@ -162,7 +163,7 @@ def legal(state: ActionState, seat: int) -> list[Move]:
     moves = []
     base = seat * state.size
     any_mandatory = False
-    for line, mandatory in state.ctx:
+    for line, mandatory in state.decision_as(PickLine).options:
         any_mandatory = any_mandatory or mandatory
         values = [state.public_value(state.grid[base + s]) for s in line.slots]
         for order in distinct_orders(line.slots, values):
@@ -190,9 +191,10 @@ def distinct_orders(slots: tuple[int, ...], values: list[int]) -> list[tuple[int
 
 def remove_move(state: ActionState, move: Move, events: list[Event]) -> None:
     seat = move.seat
-    chosen = next((ln for ln, _ in state.ctx if ln.kind == move.line and ln.index == move.index), None)
+    offered = state.decision_as(PickLine).options
+    chosen = next((ln for ln, _ in offered if ln.kind == move.line and ln.index == move.index), None)
     if chosen is None:
-        options = ", ".join(f"{ln.kind} {ln.index}" for ln, _ in state.ctx)
+        options = ", ".join(f"{ln.kind} {ln.index}" for ln, _ in offered)
         raise IllegalMove(f"remove one of: {options}")
     order = move.order or chosen.slots
     if sorted(order) != sorted(chosen.slots):
@@ -204,10 +206,11 @@ def remove_move(state: ActionState, move: Move, events: list[Event]) -> None:
 
 
 def keep_move(state: ActionState, move: Move, events: list[Event]) -> None:
-    if any(mandatory for _, mandatory in state.ctx):
-        must = [f"{ln.kind} {ln.index}" for ln, mandatory in state.ctx if mandatory]
+    offered = state.decision_as(PickLine).options
+    if any(mandatory for _, mandatory in offered):
+        must = [f"{ln.kind} {ln.index}" for ln, mandatory in offered if mandatory]
         raise IllegalMove(f"{', '.join(must)} must be removed: equal numbers always go (R-A7)")
-    lines = [ln for ln, _ in state.ctx]
+    lines = [ln for ln, _ in offered]
     state.kept = state.kept + tuple(line_key(state, move.seat, ln) for ln in lines)
     events.append(LinesKept(move.seat, tuple((ln.kind, ln.index) for ln in lines)))
     state.done()

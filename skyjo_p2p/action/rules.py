@@ -9,8 +9,9 @@ A round::
 
 A turn (R-A4) is one of: a playing-card turn (``draw`` from "deck" or "discard", then ``replace``,
 or ``discard`` and ``flip``), taking an action card (``take``), or playing or discarding a held
-action card (``play``, ``discard-action``). Then every grid's lines are checked (R-A7, `lines`),
-the round end is checked (R-A9), and the next turn begins: the same seat's if it has extra turns.
+action card (``play``, ``discard-action``); these moves are in `turn`. Then every grid's lines
+are checked (R-A7, `lines`), the round end is checked (R-A9), and the next turn begins: the same
+seat's if it has extra turns.
 
 Everything that waits for a seat is a decision (``state.step``, see `state`); `advance` runs the
 game on from one decision to the next: it waits for requests, wakes stars (`stars`), settles action
@@ -31,38 +32,22 @@ from ..core.events import (
     GameOver,
     RandomRequest,
     RoundEnded,
-    TurnBegan,
 )
 from ..core.moves import Move, MoveSchema
-from ..core.state import TableState
 from ..grid import EMPTY
 from ..skyjo.rules import check_setup_reveal, first_player_among
-from . import actions, in_deck, lines, stars
-from .cards import ACTION, KIND_NAMES, PLAYING, STAR
-from .facts import ActionDiscarded, ExtraTurns, TurnSkipped
+from . import actions, in_deck, lines, stars, turn
+from .cards import ACTION, PLAYING, STAR
+from .decisions import RemoveFromEach
+from .facts import ExtraTurns
 from .options import ActionOptions
-from .piles import draw_top, refill_market, take_from_action_deck, take_from_market
 from .scoring import ender_rule, game_over, round_points, winners
 from .state import (
-    CHOOSE,
-    DRAW3,
-    DRAWN,
-    EXCHANGE,
-    FLIP,
-    FOUND,
     GAME_OVER,
-    LINES,
-    OFFER,
-    PEEK,
-    PICK,
-    REPLAY,
     SCORING,
     SETUP,
-    STEAL,
-    SWAP,
-    TOOK,
-    TURN,
     ActionState,
+    Step,
     Task,
 )
 
@@ -104,14 +89,13 @@ SCHEMA = MoveSchema(
 
 
 class ActionRules:
-    """The rules object registered with the engine under "skyjo-action"."""
+    """The rules object the engine finds (`skyjo_p2p.registry`) under "skyjo-action"."""
 
     name = "skyjo-action"
     schema = SCHEMA
-    min_players = 1  # the widest range; each variant checks its own (R-A1, R-A13)
-    max_players = 8
+    state_type = ActionState
 
-    def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[TableState, list[Event]]:
+    def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[ActionState, list[Event]]:
         parsed = ActionOptions.parse(options)
         parsed.check_players(players)
         state = ActionState(players, parsed)
@@ -120,26 +104,24 @@ class ActionRules:
         advance(state, events)
         return state, events
 
-    def composition(self, state: TableState, deck: str) -> Sequence[int]:
+    def composition(self, state: ActionState, deck: str) -> Sequence[int]:
         options: ActionOptions = state.options
         return options.action_deck if deck == ACTION else options.playing_deck
 
-    def valid_value(self, state: TableState, deck: str, value: int) -> bool:
+    def valid_value(self, state: ActionState, deck: str, value: int) -> bool:
         options: ActionOptions = state.options
         return value in (options.action_values if deck == ACTION else options.playing_values)
 
-    def deciders(self, state: TableState) -> tuple[int, ...]:
-        assert isinstance(state, ActionState)
-        if state.step == SETUP:
+    def deciders(self, state: ActionState) -> tuple[int, ...]:
+        if state.step == Step.SETUP:
             return tuple(s for s in range(state.players) if state.to_reveal[s] > 0)
         if state.step and state.actor is not None:
             return (state.actor,)
         return ()
 
-    def legal_moves(self, state: TableState, seat: int) -> list[Move]:
-        assert isinstance(state, ActionState)
+    def legal_moves(self, state: ActionState, seat: int) -> list[Move]:
         step = state.step
-        if step == SETUP:
+        if step == Step.SETUP:
             count = state.to_reveal[seat]
             if count == 0:
                 return []
@@ -148,13 +130,12 @@ class ActionRules:
             return []
         return _LEGAL[step](state, seat)
 
-    def apply_move_into(self, state: TableState, move: Move, events: list[Event]) -> None:
-        assert isinstance(state, ActionState)
+    def apply_move_into(self, state: ActionState, move: Move, events: list[Event]) -> None:
         if state.phase == GAME_OVER:
             raise IllegalMove("the game is over")
         if move.kind == "reveal":
             _reveal(state, move, events)
-        elif state.step == SETUP:
+        elif state.step == Step.SETUP:
             raise IllegalMove("setup is not finished: every seat first turns its setup cards (reveal)")
         else:
             _check_decider(state, move)
@@ -164,8 +145,7 @@ class ActionRules:
             handler(state, move, events)
         advance(state, events)
 
-    def resume_into(self, state: TableState, events: list[Event]) -> None:
-        assert isinstance(state, ActionState)
+    def resume_into(self, state: ActionState, events: list[Event]) -> None:
         state.resume = ""
         advance(state, events)
 
@@ -201,21 +181,21 @@ def _check_decider(state: ActionState, move: Move) -> None:
     if not state.step or state.actor is None:  # pragma: no cover - advance always opens one
         raise IllegalMove("nothing is to be decided now")
     if move.seat != state.actor:
-        if state.step == CHOOSE:
+        if state.step == Step.CHOOSE:
             raise IllegalMove(f"it is seat {state.actor}'s turn, not seat {move.seat}'s")
         raise IllegalMove(f"seat {state.actor} must decide now ({_hint(state)}), not seat {move.seat}")
 
 
 def _hint(state: ActionState) -> str:
     step = state.step
-    if step == PICK:
-        return f"remove-from-each: pick a card of seat {state.ctx[0]} (pick)"
-    if step == DRAWN and state.options.in_deck:
+    if step == Step.PICK:
+        return f"remove-from-each: pick a card of seat {state.decision_as(RemoveFromEach).victim} (pick)"
+    if step == Step.DRAWN and state.options.in_deck:
         return (
             "place the drawn card (replace) or discard it; an action card: keep it (keep-action) "
             "or put it on the action discard (drop-action)"
         )
-    if step == DRAW3 and state.options.in_deck:
+    if step == Step.DRAW3 and state.options.in_deck:
         return (
             "draw-three: keep one card (keep) or none (keep-none); declare an action card first "
             "(keep-action, drop-action)"
@@ -224,22 +204,24 @@ def _hint(state: ActionState) -> str:
 
 
 _STEP_HINT = {
-    CHOOSE: (
+    Step.CHOOSE: (
         "choose your turn: draw a playing card (draw), take an action card (take), or play or "
         "discard one you held before this turn (play, discard-action)"
     ),
-    DRAWN: "place the drawn card (replace) or discard it",
-    TOOK: "the card taken from the discard pile must replace a grid card",
-    FLIP: "turn one of your face-down cards (flip)",
-    OFFER: "a star lets you take an action card (take) or not (pass)",
-    FOUND: "keep the action card you turned up (keep-action) or put it on the action discard (drop-action)",
-    LINES: "remove a line (remove-line) or keep the optional ones (keep-lines)",
-    SWAP: "swap-own: choose the two cards to swap (swap)",
-    DRAW3: "draw-three: keep one card (keep) or none (keep-none)",
-    PEEK: "peek-line: choose the line to look at (peek)",
-    REPLAY: "replay-discard: choose the card to play from the action discard (replay)",
-    STEAL: "steal-and-play: choose the card to take from another player (steal)",
-    EXCHANGE: "swap-with-others: choose an exchange (exchange)",
+    Step.DRAWN: "place the drawn card (replace) or discard it",
+    Step.TOOK: "the card taken from the discard pile must replace a grid card",
+    Step.FLIP: "turn one of your face-down cards (flip)",
+    Step.OFFER: "a star lets you take an action card (take) or not (pass)",
+    Step.FOUND: (
+        "keep the action card you turned up (keep-action) or put it on the action discard (drop-action)"
+    ),
+    Step.LINES: "remove a line (remove-line) or keep the optional ones (keep-lines)",
+    Step.SWAP: "swap-own: choose the two cards to swap (swap)",
+    Step.DRAW3: "draw-three: keep one card (keep) or none (keep-none)",
+    Step.PEEK: "peek-line: choose the line to look at (peek)",
+    Step.REPLAY: "replay-discard: choose the card to play from the action discard (replay)",
+    Step.STEAL: "steal-and-play: choose the card to take from another player (steal)",
+    Step.EXCHANGE: "swap-with-others: choose an exchange (exchange)",
 }
 
 
@@ -306,14 +288,14 @@ def start_round(state: ActionState, events: list[Event]) -> None:
 
 def _open_setup(state: ActionState, task: Task, events: list[Event]) -> None:
     if state.options.setup_reveals:
-        state.step, state.actor, state.ctx = SETUP, None, ()  # every seat decides: see `deciders`
+        state.step, state.actor, state.decision = Step.SETUP, None, None  # every seat decides: see `deciders`
     else:
         state.push(("after_setup",))
 
 
 def _reveal(state: ActionState, move: Move, events: list[Event]) -> None:
     seat = move.seat
-    check_setup_reveal(state.step == SETUP, state.to_reveal[seat], seat, move.slots)
+    check_setup_reveal(state.step == Step.SETUP, state.to_reveal[seat], seat, move.slots)
     slots = move.slots
     size = state.size
     base = seat * size
@@ -393,206 +375,7 @@ def _setup_offers(state: ActionState, task: Task, events: list[Event]) -> None:
 
 def _first_turn(state: ActionState, events: list[Event]) -> None:
     assert state.first is not None
-    begin_turn(state, state.first, events)
-
-
-# --- a turn (R-A4, R-A5) --------------------------------------------------------------------
-
-
-def begin_turn(state: ActionState, seat: int, events: list[Event]) -> None:
-    state.phase = TURN
-    state.turn = seat
-    state.fresh = ()
-    if state.options.has_market:
-        refill_market(state, events)  # holes left when both action piles were empty (R-A10)
-    events.append(TurnBegan(seat))
-    state.push(("end_turn",))
-    if _can_act(state, seat):
-        state.decide(CHOOSE, seat)
-    else:
-        events.append(TurnSkipped(seat))
-
-
-def _can_act(state: ActionState, seat: int) -> bool:
-    if state.has_cards(seat):
-        return True  # the discard pile's top can always be taken
-    if state.options.has_market and state.can_take_action():
-        return True
-    return state.ender is None and bool(state.held[seat])
-
-
-def _choose_moves(state: ActionState, seat: int) -> list[Move]:
-    cards = state.has_cards(seat)
-    discard = state.discard
-    deck = cards and (bool(state.draw) or len(discard) > 1)  # a card to draw, maybe after a reshuffle
-    top = cards and bool(discard) and state.seen[discard[-1]] == state.everyone
-    market: tuple[int, ...] = ()
-    action_deck = False
-    if state.options.has_market:
-        market = state.market
-        action_deck = bool(state.action_deck or state.action_discard)
-    playable: tuple[int, ...] = ()
-    held = state.held[seat]
-    if held and state.ender is None:
-        fresh = state.fresh
-        playable = tuple(i for i, h in enumerate(held) if h not in fresh)
-    key = (seat, deck, top, tuple(h != EMPTY for h in market), action_deck, playable)
-    moves = _CHOOSE_CACHE.get(key)
-    if moves is None:
-        moves = []
-        if deck:
-            moves.append(Move(seat, "draw", source="deck"))
-        if top:
-            moves.append(Move(seat, "draw", source="discard"))
-        moves += [Move(seat, "take", source="market", index=i) for i, h in enumerate(market) if h != EMPTY]
-        if action_deck:
-            moves.append(Move(seat, "take", source="action-deck"))
-        for index in playable:
-            moves += [Move(seat, "play", index=index), Move(seat, "discard-action", index=index)]
-        if len(_CHOOSE_CACHE) > 1024:
-            _CHOOSE_CACHE.clear()
-        _CHOOSE_CACHE[key] = moves
-    return list(moves)
-
-
-_CHOOSE_CACHE: dict[tuple[object, ...], list[Move]] = {}
-
-
-def _draw(state: ActionState, move: Move, events: list[Event]) -> None:
-    seat = move.seat
-    if not state.has_cards(seat):
-        raise IllegalMove("your grid is empty: a playing card could not be placed")
-    if move.source == "deck":
-        handle = draw_top(state, events)
-        if handle is None:
-            raise IllegalMove(
-                "no card is left to draw: the draw pile is empty and the discard pile has one card"
-            )
-        state.holding = (handle,)
-        state.reveal_to(handle, seat, events)  # only the drawer sees it (R-S5)
-        state.decide(DRAWN, seat)
-    elif move.source == "discard":
-        if not state.discard or not state.is_public(state.discard[-1]):
-            raise IllegalMove("the discard pile is empty")
-        state.holding = (state.discard.pop(),)
-        state.decide(TOOK, seat)
-    else:
-        raise IllegalMove(f"draw from 'deck' or 'discard', not {move.source!r}")
-
-
-def _check_not_action(state: ActionState, seat: int, handle: int) -> None:
-    if state.options.in_deck:
-        if in_deck.known_action(state, seat, handle):
-            raise IllegalMove(
-                "the drawn card is an action card: keep it (keep-action) or put it on the action "
-                "discard (drop-action)"
-            )
-        in_deck.claim(state, seat, handle, False)
-
-
-def _replace(state: ActionState, move: Move, events: list[Event]) -> None:
-    seat = move.seat
-    index, slot = actions.grid_slot(state, seat, move.slot)
-    handle = state.holding[0]
-    if state.step == DRAWN:
-        _check_not_action(state, seat, handle)
-    old = state.grid[index]
-    state.grid[index] = handle
-    state.face_up[index] = True
-    state.discard.append(old)  # face up on the discard pile, even if it was face down (R-S5)
-    state.reveal_public(handle, events)
-    state.reveal_public(old, events)
-    state.watch = (*state.watch, (seat, slot, handle, True))
-    if state.options.in_deck:
-        state.watch = (*state.watch, (seat, -1, old, False))
-    state.holding = ()
-    state.done()
-
-
-def _discard(state: ActionState, move: Move, events: list[Event]) -> None:
-    seat = move.seat
-    if not state.face_down_slots(seat):
-        raise IllegalMove("you have no face-down card to turn: the drawn card must replace one")
-    handle = state.holding[0]
-    _check_not_action(state, seat, handle)
-    state.discard.append(handle)
-    state.reveal_public(handle, events)
-    state.holding = ()
-    state.decide(FLIP, seat)
-
-
-def _flip(state: ActionState, move: Move, events: list[Event]) -> None:
-    seat = move.seat
-    index, slot = actions.grid_slot(state, seat, move.slot)
-    if state.face_up[index]:
-        raise IllegalMove(f"slot {move.slot} is already face up")
-    state.face_up[index] = True
-    handle = state.grid[index]
-    state.reveal_public(handle, events)
-    state.watch = (*state.watch, (seat, slot, handle, True))
-    state.done()
-
-
-def _take(state: ActionState, move: Move, events: list[Event]) -> None:
-    seat = move.seat
-    if not state.options.has_market:
-        raise IllegalMove(f"there is no market or action deck in the {state.options.variant} variant")
-    star = state.step == OFFER
-    if move.source == "market":
-        market = state.market
-        if move.index is None or not 0 <= move.index < len(market) or market[move.index] == EMPTY:
-            shown = [i for i, h in enumerate(market) if h != EMPTY]
-            raise IllegalMove(f"take a market card by its index: {shown}" if shown else "the market is empty")
-        state.done()
-        take_from_market(state, seat, move.index, events, star)
-    elif move.source == "action-deck":
-        if move.index is not None:
-            raise IllegalMove("only the action deck's top can be taken: give no index")
-        if not state.action_deck and not state.action_discard:
-            raise IllegalMove("the action deck and the action discard are empty")
-        state.done()
-        take_from_action_deck(state, seat, events, star)
-    else:
-        raise IllegalMove(f"take from 'market' or 'action-deck', not {move.source!r}")
-
-
-def _pass(state: ActionState, move: Move, events: list[Event]) -> None:
-    state.done()
-
-
-def _held_card(state: ActionState, move: Move, verb: str) -> int:
-    seat = move.seat
-    if state.ender is not None:
-        raise IllegalMove(f"the round end was triggered: no one may {verb} an action card (R-A5)")
-    cards = state.held[seat]
-    if move.index is None or not 0 <= move.index < len(cards):
-        raise IllegalMove(
-            f"you hold {len(cards)} action cards: index 0..{len(cards) - 1}"
-            if cards
-            else "you hold no action card"
-        )
-    handle = cards[move.index]
-    if handle in state.fresh:
-        raise IllegalMove(
-            f"you took this {KIND_NAMES[state.public_value(handle)]} this turn: "
-            "it can be played from your next turn (R-A4)"
-        )
-    state.set_held(seat, cards[: move.index] + cards[move.index + 1 :])
-    return handle
-
-
-def _play(state: ActionState, move: Move, events: list[Event]) -> None:
-    handle = _held_card(state, move, "play")
-    state.done()
-    state.push(("finish_play",))
-    actions.play(state, move.seat, handle, "turn", events)
-
-
-def _discard_action(state: ActionState, move: Move, events: list[Event]) -> None:
-    handle = _held_card(state, move, "discard")
-    state.to_action_discard(handle)
-    events.append(ActionDiscarded(move.seat, handle))
-    state.done()
+    turn.begin_turn(state, state.first, events)
 
 
 # --- the end of a turn (R-A7, R-A9) ---------------------------------------------------------
@@ -650,9 +433,9 @@ def _next_turn(state: ActionState, events: list[Event]) -> None:
         _start_scoring(state, events)
     elif state.extra > 0:
         state.extra -= 1
-        begin_turn(state, seat, events)
+        turn.begin_turn(state, seat, events)
     else:
-        begin_turn(state, (seat + 1) % n, events)
+        turn.begin_turn(state, (seat + 1) % n, events)
 
 
 # --- scoring (R-A8, R-S8, R-S9) -------------------------------------------------------------
@@ -692,73 +475,45 @@ def _score(state: ActionState, task: Task, events: list[Event]) -> None:
 
 # --- tables ---------------------------------------------------------------------------------
 
-_MOVE_CACHE: dict[tuple[int, str, int | None], Move] = {}
-
-
-def _cached(seat: int, kind: str, slot: int | None) -> Move:
-    """A move with at most a slot, built once."""
-    key = (seat, kind, slot)
-    move = _MOVE_CACHE.get(key)
-    if move is None:
-        move = _MOVE_CACHE[key] = Move(seat, kind, slot=slot)
-    return move
-
-
-def _drawn_moves(state: ActionState, seat: int) -> list[Move]:
-    if state.options.in_deck and in_deck.known_action(state, seat, state.holding[0]):
-        return in_deck.declare_moves(state, seat)
-    moves = [_cached(seat, "replace", slot) for slot in state.card_slots(seat)]
-    if state.face_down_slots(seat):
-        moves.append(_cached(seat, "discard", None))
-    if state.options.in_deck and in_deck.known_action(state, seat, state.holding[0]) is None:
-        moves += in_deck.declare_moves(state, seat)
-    return moves
-
-
-def _draw_three_moves(state: ActionState, seat: int) -> list[Move]:
-    moves = in_deck.declare_moves(state, seat) if state.options.in_deck else []
-    return moves + actions.draw_three_moves(state, seat)
-
-
 _LEGAL: dict[str, Callable[[ActionState, int], list[Move]]] = {
-    CHOOSE: _choose_moves,
-    DRAWN: _drawn_moves,
-    TOOK: lambda state, seat: [_cached(seat, "replace", s) for s in state.card_slots(seat)],
-    FLIP: lambda state, seat: [_cached(seat, "flip", s) for s in state.face_down_slots(seat)],
-    OFFER: lambda state, seat: [*stars.take_moves(state, seat), _cached(seat, "pass", None)],
-    FOUND: in_deck.declare_moves,
-    LINES: lines.legal,
-    PICK: actions.pick_moves,
-    SWAP: actions.swap_moves,
-    DRAW3: _draw_three_moves,
-    PEEK: actions.peek_moves,
-    REPLAY: actions.replay_moves,
-    STEAL: actions.steal_moves,
-    EXCHANGE: actions.exchange_moves,
+    Step.CHOOSE: turn.choose_moves,
+    Step.DRAWN: turn.drawn_moves,
+    Step.TOOK: lambda state, seat: [turn.cached(seat, "replace", s) for s in state.card_slots(seat)],
+    Step.FLIP: lambda state, seat: [turn.cached(seat, "flip", s) for s in state.face_down_slots(seat)],
+    Step.OFFER: lambda state, seat: [*stars.take_moves(state, seat), turn.cached(seat, "pass", None)],
+    Step.FOUND: in_deck.declare_moves,
+    Step.LINES: lines.legal,
+    Step.PICK: actions.pick_moves,
+    Step.SWAP: actions.swap_moves,
+    Step.DRAW3: turn.draw_three_moves,
+    Step.PEEK: actions.peek_moves,
+    Step.REPLAY: actions.replay_moves,
+    Step.STEAL: actions.steal_moves,
+    Step.EXCHANGE: actions.exchange_moves,
 }
 
 Handler = Callable[[ActionState, Move, list[Event]], None]
 _HANDLERS: dict[str, tuple[frozenset[str], Handler]] = {
-    "draw": (_F({CHOOSE}), _draw),
-    "replace": (_F({DRAWN, TOOK}), _replace),
-    "discard": (_F({DRAWN}), _discard),
-    "flip": (_F({FLIP}), _flip),
-    "take": (_F({CHOOSE, OFFER}), _take),
-    "pass": (_F({OFFER}), _pass),
-    "play": (_F({CHOOSE}), _play),
-    "discard-action": (_F({CHOOSE}), _discard_action),
-    "remove-line": (_F({LINES}), lines.remove_move),
-    "keep-lines": (_F({LINES}), lines.keep_move),
-    "keep-action": (_F({FOUND, DRAWN, DRAW3}), in_deck.declare),
-    "drop-action": (_F({FOUND, DRAWN, DRAW3}), in_deck.declare),
-    "pick": (_F({PICK}), actions.pick),
-    "swap": (_F({SWAP}), actions.swap),
-    "keep": (_F({DRAW3}), actions.keep),
-    "keep-none": (_F({DRAW3}), actions.keep_none),
-    "peek": (_F({PEEK}), actions.peek),
-    "replay": (_F({REPLAY}), actions.replay),
-    "steal": (_F({STEAL}), actions.steal),
-    "exchange": (_F({EXCHANGE}), actions.exchange),
+    "draw": (_F({Step.CHOOSE}), turn.draw),
+    "replace": (_F({Step.DRAWN, Step.TOOK}), turn.replace),
+    "discard": (_F({Step.DRAWN}), turn.discard),
+    "flip": (_F({Step.FLIP}), turn.flip),
+    "take": (_F({Step.CHOOSE, Step.OFFER}), turn.take),
+    "pass": (_F({Step.OFFER}), turn.pass_offer),
+    "play": (_F({Step.CHOOSE}), turn.play_held),
+    "discard-action": (_F({Step.CHOOSE}), turn.discard_held),
+    "remove-line": (_F({Step.LINES}), lines.remove_move),
+    "keep-lines": (_F({Step.LINES}), lines.keep_move),
+    "keep-action": (_F({Step.FOUND, Step.DRAWN, Step.DRAW3}), in_deck.declare),
+    "drop-action": (_F({Step.FOUND, Step.DRAWN, Step.DRAW3}), in_deck.declare),
+    "pick": (_F({Step.PICK}), actions.pick),
+    "swap": (_F({Step.SWAP}), actions.swap),
+    "keep": (_F({Step.DRAW3}), actions.keep),
+    "keep-none": (_F({Step.DRAW3}), actions.keep_none),
+    "peek": (_F({Step.PEEK}), actions.peek),
+    "replay": (_F({Step.REPLAY}), actions.replay),
+    "steal": (_F({Step.STEAL}), actions.steal),
+    "exchange": (_F({Step.EXCHANGE}), actions.exchange),
 }
 
 _TASKS: dict[str, Callable[[ActionState, Task, list[Event]], None]] = {

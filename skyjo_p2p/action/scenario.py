@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.state import TableState
 from ..grid import EMPTY
 from ..scenario import MalformedScenario, ScenarioFormat, int_deck, round_scores
 from .cards import ACTION, KINDS, PLAYING, code_of, name_of
-from .state import GAME_OVER, SETUP, ActionState
+from .state import GAME_OVER, SETUP, ActionState, Step
 
 
 def _card(item: Any) -> int:
@@ -72,13 +71,12 @@ def _phase(state: ActionState) -> str:
 def _decision(state: ActionState) -> dict[str, Any] | None:
     if state.phase == GAME_OVER or state.pending or not state.step:
         return None
-    if state.step == SETUP:
+    if state.step == Step.SETUP:
         return {"step": "setup", "seats": [s for s in range(state.players) if state.to_reveal[s]]}
     return {"step": state.step, "seats": [state.actor]}
 
 
-def _report(state: TableState) -> dict[str, Any]:
-    assert isinstance(state, ActionState)
+def _report(state: ActionState) -> dict[str, Any]:
     top = state.discard_top()
     return {
         "phase": _phase(state),

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..core.moves import Move
 from ..grid import EMPTY
 from .cards import STAR
-from .state import OFFER, ActionState
+from .state import ActionState, Step
 
 
 def process_watch(state: ActionState) -> None:
@@ -50,7 +50,7 @@ def open_offer(state: ActionState) -> bool:
         seat = state.offers[0]
         state.offers = state.offers[1:]
         if state.can_take_action():
-            state.decide(OFFER, seat)
+            state.decide(Step.OFFER, seat)
             return True
     return False
 

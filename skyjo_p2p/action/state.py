@@ -7,9 +7,10 @@ list of immutable values, as `TableState` requires.
 What the game waits for is always one of:
 
 * a request (``pending``, from `TableState`): nobody may move;
-* setup (``step == SETUP``): every seat with setup cards left to turn may move;
+* setup (``step == Step.SETUP``): every seat with setup cards left to turn may move;
 * one decision: ``step`` names it, ``actor`` is the seat that decides (it may be another seat than
-  the one whose turn it is, e.g. a star's owner), ``ctx`` holds its data.
+  the one whose turn it is, e.g. a star's owner), ``decision`` holds its data if it has any
+  (a record of `decisions`).
 
 When no decision is open the rules go on with ``agenda``, a stack of small tasks (the rest of the
 turn, the lines of each grid, the end of the turn...). Things that happen "at once" (R-A6) are
@@ -19,33 +20,46 @@ variant) and come before the agenda. See `rules.advance`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from ..core.events import Event, Request
 from ..core.state import TableState
+from ..core.steps import StepName
 from ..grid import EMPTY, GridShape
 from .cards import KIND_NAMES
+from .decisions import Decision
 from .options import ActionOptions
 
 # Phases of a round.
 SETUP, TURN, SCORING, GAME_OVER = "setup", "turn", "scoring", "game_over"
 
-# Decisions (``step``): a turn ...
-CHOOSE, DRAWN, TOOK, FLIP = "choose", "drawn", "took", "flip"
-# ... things that happen at once ...
-OFFER, FOUND, LINES = "offer", "found", "lines"
-# ... and the choices of the action cards (R-A12).
-PICK, SWAP, DRAW3, PEEK, REPLAY, STEAL, EXCHANGE = (
-    "pick",
-    "swap",
-    "draw-three",
-    "peek",
-    "replay",
-    "steal",
-    "exchange",
-)
+
+class Step(StepName):
+    """The decision the table waits for (``state.step``)."""
+
+    NONE = ""
+    SETUP = "setup"  # every seat with setup cards left to turn decides
+    # a turn ...
+    CHOOSE = "choose"
+    DRAWN = "drawn"
+    TOOK = "took"
+    FLIP = "flip"
+    # ... things that happen at once ...
+    OFFER = "offer"
+    FOUND = "found"
+    LINES = "lines"
+    # ... and the choices of the action cards (R-A12).
+    PICK = "pick"
+    SWAP = "swap"
+    DRAW3 = "draw-three"
+    PEEK = "peek"
+    REPLAY = "replay"
+    STEAL = "steal"
+    EXCHANGE = "exchange"
+
 
 Task = tuple[Any, ...]
+D = TypeVar("D", bound=Decision)
 
 
 class ActionState(TableState):
@@ -55,7 +69,7 @@ class ActionState(TableState):
         "actor",
         "agenda",
         "claims",
-        "ctx",
+        "decision",
         "discard",
         "draw",
         "ender",
@@ -98,9 +112,9 @@ class ActionState(TableState):
     fresh: tuple[int, ...]  # cards taken during the current turn: not playable in it (R-A4)
     in_play: tuple[int, ...]  # action cards resolving, outermost first (nested plays)
     holding: tuple[int, ...]  # playing cards in the active seat's hand (1 drawn, or draw-three's)
-    step: str
+    step: Step
     actor: int | None
-    ctx: tuple[Any, ...]
+    decision: Decision | None
     agenda: tuple[Task, ...]  # the last task runs next
     watch: tuple[tuple[int, int, int, bool], ...]  # (seat, slot or -1: the pile, handle, may wake a star)
     claims: tuple[tuple[int, bool, int], ...]  # (handle, is an action card, seat): checked once public
@@ -132,9 +146,9 @@ class ActionState(TableState):
         self.fresh = ()
         self.in_play = ()
         self.holding = ()
-        self.step = ""
+        self.step = Step.NONE
         self.actor = None
-        self.ctx = ()
+        self.decision = None
         self.agenda = ()
         self.watch = ()
         self.claims = ()
@@ -254,13 +268,31 @@ class ActionState(TableState):
         """Schedule tasks: the first given runs first, before anything already scheduled."""
         self.agenda = self.agenda + tuple(reversed(tasks))
 
-    def decide(self, step: str, actor: int, *ctx: Any) -> None:
+    def decide(self, step: Step, actor: int, decision: Decision | None = None) -> None:
+        """Open a decision: `actor` decides `step`, with its data if it has any."""
         self.step = step
         self.actor = actor
-        self.ctx = ctx
+        self.decision = decision
+
+    def decision_as(self, kind: type[D]) -> D:
+        """The open decision's data, which its step says is a `kind` (anything else is a bug)."""
+        decision = self.decision
+        if not isinstance(decision, kind):
+            raise AssertionError(f"step {self.step!r} holds {decision!r}, not a {kind.__name__}")
+        return decision
+
+    def public_key(self) -> tuple[Any, ...]:
+        # The decision enters the hash as the plain tuple it always was (see `decisions`).
+        key = super().public_key()
+        at = _DECISION_AT
+        data = () if self.decision is None else self.decision.key()
+        return (*key[:at], data, *key[at + 1 :])
 
     def done(self) -> None:
         """The open decision is settled."""
-        self.step = ""
+        self.step = Step.NONE
         self.actor = None
-        self.ctx = ()
+        self.decision = None
+
+
+_DECISION_AT = ActionState._all_slots().index("decision")

@@ -2,34 +2,26 @@
 
 `make_bot(level, game, seed)` builds one: levels are `random`, `greedy` (the fixed reference,
 docs/bots.md) and `strong` (the best we have). Bots are deterministic given their seed and read
-nothing but the view they are given.
+nothing but the view they are given. Each game lists its bots in `skyjo_p2p.registry`.
 """
 
 from __future__ import annotations
 
 import importlib
 
+from ..registry import game as game_entry
 from .base import Bot
 from .random_bot import RandomBot
 
 LEVELS = ("random", "greedy", "strong")
-
-_BOTS: dict[tuple[str, str], str] = {
-    ("skyjo", "greedy"): "skyjo_p2p.bots.skyjo_greedy:SkyjoGreedyBot",
-    ("skyjo", "strong"): "skyjo_p2p.bots.skyjo_strong:SkyjoStrongBot",
-    ("skyjo-action", "greedy"): "skyjo_p2p.bots.action_greedy:ActionGreedyBot",
-    ("skyjo-action", "strong"): "skyjo_p2p.bots.action_strong:ActionStrongBot",
-    ("skip-bo", "greedy"): "skyjo_p2p.bots.skipbo_greedy:SkipBoGreedyBot",
-    ("skip-bo", "strong"): "skyjo_p2p.bots.skipbo_strong:SkipBoStrongBot",
-}
-"""(game, level) -> "module:class" of its bot; each class takes a seed."""
 
 
 def make_bot(level: str, game: str, seed: int | str = 0) -> Bot:
     """A bot of `level` for `game`. Raises ValueError for an unknown level or game."""
     if level == "random":
         return RandomBot(seed)
-    target = _BOTS.get((game, level))
+    entry = game_entry(game)
+    target = entry.bots.get(level) if entry is not None else None
     if target is None:
         raise ValueError(f"no {level!r} bot for {game!r} (levels: {', '.join(LEVELS)})")
     module_name, _, class_name = target.partition(":")

@@ -78,28 +78,11 @@ from ..action.cards import (
     SWAP_OWN,
     SWAP_WITH_OTHERS,
 )
+from ..action.decisions import RemoveFromEach
 from ..action.lines import NONE
-from ..action.state import (
-    CHOOSE,
-    DRAW3,
-    DRAWN,
-    EXCHANGE,
-    FLIP,
-    FOUND,
-    LINES,
-    OFFER,
-    PEEK,
-    PICK,
-    REPLAY,
-    SETUP,
-    STEAL,
-    SWAP,
-    TOOK,
-    ActionState,
-)
+from ..action.state import ActionState, Step
 from ..core.moves import Move
 from ..core.rng import Rng
-from ..core.state import TableState
 from ..engine import legal_moves
 from .action_view import GONE, UNK, grid_of, line_slots, removable, value_of
 
@@ -233,26 +216,25 @@ class ActionGreedyBot:
 
     # --- the decision -------------------------------------------------------------------------
 
-    def choose(self, view: TableState, seat: int) -> Move:
-        assert isinstance(view, ActionState)
+    def choose(self, view: ActionState, seat: int) -> Move:
         step = view.step
-        if step == SETUP:
+        if step == Step.SETUP:
             return self._setup(view, seat)
         handlers = {
-            CHOOSE: self._choose,
-            DRAWN: self._drawn,
-            TOOK: self._took,
-            FLIP: self._flip,
-            OFFER: self._offer,
-            LINES: self._lines,
-            FOUND: self._found,
-            DRAW3: self._draw_three,
-            PICK: self._pick,
-            SWAP: self._swap,
-            PEEK: self._peek,
-            REPLAY: self._replay,
-            STEAL: self._steal,
-            EXCHANGE: self._exchange,
+            Step.CHOOSE: self._choose,
+            Step.DRAWN: self._drawn,
+            Step.TOOK: self._took,
+            Step.FLIP: self._flip,
+            Step.OFFER: self._offer,
+            Step.LINES: self._lines,
+            Step.FOUND: self._found,
+            Step.DRAW3: self._draw_three,
+            Step.PICK: self._pick,
+            Step.SWAP: self._swap,
+            Step.PEEK: self._peek,
+            Step.REPLAY: self._replay,
+            Step.STEAL: self._steal,
+            Step.EXCHANGE: self._exchange,
         }
         handler = handlers.get(step)
         if handler is None:  # pragma: no cover - every step has a rule
@@ -344,7 +326,7 @@ class ActionGreedyBot:
         return Move(seat, "keep", index=keep, slot=slot, order=rest)
 
     def _pick(self, view: ActionState, seat: int) -> Move:
-        victim = view.ctx[0]
+        victim = view.decision_as(RemoveFromEach).victim
         vals, ups = grid_of(view, seat, victim)
         face_up = [(greedy_value(vals[s]), s) for s in range(len(vals)) if vals[s] != GONE and ups[s]]
         if face_up:

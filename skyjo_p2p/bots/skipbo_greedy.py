@@ -50,7 +50,7 @@ deterministic and uses no randomness.
 from __future__ import annotations
 
 from ..core.moves import Move
-from ..core.state import TableState
+from ..skipbo.state import SkipBoState
 from .skipbo_view import (
     BUILDING_PILES,
     DISCARD_PILES,
@@ -72,7 +72,7 @@ class SkipBoGreedyBot:
     def __init__(self, seed: int | str = 0) -> None:
         self.seed = seed
 
-    def choose(self, view: TableState, seat: int) -> Move:
+    def choose(self, view: SkipBoState, seat: int) -> Move:
         return greedy_move(SkipBoTable.of(view, seat))
 
 

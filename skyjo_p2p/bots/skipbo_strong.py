@@ -43,7 +43,7 @@ from math import comb
 
 from ..core.moves import Move
 from ..core.rng import Rng
-from ..core.state import TableState
+from ..skipbo.state import SkipBoState
 from .skipbo_view import (
     DISCARD_PILES,
     TOP,
@@ -129,7 +129,7 @@ class SkipBoStrongBot:
         self.rng = Rng(seed)
         self.params = params or StrongParams()
 
-    def choose(self, view: TableState, seat: int) -> Move:
+    def choose(self, view: SkipBoState, seat: int) -> Move:
         return Planner(SkipBoTable.of(view, seat), self.params, self.rng).best_move()
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.moves import Move
-from ..core.state import TableState
 from ..skipbo.cards import BUILDING_PILES, COMPOSITION, DISCARD_PILES, TOP, WILD
 from ..skipbo.state import DISCARD, HAND, PARTNER_DISCARD, PARTNER_STOCK, STOCK, SkipBoState
 
@@ -53,8 +52,7 @@ class SkipBoTable:
     discard_wilds: bool
 
     @classmethod
-    def of(cls, view: TableState, seat: int) -> SkipBoTable:
-        assert isinstance(view, SkipBoState)
+    def of(cls, view: SkipBoState, seat: int) -> SkipBoTable:
         known = [0] * VALUE_CODES
 
         def public(handle: int) -> int:

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from ..core.moves import Move
 from ..core.rng import Rng
-from ..core.state import TableState
 from ..engine import legal_moves
-from ..skyjo.rules import CHOOSE, DRAWN, FLIP, LINE, SETUP, TOOK, SkyjoState
+from ..skyjo.state import SETUP, SkyjoState, Step
 from .skyjo_view import DOWN, GONE, Slot, grids
 
 KEEP_AT_MOST = 4
@@ -71,8 +70,7 @@ class SkyjoGreedyBot:
     def __init__(self, seed: int | str = 0) -> None:
         self.rng = Rng(seed)
 
-    def choose(self, view: TableState, seat: int) -> Move:
-        assert isinstance(view, SkyjoState)
+    def choose(self, view: SkyjoState, seat: int) -> Move:
         cols = view.shape.cols
         mine = grids(view)[seat]
         if view.phase == SETUP:
@@ -80,21 +78,21 @@ class SkyjoGreedyBot:
             self.rng.shuffle(down)
             return Move(seat, "reveal", slots=tuple(sorted(down[: view.to_reveal[seat]])))
         step = view.step
-        if step == CHOOSE:
+        if step == Step.CHOOSE:
             top = view.discard_top()
             if top is not None:
                 value = view.public_value(top)
                 if value <= TAKE_AT_MOST or completing_slot(mine, value, cols) is not None:
                     return Move(seat, "draw", source="discard")
             return Move(seat, "draw", source="deck")
-        if step == TOOK:
+        if step == Step.TOOK:
             assert view.holding is not None
             card = (
                 view.public_value(view.holding) if view.is_public(view.holding) else view.values[view.holding]
             )
             assert card is not None
             return Move(seat, "replace", slot=placement(mine, card, cols, self.rng))
-        if step == DRAWN:
+        if step == Step.DRAWN:
             assert view.holding is not None
             card = view.values[view.holding]
             assert card is not None, "the drawer sees its card"
@@ -102,9 +100,9 @@ class SkyjoGreedyBot:
             if keep or not any(v is DOWN for v in mine):
                 return Move(seat, "replace", slot=placement(mine, card, cols, self.rng))
             return Move(seat, "discard")
-        if step == FLIP:
+        if step == Step.FLIP:
             down = [s for s, v in enumerate(mine) if v is DOWN]
             return Move(seat, "flip", slot=down[self.rng.below(len(down))])
-        if step == LINE:
+        if step == Step.LINE:
             return legal_moves(view, seat)[0]
         raise ValueError(f"greedy has no rule for step {step!r}")

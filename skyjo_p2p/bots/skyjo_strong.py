@@ -28,9 +28,8 @@ from dataclasses import dataclass
 
 from ..core.moves import Move
 from ..core.rng import Rng
-from ..core.state import TableState
 from ..engine import legal_moves
-from ..skyjo.rules import CHOOSE, DRAWN, FLIP, LINE, SETUP, TOOK, SkyjoState
+from ..skyjo.state import SETUP, SkyjoState, Step
 from .skyjo_view import DOWN, GONE, Slot, Unseen, grids, unseen_cards
 
 
@@ -156,20 +155,19 @@ class SkyjoStrongBot:
 
     # --- the table as this seat sees it -----------------------------------------------------
 
-    def choose(self, view: TableState, seat: int) -> Move:
-        assert isinstance(view, SkyjoState)
+    def choose(self, view: SkyjoState, seat: int) -> Move:
         if view.phase == SETUP:
             return self._setup(view, seat)
-        if view.step == LINE:
+        if view.step == Step.LINE:
             return legal_moves(view, seat)[0]
         table = _Table(view, seat, self.params)
-        if view.step == CHOOSE:
+        if view.step == Step.CHOOSE:
             return table.choose_source()
-        if view.step in (DRAWN, TOOK):
+        if view.step in (Step.DRAWN, Step.TOOK):
             card = view.values[view.holding] if view.holding is not None else None
             assert card is not None, "a seat sees the card it holds"
-            return table.use_card(card, may_discard=view.step == DRAWN)
-        if view.step == FLIP:
+            return table.use_card(card, may_discard=view.step == Step.DRAWN)
+        if view.step == Step.FLIP:
             return table.flip()
         raise ValueError(f"strong has no rule for step {view.step!r}")
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..grid import EMPTY
 from ..skyjo.cards import COMPOSITION
-from ..skyjo.rules import SkyjoState
+from ..skyjo.state import SkyjoState
 
 DOWN = None
 """A face-down card in a `Grid`."""

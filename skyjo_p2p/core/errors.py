@@ -29,3 +29,7 @@ class UnexpectedAnswer(EngineError):
 
 class OptionError(EngineError, ValueError):
     """An unknown game option, or a value out of its range."""
+
+
+class WrongGame(EngineError):
+    """A state handed to the engine that is not of the kind its game's rules play."""

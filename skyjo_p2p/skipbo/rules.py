@@ -38,7 +38,6 @@ from ..core.events import (
     TurnBegan,
 )
 from ..core.moves import Move, MoveSchema
-from ..core.state import TableState
 from .cards import BUILDING_PILES, COMPOSITION, DECK, DISCARD_PILES, HAND_SIZE, TOP, VALUES, WILD
 from .options import SkipBoOptions
 from .state import (
@@ -109,35 +108,32 @@ SCHEMA = SkipBoSchema(
 
 
 class SkipBoRules:
-    """The rules object registered with the engine under "skip-bo"."""
+    """The rules object the engine finds (`skyjo_p2p.registry`) under "skip-bo"."""
 
     name = "skip-bo"
     schema: MoveSchema = SCHEMA
-    min_players = 2
-    max_players = 6
+    state_type = SkipBoState
 
-    def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[TableState, list[Event]]:
+    def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[SkipBoState, list[Event]]:
         state = SkipBoState(players, SkipBoOptions.parse(options, players))
         events: list[Event] = []
         start_round(state, events)
         return state, events
 
-    def composition(self, state: TableState, deck: str) -> Sequence[int]:
+    def composition(self, state: SkipBoState, deck: str) -> Sequence[int]:
         return COMPOSITION
 
-    def valid_value(self, state: TableState, deck: str, value: int) -> bool:
+    def valid_value(self, state: SkipBoState, deck: str, value: int) -> bool:
         return value in VALUES
 
-    def deciders(self, state: TableState) -> tuple[int, ...]:
-        assert isinstance(state, SkipBoState)
+    def deciders(self, state: SkipBoState) -> tuple[int, ...]:
         if state.phase == TURN and state.turn is not None:
             return (state.turn,)
         return ()
 
-    def legal_moves(self, state: TableState, seat: int) -> list[Move]:
+    def legal_moves(self, state: SkipBoState, seat: int) -> list[Move]:
         """Every move `seat` may make. A hand card this state does not know (another player's, on
         a peer) may fit any pile: its plays are all listed, the reveal will judge them."""
-        assert isinstance(state, SkipBoState)
         if state.phase != TURN or seat != state.turn:
             return []
         table = _move_table(seat)
@@ -184,12 +180,10 @@ class SkipBoRules:
             moves.append(table.end)
         return moves
 
-    def apply_move_into(self, state: TableState, move: Move, events: list[Event]) -> None:
-        assert isinstance(state, SkipBoState)
+    def apply_move_into(self, state: SkipBoState, move: Move, events: list[Event]) -> None:
         _HANDLERS[move.kind](state, move, events)
 
-    def resume_into(self, state: TableState, events: list[Event]) -> None:
-        assert isinstance(state, SkipBoState)
+    def resume_into(self, state: SkipBoState, events: list[Event]) -> None:
         step = state.resume
         state.resume = ""
         _RESUME[step](state, events)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.state import TableState
 from ..scenario import MalformedScenario, ScenarioFormat, int_deck, round_scores
 from .cards import DECK, DISCARD_PILES, TOP, WILD, card_name
 from .state import GAME_OVER, TURN, SkipBoState
@@ -35,9 +34,8 @@ def _name(state: SkipBoState, handle: int) -> int | str:
     return "?" if value is None else card_name(value)
 
 
-def report(state: TableState) -> dict[str, Any]:
+def report(state: SkipBoState) -> dict[str, Any]:
     """The game's part of the scenario output (docs/scenarios.md, SKIP-BO)."""
-    assert isinstance(state, SkipBoState)
     players = []
     for seat in range(state.players):
         stock = state.stocks[seat]

@@ -31,15 +31,11 @@ from ..core.events import (
     TurnBegan,
 )
 from ..core.moves import Move, MoveSchema
-from ..core.state import TableState
-from ..grid import CLASSIC, EMPTY, GridShape, Line
+from ..grid import EMPTY, Line
 from . import scoring
 from .cards import COMPOSITION, DECK, VALUES
 from .options import SkyjoOptions
-
-# Phases of a round, and steps of a turn.
-SETUP, TURN, SCORING, GAME_OVER = "setup", "turn", "scoring", "game_over"
-CHOOSE, DRAWN, TOOK, FLIP, LINE = "choose", "drawn", "took", "flip", "line"
+from .state import GAME_OVER, SCORING, SETUP, TURN, SkyjoState, Step
 
 SCHEMA = MoveSchema(
     required={
@@ -53,130 +49,33 @@ SCHEMA = MoveSchema(
 )
 
 
-class SkyjoState(TableState):
-    """A classic SKYJO table. Grids are one flat list: seat s, slot i is ``grid[s * size + i]``."""
-
-    __slots__ = (
-        "choices",
-        "discard",
-        "draw",
-        "ender",
-        "face_up",
-        "first",
-        "grid",
-        "holding",
-        "laps_left",
-        "shape",
-        "starter",
-        "step",
-        "to_reveal",
-        "turn",
-    )
-
-    options: SkyjoOptions
-    shape: GridShape
-    grid: list[int]
-    face_up: list[bool]
-    draw: list[int]  # bottom .. top
-    discard: list[int]  # bottom .. top
-    holding: int | None  # the card in the active player's hand
-    step: str
-    to_reveal: list[int]  # setup cards each seat still has to turn
-    turn: int | None
-    first: int | None
-    ender: int | None
-    laps_left: int  # turns still to play once the round end is triggered
-    choices: tuple[Any, ...]  # candidates of a pending decision (tied seats, lines)
-    starter: int | None  # who starts the next round: the previous round's ender (R-S4)
-
-    def __init__(self, players: int, options: SkyjoOptions, shape: GridShape = CLASSIC) -> None:
-        super().__init__("skyjo", players, options)
-        self.shape = shape
-        self.grid = []
-        self.face_up = []
-        self.draw = []
-        self.discard = []
-        self.holding = None
-        self.step = ""
-        self.to_reveal = [0] * players
-        self.turn = None
-        self.first = None
-        self.ender = None
-        self.laps_left = 0
-        self.choices = ()
-        self.starter = None
-
-    # --- reading the table ------------------------------------------------------------------
-
-    def slots_of(self, seat: int) -> list[int]:
-        """Seat's grid, slot by slot: a handle, or EMPTY for a removed card."""
-        size = self.shape.size
-        return self.grid[seat * size : (seat + 1) * size]
-
-    def face_down_slots(self, seat: int) -> list[int]:
-        base = seat * self.shape.size
-        return [
-            i for i in range(self.shape.size) if self.grid[base + i] != EMPTY and not self.face_up[base + i]
-        ]
-
-    def card_slots(self, seat: int) -> list[int]:
-        """Slots of `seat` that still hold a card."""
-        base = seat * self.shape.size
-        return [i for i in range(self.shape.size) if self.grid[base + i] != EMPTY]
-
-    def discard_top(self) -> int | None:
-        return self.discard[-1] if self.discard else None
-
-    def locations(self) -> dict[int, str]:
-        """Where every live card lies: "grid:SEAT:SLOT", "draw", "discard" or "hand:SEAT"."""
-        out: dict[int, str] = {}
-        size = self.shape.size
-        for index, handle in enumerate(self.grid):
-            if handle != EMPTY:
-                out[handle] = f"grid:{index // size}:{index % size}"
-        for handle in self.draw:
-            out[handle] = "draw"
-        for handle in self.discard:
-            out[handle] = "discard"
-        if self.holding is not None:
-            out[self.holding] = f"hand:{self.turn}"
-        return out
-
-    def to_move(self) -> int | None:
-        """The seat whose turn it is, or None during setup and at game over."""
-        return self.turn if self.phase == TURN else None
-
-
 class SkyjoRules:
-    """The rules object registered with the engine under "skyjo"."""
+    """The rules object the engine finds (`skyjo_p2p.registry`) under "skyjo"."""
 
     name = "skyjo"
     schema = SCHEMA
-    min_players = 2
-    max_players = 8
+    state_type = SkyjoState
 
-    def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[TableState, list[Event]]:
+    def new_state(self, players: int, options: Mapping[str, Any]) -> tuple[SkyjoState, list[Event]]:
         state = SkyjoState(players, SkyjoOptions.parse(options))
         events: list[Event] = []
         start_round(state, events)
         return state, events
 
-    def composition(self, state: TableState, deck: str) -> Sequence[int]:
+    def composition(self, state: SkyjoState, deck: str) -> Sequence[int]:
         return COMPOSITION
 
-    def valid_value(self, state: TableState, deck: str, value: int) -> bool:
+    def valid_value(self, state: SkyjoState, deck: str, value: int) -> bool:
         return value in VALUES
 
-    def deciders(self, state: TableState) -> tuple[int, ...]:
-        assert isinstance(state, SkyjoState)
+    def deciders(self, state: SkyjoState) -> tuple[int, ...]:
         if state.phase == SETUP:
             return tuple(s for s in range(state.players) if state.to_reveal[s] > 0)
         if state.phase == TURN and state.turn is not None:
             return (state.turn,)
         return ()
 
-    def legal_moves(self, state: TableState, seat: int) -> list[Move]:
-        assert isinstance(state, SkyjoState)
+    def legal_moves(self, state: SkyjoState, seat: int) -> list[Move]:
         if state.phase == SETUP:
             count = state.to_reveal[seat]
             if count == 0:
@@ -188,33 +87,31 @@ class SkyjoRules:
         if state.phase != TURN or seat != state.turn:
             return []
         step = state.step
-        if step == CHOOSE:
+        if step == Step.CHOOSE:
             moves = []
             if state.draw or len(state.discard) > 1:
                 moves.append(_move(seat, "draw", "deck"))
             if state.discard:
                 moves.append(_move(seat, "draw", "discard"))
             return moves
-        if step in (DRAWN, TOOK):
+        if step in (Step.DRAWN, Step.TOOK):
             moves = [_move(seat, "replace", slot) for slot in state.card_slots(seat)]
-            if step == DRAWN and state.face_down_slots(seat):
+            if step == Step.DRAWN and state.face_down_slots(seat):
                 moves.append(_move(seat, "discard"))
             return moves
-        if step == FLIP:
+        if step == Step.FLIP:
             return [_move(seat, "flip", slot) for slot in state.face_down_slots(seat)]
-        if step == LINE:
+        if step == Step.LINE:
             return [Move(seat, "remove-line", line=ln.kind, index=ln.index) for ln in state.choices]
         return []
 
-    def apply_move_into(self, state: TableState, move: Move, events: list[Event]) -> None:
-        assert isinstance(state, SkyjoState)
+    def apply_move_into(self, state: SkyjoState, move: Move, events: list[Event]) -> None:
         handler = _HANDLERS.get(move.kind)
         if handler is None:  # pragma: no cover - the schema knows the same kinds
             raise IllegalMove(f"unknown move {move.kind!r}")
         handler(state, move, events)
 
-    def resume_into(self, state: TableState, events: list[Event]) -> None:
-        assert isinstance(state, SkyjoState)
+    def resume_into(self, state: SkyjoState, events: list[Event]) -> None:
         step = state.resume
         state.resume = ""
         _RESUME[step](state, events)
@@ -257,7 +154,7 @@ def start_round(state: SkyjoState, events: list[Event]) -> None:
     state.holding = None
     state.to_reveal = [state.options.setup_reveals] * state.players
     state.phase = SETUP
-    state.step = ""
+    state.step = Step.NONE
     state.turn = None
     state.first = None
     state.ender = None
@@ -348,14 +245,14 @@ def _begin_round_play(state: SkyjoState, seat: int, events: list[Event]) -> None
 def _begin_turn(state: SkyjoState, seat: int, events: list[Event]) -> None:
     state.phase = TURN
     state.turn = seat
-    state.step = CHOOSE
+    state.step = Step.CHOOSE
     events.append(TurnBegan(seat))
 
 
 # --- a turn (R-S5, R-S10) -------------------------------------------------------------------
 
 
-def _require_turn(state: SkyjoState, move: Move, *steps: str) -> None:
+def _require_turn(state: SkyjoState, move: Move, *steps: Step) -> None:
     if state.phase != TURN:
         raise IllegalMove(
             "it is not the time to play a turn" if state.phase != SETUP else "setup is not finished"
@@ -367,11 +264,11 @@ def _require_turn(state: SkyjoState, move: Move, *steps: str) -> None:
 
 
 _STEP_HINT = {
-    CHOOSE: "first draw a card, from the deck or the discard pile",
-    DRAWN: "place the drawn card (replace) or discard it",
-    TOOK: "the card taken from the discard pile must replace a grid card",
-    FLIP: "turn one of your face-down cards (flip)",
-    LINE: "choose which line to remove first (remove-line)",
+    Step.CHOOSE: "first draw a card, from the deck or the discard pile",
+    Step.DRAWN: "place the drawn card (replace) or discard it",
+    Step.TOOK: "the card taken from the discard pile must replace a grid card",
+    Step.FLIP: "turn one of your face-down cards (flip)",
+    Step.LINE: "choose which line to remove first (remove-line)",
 }
 
 
@@ -382,11 +279,11 @@ def _check_slot(state: SkyjoState, slot: int | None) -> int:
 
 
 def _draw(state: SkyjoState, move: Move, events: list[Event]) -> None:
-    _require_turn(state, move, CHOOSE)
+    _require_turn(state, move, Step.CHOOSE)
     if move.source == "deck":
         handle = draw_top(state, events)
         state.holding = handle
-        state.step = DRAWN
+        state.step = Step.DRAWN
         requests: list[Request] = []
         state.request_reveal(handle, move.seat, requests)  # only the drawer sees it (R-S5)
         state.ask(events, requests)
@@ -394,7 +291,7 @@ def _draw(state: SkyjoState, move: Move, events: list[Event]) -> None:
         if not state.discard:
             raise IllegalMove("the discard pile is empty")
         state.holding = state.discard.pop()
-        state.step = TOOK
+        state.step = Step.TOOK
     else:
         raise IllegalMove(f"draw from 'deck' or 'discard', not {move.source!r}")
 
@@ -419,7 +316,7 @@ def reshuffle_discard(state: SkyjoState, events: list[Event]) -> None:
 
 
 def _replace(state: SkyjoState, move: Move, events: list[Event]) -> None:
-    _require_turn(state, move, DRAWN, TOOK)
+    _require_turn(state, move, Step.DRAWN, Step.TOOK)
     slot = _check_slot(state, move.slot)
     index = move.seat * state.shape.size + slot
     old = state.grid[index]
@@ -433,13 +330,13 @@ def _replace(state: SkyjoState, move: Move, events: list[Event]) -> None:
     state.discard.append(old)  # face up on the discard pile, even if it was face down (R-S5)
     state.request_reveal(old, None, requests)
     state.holding = None
-    state.step = ""
+    state.step = Step.NONE
     state.ask(events, requests)
     state.resume = "end_turn"
 
 
 def _discard(state: SkyjoState, move: Move, events: list[Event]) -> None:
-    _require_turn(state, move, DRAWN)
+    _require_turn(state, move, Step.DRAWN)
     if not state.face_down_slots(move.seat):
         raise IllegalMove("you have no face-down card to turn: the drawn card must replace one")
     assert state.holding is not None
@@ -447,12 +344,12 @@ def _discard(state: SkyjoState, move: Move, events: list[Event]) -> None:
     state.discard.append(state.holding)
     state.request_reveal(state.holding, None, requests)
     state.holding = None
-    state.step = FLIP
+    state.step = Step.FLIP
     state.ask(events, requests)
 
 
 def _flip(state: SkyjoState, move: Move, events: list[Event]) -> None:
-    _require_turn(state, move, FLIP)
+    _require_turn(state, move, Step.FLIP)
     slot = _check_slot(state, move.slot)
     index = move.seat * state.shape.size + slot
     if state.grid[index] == EMPTY:
@@ -462,19 +359,19 @@ def _flip(state: SkyjoState, move: Move, events: list[Event]) -> None:
     state.face_up[index] = True
     requests: list[Request] = []
     state.request_reveal(state.grid[index], None, requests)
-    state.step = ""
+    state.step = Step.NONE
     state.ask(events, requests)
     state.resume = "end_turn"
 
 
 def _remove_line(state: SkyjoState, move: Move, events: list[Event]) -> None:
-    _require_turn(state, move, LINE)
+    _require_turn(state, move, Step.LINE)
     chosen = next((ln for ln in state.choices if ln.kind == move.line and ln.index == move.index), None)
     if chosen is None:
         options = ", ".join(f"{ln.kind} {ln.index}" for ln in state.choices)
         raise IllegalMove(f"remove one of: {options}")
     state.choices = ()
-    state.step = ""
+    state.step = Step.NONE
     remove_line(state, move.seat, chosen, events)
     _end_turn(state, events)
 
@@ -533,7 +430,7 @@ def _end_turn(state: SkyjoState, events: list[Event]) -> None:
             break
         if _overlapping(lines):  # only with the rows option: the owner picks the order
             state.choices = tuple(lines)
-            state.step = LINE
+            state.step = Step.LINE
             return
         remove_line(state, seat, lines[0], events)
     if state.ender is None:
@@ -555,7 +452,7 @@ def _start_scoring(state: SkyjoState, events: list[Event]) -> None:
     """Turn every face-down card up (R-S8); scoring goes on once they are known."""
     state.phase = SCORING
     state.turn = None
-    state.step = ""
+    state.step = Step.NONE
     requests: list[Request] = []
     for index, handle in enumerate(state.grid):
         if handle != EMPTY and not state.face_up[index]:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.state import TableState
 from ..grid import EMPTY
 from ..scenario import ScenarioFormat, int_deck, number_card, round_scores
 from .cards import DECK, VALUES
-from .rules import GAME_OVER, SETUP, SkyjoState
+from .state import GAME_OVER, SETUP, SkyjoState
 
 
 def _decks(entry: Mapping[str, Any]) -> dict[str, list[int]]:
@@ -40,8 +39,7 @@ def phase_name(state: SkyjoState) -> str:
     return "turn"
 
 
-def _report(state: TableState) -> dict[str, Any]:
-    assert isinstance(state, SkyjoState)
+def _report(state: SkyjoState) -> dict[str, Any]:
     top = state.discard_top()
     return {
         "phase": phase_name(state),

@@ -9,6 +9,7 @@ import pytest
 
 from skyjo_p2p import IllegalMove, Move, apply, legal_moves, view
 from skyjo_p2p.action.cards import ATTACKS, KIND_NAMES
+from skyjo_p2p.action.decisions import RemoveFromEach
 from skyjo_p2p.action.facts import Blocked, Buried, Exchanged, NoEffect, Peeked
 from skyjo_p2p.core.events import LineRemoved, RevealRequest, ShuffleRequest, TurnBegan
 from skyjo_p2p.core.state import TableState
@@ -80,7 +81,9 @@ def values_seen(state: TableState, seat: int | None) -> list[int | None]:
 def test_a12_remove_from_each_buries_a_card_of_each_opponent_clockwise():
     t = armed(RFE, [GA, GB, GC], others={2: 0}, draw=[9, 8])  # seat 2 takes peek-line
     t.play(play(0))
-    assert decision(t) == ("pick", 0) and t.state.ctx[0] == 1  # seat 1 first (clockwise)
+    assert (
+        decision(t) == ("pick", 0) and t.state.decision_as(RemoveFromEach).victim == 1
+    )  # seat 1 first (clockwise)
     assert {m.target for m in legal_moves(t.state, 0)} == {1}
     with pytest.raises(IllegalMove, match="clockwise: pick a card of seat 1"):
         t.play(mv(0, "pick", target=2, slot=3))
@@ -90,7 +93,7 @@ def test_a12_remove_from_each_buries_a_card_of_each_opponent_clockwise():
     assert t.state.discard[0] == buried  # under the discard pile ...
     assert all(values_seen(t.state, s)[buried] is None for s in (0, 1, 2, None))  # ... unrevealed
     assert t.dealer.values[buried] == GB[5]
-    assert decision(t) == ("pick", 0) and t.state.ctx[0] == 2
+    assert decision(t) == ("pick", 0) and t.state.decision_as(RemoveFromEach).victim == 2
     t.play(mv(0, "pick", target=2, index=0))  # seat 2's held peek-line, under the action discard
     assert held(t, 2) == []
     assert names(t, t.state.action_discard) == ["peek-line", "remove-from-each"]
@@ -149,7 +152,7 @@ def test_a11_defense_blocks_remove_from_each_for_its_holder_only():
     t = armed(RFE, [GA, GB, GC], others={1: 0}, market=(DEFENSE, EXTRA, DRAW3))
     assert held(t, 1) == ["defense"]
     t.play(play(0))
-    assert decision(t) == ("pick", 0) and t.state.ctx[0] == 2  # seat 1 is skipped
+    assert decision(t) == ("pick", 0) and t.state.decision_as(RemoveFromEach).victim == 2  # seat 1 is skipped
     assert held(t, 1) == [] and names(t, t.state.action_discard) == ["defense"]
     assert Blocked(1, 0, t.state.action_discard[0]) in t.events
     t.play(mv(0, "pick", target=2, slot=0))
@@ -167,7 +170,9 @@ def test_a11_a_defense_blocks_only_the_first_attack():
     quiet(t, 1)
     t.play(play(0, 0))  # replay-discard: remove-from-each again, from the action discard
     t.play(mv(0, "replay", index=1))
-    assert decision(t) == ("pick", 0) and t.state.ctx[0] == 1  # no defense left: it goes through
+    assert (
+        decision(t) == ("pick", 0) and t.state.decision_as(RemoveFromEach).victim == 1
+    )  # no defense left: it goes through
     t.play(mv(0, "pick", target=1, slot=2))
     assert len([e for e in t.events if isinstance(e, Blocked)]) == 1
 

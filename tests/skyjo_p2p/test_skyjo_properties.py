@@ -9,7 +9,7 @@ from skyjo_p2p.core.events import DealRequest, Revealed, RevealRequest, RoundEnd
 from skyjo_p2p.core.rng import Rng
 from skyjo_p2p.engine import legal_moves, view
 from skyjo_p2p.grid import EMPTY
-from skyjo_p2p.skyjo.rules import SkyjoState
+from skyjo_p2p.skyjo.state import SkyjoState
 from tests.support import Table
 
 tables = st.fixed_dictionaries(

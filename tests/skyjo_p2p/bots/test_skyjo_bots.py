@@ -10,7 +10,7 @@ from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.rng import Rng
 from skyjo_p2p.engine import deciders, legal_moves, view
 from skyjo_p2p.skyjo import COMPOSITION, DECK
-from skyjo_p2p.skyjo.rules import SkyjoState
+from skyjo_p2p.skyjo.state import SkyjoState
 from tests.support import Table, build_deck
 
 
