@@ -167,7 +167,7 @@ def _zeroconf_accepts(name: str, option: str) -> None:
     from zeroconf import BadTypeInNameException
     from zeroconf._utils.name import service_type_name
 
-    from .discovery import SERVICE
+    from .net.discovery import SERVICE
 
     try:
         service_type_name(f"{name}.{SERVICE}")

@@ -33,10 +33,12 @@ from hypothesis import strategies as st
 from zeroconf import ServiceInfo
 from zeroconf._utils.name import service_type_name
 
-from client import cmdline, netgame, wordcode
+from client import cmdline
 from client.cli import main
-from client.discovery import SERVICE
-from client.netgame import HostOptions, _network_errors, run_host
+from client.net import wordcode
+from client.net.discovery import SERVICE
+from client.table import netgame
+from client.table.netgame import HostOptions, _network_errors, run_host
 from skyjo_p2p.core.errors import OptionError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -529,7 +531,7 @@ async def test_generated_code_spoken_loosely_still_opens_the_table() -> None:
     proves the same password (in process, on loopback)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from client.netgame import Host, Joiner, JoinOptions
+    from client.table.netgame import Host, Joiner, JoinOptions
 
     code = wordcode.generate()
     opts = HostOptions(seats=2, interface="127.0.0.1", advertise=False, password=code, save=False)

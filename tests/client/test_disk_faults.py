@@ -25,10 +25,11 @@ import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from client import netgame, storage
-from client.link import Refused
-from client.netgame import Host, HostOptions, Joiner, JoinOptions, Peer, ResumeInfo, latest_resumable
+from client import storage
+from client.net.link import Refused
 from client.storage import SaveError, TranscriptWriter
+from client.table import netgame
+from client.table.netgame import Host, HostOptions, Joiner, JoinOptions, Peer, ResumeInfo, latest_resumable
 from protocol.messages import open_frame
 from protocol.transcript import dump, load_checked, valid_prefix
 from protocol.verify import Verdict, verify_bytes

@@ -32,8 +32,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from zeroconf import ServiceInfo
 
-import client.netgame as netgame
-from client.addresses import (
+import client.table.netgame as netgame
+from client.net.addresses import (
     LocalAddress,
     NoAddressAnswered,
     OneSeatGate,
@@ -46,12 +46,12 @@ from client.addresses import (
     shown_addresses,
     usable_ipv4,
 )
-from client.discovery import SERVICE, Advertiser, parse_service
-from client.framing import encode_frame
-from client.link import Link, LinkError, Refused, accept, dial
-from client.linkproto import pack
-from client.netgame import Host, HostOptions, JoinOptions, find_table
-from client.netui import HostLobby
+from client.net.discovery import SERVICE, Advertiser, parse_service
+from client.net.framing import encode_frame
+from client.net.link import Link, LinkError, Refused, accept, dial
+from client.net.linkproto import pack
+from client.table.netgame import Host, HostOptions, JoinOptions, find_table
+from client.ui.network import HostLobby
 from tests.client.netlab import NetLab, _ip, env_for, open_lab, output, wait_all
 
 TABLE = b"skyjo-lan/lobby"
@@ -590,7 +590,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def announced_in(lab: NetLab, i: int) -> list[str]:
     """What a host in namespace i announces (the program's own enumeration, run there)."""
     code = (
-        "import json; from client.addresses import announced_addresses as a; print(json.dumps(a('0.0.0.0')))"
+        "import json; from client.net.addresses import announced_addresses as a; "
+        "print(json.dumps(a('0.0.0.0')))"
     )
     result = subprocess.run(
         ["ip", "netns", "exec", lab.ns(i), sys.executable, "-c", code],

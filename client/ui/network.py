@@ -14,12 +14,17 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from . import storage, wordcode
-from .addresses import shown_addresses
-from .framing import FramingError
-from .link import LinkError
-from .netgame import Host, HostOptions, Joiner, JoinOptions, find_table
-from .ui import Caps, LobbySeat, LobbySource, LobbyView, detect_caps, open_terminal, run_game_ui, run_lobby_ui
+from client import storage
+from client.net import wordcode
+from client.net.addresses import shown_addresses
+from client.net.framing import FramingError
+from client.net.link import LinkError
+from client.table.netgame import Host, HostOptions, Joiner, JoinOptions, find_table
+
+from .caps import Caps, detect_caps
+from .lobby import LobbySeat, LobbySource, LobbyView, run_lobby_ui
+from .run import run_game_ui
+from .terminal import open_terminal
 
 log = logging.getLogger("skyjo_lan.netui")
 

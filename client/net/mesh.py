@@ -25,6 +25,7 @@ import trio
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from client.table.peer import LinkState, PeerRunner
 from protocol.config import TableConfig, seat_names
 from protocol.errors import MalformedMessage
 
@@ -32,7 +33,6 @@ from .framing import FramingError
 from .guard import Admission, source_key
 from .link import GenesisDiffers, Handshake, Link, LinkError, Proof, TableClaim, accept, dial, serve
 from .linkproto import PeerIdentity, field
-from .peer import LinkState, PeerRunner
 
 log = logging.getLogger("skyjo_lan.mesh")
 

@@ -32,6 +32,24 @@ import msgpack
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from client import cmdline, storage
+from client.net.addresses import (
+    OneSeatGate,
+    Unresolved,
+    announced_addresses,
+    dial_first,
+    on_our_networks_first,
+    resolve,
+    shown_addresses,
+)
+from client.net.discovery import Advertiser, TableAd, browse
+from client.net.framing import FramingError
+from client.net.guard import Admission, PasswordLimiter, PasswordTry, source_key
+from client.net.link import Handshake, Link, LinkError, Refused, WrongPassword, accept, dial, serve
+from client.net.linkproto import PeerIdentity
+from client.net.linkproto import field as link_field
+from client.net.mesh import HOST_SEAT, Mesh, genesis_signed_by, sign_genesis
+from client.storage import TranscriptWriter, fingerprint
 from protocol.config import TableConfig, check_table
 from protocol.errors import MalformedMessage
 from protocol.session import Session
@@ -41,25 +59,7 @@ from skyjo_p2p.bots import make_bot
 from skyjo_p2p.bots.base import Bot
 from skyjo_p2p.core.errors import OptionError
 
-from . import cmdline, storage
-from .addresses import (
-    OneSeatGate,
-    Unresolved,
-    announced_addresses,
-    dial_first,
-    on_our_networks_first,
-    resolve,
-    shown_addresses,
-)
-from .discovery import Advertiser, TableAd, browse
-from .framing import FramingError
-from .guard import Admission, PasswordLimiter, PasswordTry, source_key
-from .link import Handshake, Link, LinkError, Refused, WrongPassword, accept, dial, serve
-from .linkproto import PeerIdentity
-from .linkproto import field as link_field
-from .mesh import HOST_SEAT, Mesh, genesis_signed_by, sign_genesis
 from .peer import LogEntry, PeerRunner
-from .storage import TranscriptWriter, fingerprint
 from .textlog import describe
 
 log = logging.getLogger("skyjo_lan.net")
