@@ -300,7 +300,8 @@ def _default_table(nick: str) -> str:
 
 
 def cmd_host(args: argparse.Namespace) -> int:
-    from .table.netgame import HostOptions, run_host, run_resume
+    from .table.commands import run_host, run_resume
+    from .table.host import HostOptions
 
     _setup_logging(args.verbose)
     if args.resume:
@@ -334,7 +335,8 @@ def cmd_host(args: argparse.Namespace) -> int:
 
 
 def cmd_join(args: argparse.Namespace) -> int:
-    from .table.netgame import JoinOptions, run_join, run_resume
+    from .table.commands import run_join, run_resume
+    from .table.join import JoinOptions
 
     _setup_logging(args.verbose)
     if args.resume:
@@ -361,7 +363,9 @@ def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]
     import trio
 
     from . import storage
-    from .table.netgame import HostOptions, JoinOptions, _network_errors
+    from .table.commands import _network_errors
+    from .table.host import HostOptions
+    from .table.join import JoinOptions
     from .ui.network import host_with_screen, join_with_screen
 
     identity = storage.load_identity()

@@ -28,7 +28,8 @@ from client.net.guard import (
     source_key,
 )
 from client.net.link import Refused, dial
-from client.table.netgame import LOBBY_TABLE, Host, HostOptions
+from client.table.host import Host, HostOptions
+from client.table.seat import LOBBY_TABLE
 
 POLICY = GuessPolicy()
 

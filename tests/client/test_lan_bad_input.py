@@ -14,7 +14,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from client.net import link as link_module
 from client.net.link import Refused, dial
-from client.table.netgame import LOBBY_TABLE, Host, HostOptions, JoinOptions, join
+from client.table.host import Host, HostOptions
+from client.table.join import JoinOptions, join
+from client.table.seat import LOBBY_TABLE
 
 GAME = {"target_score": 30}
 

@@ -17,8 +17,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from client.net import link as link_module
 from client.net.link import Link, LinkError, accept
 from client.net.mesh import sign_genesis
-from client.table.netgame import LOBBY_TABLE, JoinOptions, Peer, join, open_listener
+from client.table.join import JoinOptions, join
 from client.table.peer import PeerRunner
+from client.table.seat import LOBBY_TABLE, Peer, open_listener
 from protocol.config import TableConfig
 from skyjo_p2p.bots import make_bot
 

@@ -19,7 +19,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from client.cli import main
 from client.net import link as link_module
 from client.net.link import Refused, accept
-from client.table.netgame import LOBBY_TABLE, Host, HostOptions, Joiner, JoinOptions
+from client.table.host import Host, HostOptions
+from client.table.join import Joiner, JoinOptions
+from client.table.seat import LOBBY_TABLE
 from skyjo_p2p.action.cards import KIND_NAMES
 from skyjo_p2p.core.errors import OptionError
 
