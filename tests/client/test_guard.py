@@ -1,4 +1,4 @@
-"""The admission policy (`client.guard`) on a simulated clock: password guessing is slowed per
+"""The admission policy (`client.net.guard`) on a simulated clock: password guessing is slowed per
 source and overall, a right password still gets in, handshake floods are capped and logged once.
 
 Every time here is simulated (the limiter takes `now`); nothing is timed. The last tests run the
