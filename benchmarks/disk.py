@@ -38,8 +38,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from client.peer import PeerRunner
 from client.storage import TranscriptWriter
+from client.table.peer import PeerRunner
 from protocol.config import TableConfig
 from protocol.session import Session
 from protocol.verify import verify_bytes

@@ -196,7 +196,7 @@ def load(args: argparse.Namespace) -> dict[str, object]:
     import trio
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from client.netgame import Host, HostOptions
+    from client.table.host import Host, HostOptions
 
     samples = []
     errors = 0

@@ -44,7 +44,7 @@ def rss_mib() -> float:
 def install(log_path: Path, trace_dir: Path | None, trace_rounds: set[int]) -> None:
     """Wrap `PeerRunner._handle` so that the end of every round is sampled."""
     import protocol.session
-    from client.peer import PeerRunner
+    from client.table.peer import PeerRunner
     from protocol.events import Finished, RoundSigned, SessionEvent, Updated
     from skyjo_p2p.core.events import Moved
 

@@ -14,8 +14,9 @@ from skyjo_p2p.core.errors import EngineError, OptionError
 from skyjo_p2p.core.options import parse_assignments
 from skyjo_p2p.engine import games, new_game
 
-from . import cmdline, wordcode
+from . import cmdline
 from .cmdline import InputError
+from .net import wordcode
 
 GAMES = games()
 
@@ -299,7 +300,8 @@ def _default_table(nick: str) -> str:
 
 
 def cmd_host(args: argparse.Namespace) -> int:
-    from .netgame import HostOptions, run_host, run_resume
+    from .table.commands import run_host, run_resume
+    from .table.host import HostOptions
 
     _setup_logging(args.verbose)
     if args.resume:
@@ -333,7 +335,8 @@ def cmd_host(args: argparse.Namespace) -> int:
 
 
 def cmd_join(args: argparse.Namespace) -> int:
-    from .netgame import JoinOptions, run_join, run_resume
+    from .table.commands import run_join, run_resume
+    from .table.join import JoinOptions
 
     _setup_logging(args.verbose)
     if args.resume:
@@ -360,8 +363,10 @@ def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]
     import trio
 
     from . import storage
-    from .netgame import HostOptions, JoinOptions, _network_errors
-    from .netui import host_with_screen, join_with_screen
+    from .table.commands import _network_errors
+    from .table.host import HostOptions
+    from .table.join import JoinOptions
+    from .ui.network import host_with_screen, join_with_screen
 
     identity = storage.load_identity()
     screen = {"lang": args.lang, "no_color": args.no_color, "ascii_only": args.ascii}
@@ -411,7 +416,7 @@ def _pick_table(tables: list[Any]) -> Any:
 def cmd_discover(args: argparse.Namespace) -> int:
     import trio
 
-    from .discovery import browse
+    from .net.discovery import browse
 
     interfaces = [cmdline.interface(args.interface)] if args.interface else None
     tables = trio.run(browse, args.seconds, interfaces)

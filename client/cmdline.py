@@ -167,7 +167,7 @@ def _zeroconf_accepts(name: str, option: str) -> None:
     from zeroconf import BadTypeInNameException
     from zeroconf._utils.name import service_type_name
 
-    from .discovery import SERVICE
+    from .net.discovery import SERVICE
 
     try:
         service_type_name(f"{name}.{SERVICE}")
@@ -187,7 +187,7 @@ def nick(text: str, option: str = "--nick") -> str:
 
 def join_target(text: str | None) -> str | None:
     """What `join` was given: None (choose from the tables found), ``HOST:PORT`` (checked, and
-    returned in the form `netgame.find_table` reads) or a table name (checked like `table_name`).
+    returned in the form `table.join.find_table` reads) or a table name (checked like `table_name`).
 
     An address without a port is refused here, before anything browses mDNS."""
     if text is None:

@@ -113,7 +113,7 @@ class Prefix:
     cut_seats: frozenset[int | None] = frozenset()
     """The seats that the *complete* records cut claim to be from (None: one that cannot be
     read that far). A torn last record is not among them: it was never whole, so never sent;
-    a complete one may be a frame its seat already sent (see `client.netgame.resume`)."""
+    a complete one may be a frame its seat already sent (see `client.table.resume`)."""
 
 
 def valid_prefix(data: bytes) -> Prefix:

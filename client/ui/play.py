@@ -47,8 +47,8 @@ def play(
     no_color: bool,
     ascii_only: bool,
 ) -> int:
-    from client.local import LocalTable
     from client.storage import load_identity
+    from client.table.local import LocalTable
 
     from .run import run_game_ui
     from .terminal import open_terminal
@@ -76,7 +76,7 @@ def play(
     )
     saved = str(table.writer.path) if table.writer is not None else ""
     if missing:
-        from client.peer import LogEntry
+        from client.table.peer import LogEntry
 
         table.human.log.append(LogEntry("info", text=tr(language, "play.no_level", level=asked, game=game)))
 

@@ -33,10 +33,13 @@ from hypothesis import strategies as st
 from zeroconf import ServiceInfo
 from zeroconf._utils.name import service_type_name
 
-from client import cmdline, netgame, wordcode
+import client.table.join as joining
+from client import cmdline
 from client.cli import main
-from client.discovery import SERVICE
-from client.netgame import HostOptions, _network_errors, run_host
+from client.net import wordcode
+from client.net.discovery import SERVICE
+from client.table.commands import _network_errors, run_host
+from client.table.host import HostOptions
 from skyjo_p2p.core.errors import OptionError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -181,7 +184,7 @@ class Browsed(Exception):
 
 def test_join_address_without_port_never_browses(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     """`join 127.0.0.1` used to be taken as a table name and browse mDNS on every interface."""
-    from client import discovery
+    from client.net import discovery
 
     async def browse(*args: object, **kwargs: object) -> list[Any]:
         raise Browsed
@@ -190,7 +193,7 @@ def test_join_address_without_port_never_browses(monkeypatch: pytest.MonkeyPatch
         raise Browsed
 
     monkeypatch.setattr(discovery, "browse", browse)
-    monkeypatch.setattr(netgame, "browse", browse)
+    monkeypatch.setattr(joining, "browse", browse)
     monkeypatch.setattr(discovery, "Zeroconf", no_zeroconf)
     for argv in (["join", "127.0.0.1", "--bot", "greedy"], ["join", "::1", "--bot", "greedy"]):
         assert main(argv) == 2
@@ -529,7 +532,8 @@ async def test_generated_code_spoken_loosely_still_opens_the_table() -> None:
     proves the same password (in process, on loopback)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from client.netgame import Host, Joiner, JoinOptions
+    from client.table.host import Host
+    from client.table.join import Joiner, JoinOptions
 
     code = wordcode.generate()
     opts = HostOptions(seats=2, interface="127.0.0.1", advertise=False, password=code, save=False)

@@ -25,10 +25,18 @@ import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from client import netgame, storage
-from client.link import Refused
-from client.netgame import Host, HostOptions, Joiner, JoinOptions, Peer, ResumeInfo, latest_resumable
+import client.table.saved as saved_file
+import client.table.seat as seating
+from client import storage
+from client.net.link import Refused
 from client.storage import SaveError, TranscriptWriter
+from client.table.commands import _network_errors
+from client.table.host import Host, HostOptions
+from client.table.join import Joiner, JoinOptions
+from client.table.peer import PeerRunner
+from client.table.resume import _saved_frames
+from client.table.saved import ResumeInfo, latest_resumable
+from client.table.seat import Peer
 from protocol.messages import open_frame
 from protocol.transcript import dump, load_checked, valid_prefix
 from protocol.verify import Verdict, verify_bytes
@@ -105,7 +113,7 @@ def test_a_read_only_data_directory_refuses_before_taking_a_seat(
                     nursery.cancel_scope.cancel()
             return 0
 
-        code = netgame._network_errors(lambda: trio.run(main), "join")
+        code = _network_errors(lambda: trio.run(main), "join")
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
     assert seats == [1], "the joiner took a seat it could not play"
@@ -173,7 +181,7 @@ def test_the_writer_on_a_full_disk_keeps_whole_records_and_catches_up(tmp_path: 
     assert verify_bytes(dump(config, saved)).valid
 
 
-async def host_game(seats: int, say: list[str]) -> netgame.PeerRunner | None:
+async def host_game(seats: int, say: list[str]) -> PeerRunner | None:
     """A loopback game of headless bots: the host's own seat saves, its bots do not."""
     opts = HostOptions(
         game="skyjo",
@@ -268,10 +276,10 @@ async def resume_from(path: Path, net: Net, frames: int, tail: bytes) -> tuple[b
     addresses = [("127.0.0.1", 9)] * 3
     info = ResumeInfo(path, net.config.encode(), me, "127.0.0.1", 0, addresses, secrets=secrets)
     said: list[str] = []
-    keep, kept, cut = netgame._saved_frames(info)
+    keep, kept, cut = _saved_frames(info)
     if cut:
         said.append(cut)
-    listener = await netgame.open_listener("127.0.0.1")
+    listener = await seating.open_listener("127.0.0.1")
     peer = Peer(net.config, me, net.keys[me], listener, addresses, None, resume=info)
     runner = peer.build(restored=(kept, secrets), keep=keep)
 
@@ -381,7 +389,7 @@ def test_a_resume_file_whose_game_does_not_verify_is_kept_and_not_offered(
         verdict._invalid("frame #3 of seat 1 is missing from the file")
         return verdict
 
-    monkeypatch.setattr(netgame, "verify_bytes", broken)
+    monkeypatch.setattr(seating, "verify_bytes", broken)
     lines: list[str] = []
     runner = trio.run(host_game, 2, lines)
     games = tmp_path / "data" / "skyjo-lan" / "games"
@@ -413,5 +421,5 @@ def test_only_a_recent_unfinished_game_with_its_transcript_is_offered(tmp_path: 
     (games / "e-garbage.resume").write_bytes(b"\xc1 not msgpack")
     assert latest_resumable() == fresh
     stamp = os.stat(fresh.path).st_mtime
-    assert latest_resumable(now=stamp + netgame.RESUMABLE_FOR - 60) == fresh
-    assert latest_resumable(now=stamp + netgame.RESUMABLE_FOR + 60) is None
+    assert latest_resumable(now=stamp + saved_file.RESUMABLE_FOR - 60) == fresh
+    assert latest_resumable(now=stamp + saved_file.RESUMABLE_FOR + 60) is None

@@ -1,4 +1,4 @@
-"""The admission policy (`client.guard`) on a simulated clock: password guessing is slowed per
+"""The admission policy (`client.net.guard`) on a simulated clock: password guessing is slowed per
 source and overall, a right password still gets in, handshake floods are capped and logged once.
 
 Every time here is simulated (the limiter takes `now`); nothing is timed. The last tests run the
@@ -16,8 +16,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from client import link as link_module
-from client.guard import (
+from client.net import link as link_module
+from client.net.guard import (
     Admission,
     GuessPolicy,
     HandshakeCaps,
@@ -27,8 +27,9 @@ from client.guard import (
     caps_for_descriptors,
     source_key,
 )
-from client.link import Refused, dial
-from client.netgame import LOBBY_TABLE, Host, HostOptions
+from client.net.link import Refused, dial
+from client.table.host import Host, HostOptions
+from client.table.seat import LOBBY_TABLE
 
 POLICY = GuessPolicy()
 
@@ -326,7 +327,7 @@ async def test_a_guesser_is_told_to_wait_and_the_host_sees_it(private_home):
         assert (await try_password(port, "1234")).startswith("too many wrong passwords")
         # ...but another address is not held up
         assert await try_password(port, "1234", source="127.0.0.2") == "seated"
-        from client.netui import HostLobby
+        from client.ui.network import HostLobby
 
         view = HostLobby(host).lobby()
         assert (view.failed_passwords, view.failed_from) == (4, "127.0.0.1")

@@ -32,8 +32,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from zeroconf import ServiceInfo
 
-import client.netgame as netgame
-from client.addresses import (
+import client.table.host as hosting
+import client.table.join as joining
+from client.net.addresses import (
     LocalAddress,
     NoAddressAnswered,
     OneSeatGate,
@@ -46,12 +47,13 @@ from client.addresses import (
     shown_addresses,
     usable_ipv4,
 )
-from client.discovery import SERVICE, Advertiser, parse_service
-from client.framing import encode_frame
-from client.link import Link, LinkError, Refused, accept, dial
-from client.linkproto import pack
-from client.netgame import Host, HostOptions, JoinOptions, find_table
-from client.netui import HostLobby
+from client.net.discovery import SERVICE, Advertiser, parse_service
+from client.net.framing import encode_frame
+from client.net.link import Link, LinkError, Refused, accept, dial
+from client.net.linkproto import pack
+from client.table.host import Host, HostOptions
+from client.table.join import JoinOptions, find_table
+from client.ui.network import HostLobby
 from tests.client.netlab import NetLab, _ip, env_for, open_lab, output, wait_all
 
 TABLE = b"skyjo-lan/lobby"
@@ -469,7 +471,7 @@ async def test_two_addresses_of_one_host_seat_the_player_once(monkeypatch, tmp_p
     """127.0.0.1 and "localhost" both reach the host (as Ethernet and Wi-Fi on one network would),
     tried at the same moment: the host seats the player once and never sees them leave."""
     slow = SlowAdmission()
-    monkeypatch.setattr(netgame, "accept", slow(netgame.accept))
+    monkeypatch.setattr(hosting, "accept", slow(hosting.accept))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     lines: list[str] = []
@@ -482,12 +484,12 @@ async def test_two_addresses_of_one_host_seat_the_player_once(monkeypatch, tmp_p
     async def at_once(*args, **kwargs):
         return await dial_first(*args, **{**kwargs, "stagger": 0})
 
-    monkeypatch.setattr(netgame, "dial_first", at_once)
+    monkeypatch.setattr(joining, "dial_first", at_once)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(host.run)
         opts = JoinOptions(name="p1", interface="127.0.0.1", save=False)
-        opts.found = netgame.Destination([("127.0.0.1", port), ("localhost", port)])
-        joiner = netgame.Joiner(opts, Ed25519PrivateKey.generate(), lines.append)
+        opts.found = joining.Destination([("127.0.0.1", port), ("localhost", port)])
+        joiner = joining.Joiner(opts, Ed25519PrivateKey.generate(), lines.append)
         nursery.start_soon(joiner.run)
         with trio.fail_after(30):
             while len(host.seats) < 2 or joiner.link is None:
@@ -590,7 +592,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def announced_in(lab: NetLab, i: int) -> list[str]:
     """What a host in namespace i announces (the program's own enumeration, run there)."""
     code = (
-        "import json; from client.addresses import announced_addresses as a; print(json.dumps(a('0.0.0.0')))"
+        "import json; from client.net.addresses import announced_addresses as a; "
+        "print(json.dumps(a('0.0.0.0')))"
     )
     result = subprocess.run(
         ["ip", "netns", "exec", lab.ns(i), sys.executable, "-c", code],

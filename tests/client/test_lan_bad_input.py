@@ -12,9 +12,11 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from client import link as link_module
-from client.link import Refused, dial
-from client.netgame import LOBBY_TABLE, Host, HostOptions, JoinOptions, join
+from client.net import link as link_module
+from client.net.link import Refused, dial
+from client.table.host import Host, HostOptions
+from client.table.join import JoinOptions, join
+from client.table.seat import LOBBY_TABLE
 
 GAME = {"target_score": 30}
 

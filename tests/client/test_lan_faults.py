@@ -195,7 +195,8 @@ async def test_a_resumed_peer_saves_the_message_it_makes_at_once(tmp_path):
     "frame #75 of seat 2 is missing from the file"). In process, no network: fast and exact."""
     import trio
 
-    from client.netgame import Peer, ResumeInfo, open_listener
+    from client.table.saved import ResumeInfo
+    from client.table.seat import Peer, open_listener
     from protocol.session import Session
     from protocol.transcript import dump, load
     from tests.protocol.harness import Net

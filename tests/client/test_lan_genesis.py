@@ -14,11 +14,12 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from client import link as link_module
-from client.link import Link, LinkError, accept
-from client.mesh import sign_genesis
-from client.netgame import LOBBY_TABLE, JoinOptions, Peer, join, open_listener
-from client.peer import PeerRunner
+from client.net import link as link_module
+from client.net.link import Link, LinkError, accept
+from client.net.mesh import sign_genesis
+from client.table.join import JoinOptions, join
+from client.table.peer import PeerRunner
+from client.table.seat import LOBBY_TABLE, Peer, open_listener
 from protocol.config import TableConfig
 from skyjo_p2p.bots import make_bot
 

@@ -11,7 +11,7 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from client.netgame import Host, HostOptions
+from client.table.host import Host, HostOptions
 
 
 @pytest.fixture(autouse=True)

@@ -8,8 +8,8 @@ import os
 import pytest
 import trio
 
-from client.local import LocalTable
 from client.storage import TranscriptWriter
+from client.table.local import LocalTable
 from protocol.verify import verify_bytes
 
 

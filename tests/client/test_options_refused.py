@@ -16,10 +16,12 @@ import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from client import link as link_module
 from client.cli import main
-from client.link import Refused, accept
-from client.netgame import LOBBY_TABLE, Host, HostOptions, Joiner, JoinOptions
+from client.net import link as link_module
+from client.net.link import Refused, accept
+from client.table.host import Host, HostOptions
+from client.table.join import Joiner, JoinOptions
+from client.table.seat import LOBBY_TABLE
 from skyjo_p2p.action.cards import KIND_NAMES
 from skyjo_p2p.core.errors import OptionError
 
@@ -201,7 +203,7 @@ def test_verify_of_a_transcript_with_invalid_options_exits_2(
 def test_local_table_refuses_options_no_genesis_carries() -> None:
     """`play` builds its table like a host: text the rules accept offline but a genesis cannot
     carry is an `OptionError` (exit 2 from the command), not a crash."""
-    from client.local import LocalTable
+    from client.table.local import LocalTable
 
     with pytest.raises(OptionError, match="at most 64 characters"):
         LocalTable("skyjo-action", 2, "greedy", {"action_kinds": EVERY_KIND}, save=False)

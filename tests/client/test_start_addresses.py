@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from client.link import LinkError
-from client.netgame import _addresses
+from client.net.link import LinkError
+from client.table.join import _addresses
 
 
 def test_well_formed_addresses_are_taken() -> None:
@@ -34,7 +34,7 @@ def test_malformed_addresses_are_refused_with_a_link_error(raw: list[object]) ->
 
 
 def test_each_joiner_learns_every_seat_where_it_can_reach_it() -> None:
-    from client.netgame import seat_addresses
+    from client.table.host import seat_addresses
 
     joiners = [("10.0.0.7", 5001), ("127.0.0.1", 5002)]  # the second joiner runs on the host's machine
     # a joiner on the LAN reaches the host's machine (and so that local joiner) at 10.0.0.2

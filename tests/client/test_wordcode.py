@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from client import wordcode
+from client.net import wordcode
 
 SHAPE = re.compile(r"^[1-9][0-9]-[a-z]+-[a-z]+-[a-z]+$")
 

@@ -48,7 +48,7 @@ from skyjo_p2p.bots import make_bot
 from skyjo_p2p.core.errors import IllegalMove
 
 STEP_TIMEOUT = 30.0
-"""The client's default (client/netgame.py `session_timeouts`): automatic protocol steps."""
+"""The client's default (client/table/seat.py `session_timeouts`): automatic protocol steps."""
 MOVE_TIMEOUT = 300.0
 """The client's default for a move (a person thinks)."""
 TIME_LIMIT = 2 * 3600.0

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from client.peer import LogEntry
+from client.table.peer import LogEntry
 from client.ui.model import LinkView
 from skyjo_p2p.bots import make_bot
 from skyjo_p2p.core.dealer import Dealer

@@ -75,8 +75,8 @@ def test_only_a_word_code_reaches_the_hosts_screen(password, shown):
     """A generated code is made to be read aloud; a password the host chose stays off the screen."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from client.netgame import Host, HostOptions
-    from client.netui import HostLobby
+    from client.table.host import Host, HostOptions
+    from client.ui.network import HostLobby
 
     opts = HostOptions(seats=2, advertise=False, interface="127.0.0.1", name="anna", password=password)
     view = HostLobby(Host(opts, Ed25519PrivateKey.generate(), lambda line: None)).lobby()

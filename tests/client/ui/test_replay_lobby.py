@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from client.local import LocalTable
+from client.table.local import LocalTable
 from client.ui.caps import Caps
 from client.ui.lobby import LobbyAction, LobbyScreen, LobbySeat, LobbyUI, LobbyView, render_lobby
 from client.ui.render import render

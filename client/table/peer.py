@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import trio
 
+from client.net.mesh import LinkState
 from protocol.config import TableConfig
 from protocol.events import (
     Blamed,
@@ -51,15 +52,6 @@ _TRACE = os.environ.get("SKYJO_LAN_TRACE")
 
 Broadcast = Callable[[bytes], Awaitable[None]]
 """Send one frame to every other peer (the links decide how)."""
-
-
-@dataclass
-class LinkState:
-    """How this peer sees another seat's link, for the status line."""
-
-    status: str = "connecting"  # connecting | connected | reconnecting | blamed | gone | local
-    retry_in: float | None = None
-    reason: str | None = None
 
 
 @dataclass

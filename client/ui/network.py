@@ -1,6 +1,6 @@
 """The terminal UI for `host` and `join`: the lobby screen, then the game, on one screen.
 
-`HostLobby` and `JoinLobby` turn the network lobby (`netgame.Host`, `netgame.Joiner`) into the
+`HostLobby` and `JoinLobby` turn the network lobby (`table.host.Host`, `table.join.Joiner`) into the
 `LobbySource` the lobby screen reads; once the game starts, the game screen plays this seat's
 `PeerRunner`. While curses owns the terminal, the network's plain-line narration goes to the log
 (standard error is not the screen), and to the game's own log on screen.
@@ -14,12 +14,18 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from . import storage, wordcode
-from .addresses import shown_addresses
-from .framing import FramingError
-from .link import LinkError
-from .netgame import Host, HostOptions, Joiner, JoinOptions, find_table
-from .ui import Caps, LobbySeat, LobbySource, LobbyView, detect_caps, open_terminal, run_game_ui, run_lobby_ui
+from client import storage
+from client.net import wordcode
+from client.net.addresses import shown_addresses
+from client.net.framing import FramingError
+from client.net.link import LinkError
+from client.table.host import Host, HostOptions
+from client.table.join import Joiner, JoinOptions, find_table
+
+from .caps import Caps, detect_caps
+from .lobby import LobbySeat, LobbySource, LobbyView, run_lobby_ui
+from .run import run_game_ui
+from .terminal import open_terminal
 
 log = logging.getLogger("skyjo_lan.netui")
 

@@ -14,6 +14,8 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from client.net.mesh import LinkState
+from client.storage import TranscriptWriter
 from protocol.config import TableConfig
 from protocol.errors import MalformedMessage
 from protocol.session import Session
@@ -21,8 +23,7 @@ from skyjo_p2p.bots import make_bot
 from skyjo_p2p.bots.base import Bot
 from skyjo_p2p.core.errors import OptionError
 
-from .peer import LinkState, PeerRunner
-from .storage import TranscriptWriter
+from .peer import PeerRunner
 
 
 class LocalTable:

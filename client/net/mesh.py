@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import logging
 import random
-from typing import Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import trio
 from cryptography.exceptions import InvalidSignature
@@ -32,7 +34,6 @@ from .framing import FramingError
 from .guard import Admission, source_key
 from .link import GenesisDiffers, Handshake, Link, LinkError, Proof, TableClaim, accept, dial, serve
 from .linkproto import PeerIdentity, field
-from .peer import LinkState, PeerRunner
 
 log = logging.getLogger("skyjo_lan.mesh")
 
@@ -76,10 +77,52 @@ def split_by_host(ours: TableConfig, our_signature: bytes, theirs: bytes, proof:
     )
 
 
+@dataclass
+class LinkState:
+    """How this peer sees another seat's link, for the status line."""
+
+    status: str = "connecting"  # connecting | connected | reconnecting | blamed | gone | local
+    retry_in: float | None = None
+    reason: str | None = None
+
+
+class _Finished(Protocol):
+    @property
+    def finished(self) -> bool: ...
+
+
+class MeshRunner(Protocol):
+    """What the mesh needs of the peer whose frames it carries (`client.table.peer.PeerRunner`):
+    the network does not import the table, the table imports the network."""
+
+    links: dict[int, LinkState]
+    changed: trio.Event
+
+    @property
+    def config(self) -> TableConfig: ...
+    @property
+    def seat(self) -> int | None: ...
+    @property
+    def status(self) -> _Finished: ...
+
+    async def run(
+        self,
+        broadcast: Callable[[bytes], Awaitable[None]],
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None: ...
+    async def wait_done(self) -> None: ...
+    def close(self) -> None: ...
+    async def stop(self, reason: str, culprit: int | None = None) -> None: ...
+    async def next_seq_of(self, seat: int) -> int: ...
+    async def own_frames_from(self, seq: int) -> list[bytes]: ...
+    def deliver(self, frame: bytes) -> None: ...
+
+
 class Mesh:
     def __init__(
         self,
-        runner: PeerRunner,
+        runner: MeshRunner,
         identity: Ed25519PrivateKey,
         addresses: list[tuple[str, int]],
         listener: trio.SocketListener,

@@ -1,0 +1,409 @@
+"""`skyjo-lan host`: the lobby, then the host's seat in the game over the LAN.
+
+The host opens a table: a lobby listener (advertised by mDNS unless told not to) where joiners
+authenticate (identity key, and the table password through SPAKE2 when there is one) and get a
+seat. When the game starts the host sends every joiner the agreed table (the genesis: game,
+options, seats, identity keys, a fresh session id) and everyone's address (`seat_addresses`);
+from then on the host is only seat 0 (`seat.Peer`).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from client import cmdline, storage
+from client.net.addresses import announced_addresses, shown_addresses
+from client.net.discovery import Advertiser
+from client.net.framing import FramingError
+from client.net.guard import Admission, PasswordLimiter, PasswordTry, source_key
+from client.net.link import Handshake, Link, LinkError, Refused, WrongPassword, accept, serve
+from client.net.linkproto import PeerIdentity
+from client.net.mesh import sign_genesis
+from client.storage import fingerprint
+from protocol.config import TableConfig, check_table
+from protocol.errors import MalformedMessage
+from skyjo_p2p.bots import make_bot
+from skyjo_p2p.core.errors import OptionError
+
+from .peer import PeerRunner
+from .seat import LOBBY_TABLE, Peer, Say, check_saving, open_listener, print_line
+
+log = logging.getLogger("skyjo_lan.net")
+
+
+@dataclass
+class SeatInfo:
+    name: str
+    key: bytes
+    kind: str  # "host" | "player" | "bot"
+    link: Link | None = None
+    host: str = ""
+    port: int = 0
+    returning: bool = False
+
+
+@dataclass
+class HostOptions:
+    game: str = "skyjo"
+    options: dict[str, Any] = field(default_factory=dict)
+    table: str = "skyjo"
+    seats: int = 4
+    bots: int = 0
+    bot_level: str = "greedy"
+    password: str | None = None
+    port: int = 0
+    interface: str = "0.0.0.0"
+    name: str = "host"
+    headless: str | None = None  # bot level playing the host's own seat
+    advertise: bool = True
+    think_time: float = 0.0
+    save: bool = True
+
+    def __post_init__(self) -> None:
+        """Refuse (`OptionError`) a table that cannot be hosted, before anything is opened (a port
+        out of range would otherwise be wrapped by getaddrinfo into another port, silently)."""
+        if not 0 <= self.port <= cmdline.PORT_MAX:
+            raise OptionError(f"{self.port} is not a port (1 to {cmdline.PORT_MAX}, or 0 for any free port)")
+        check_hosted(self)
+
+
+def check_hosted(opts: HostOptions, players: int | None = None) -> None:
+    """Raise `OptionError` unless `opts` make a table for `players` (default: every seat) that
+    the rules accept and a genesis carries (`protocol.config.check_table`), under a name every
+    peer can show and mDNS can announce (`cmdline.table_name`: a bad name used to crash the host
+    at the first joiner, or make a table `discover` never lists)."""
+    try:
+        cmdline.table_name(opts.table, "")
+    except cmdline.InputError as exc:
+        raise OptionError(exc.reason) from None
+    try:
+        check_table(opts.game, opts.seats if players is None else players, opts.options)
+    except MalformedMessage as exc:
+        raise OptionError(exc.reason) from None
+
+
+class Host:
+    def __init__(self, opts: HostOptions, identity: Ed25519PrivateKey, say: Say = print_line) -> None:
+        self.opts = opts
+        self.identity = identity
+        self.say = say
+        self.seats: list[SeatInfo] = [SeatInfo(opts.name, identity.public_key().public_bytes_raw(), "host")]
+        self.started = False
+        self.start_now = trio.Event()
+        self.lobby_changed = trio.Event()
+        self.advertiser: Advertiser | None = None
+        self.lobby_port = 0
+        self.address = opts.interface
+        self.reachable: list[str] = []
+        """The addresses the lobby is announced and shown at (`addresses.announced_addresses`)."""
+        self.chat: list[tuple[str, str]] = []
+        self.addresses: list[tuple[str, int]] = []
+        """Every seat's address once the game has started."""
+        self.config: TableConfig | None = None
+        self.runner: PeerRunner | None = None
+        self.problem: str | None = None
+        """Why the last request to start was refused (see `start_problem`)."""
+        self.admission = Admission(passwords=PasswordLimiter() if opts.password is not None else None)
+        """The lobby's handshake caps and password guessing limits (`guard`); its `passwords`
+        counts the wrong passwords the lobby screen shows."""
+
+    @property
+    def humans_wanted(self) -> int:
+        return self.opts.seats - self.opts.bots
+
+    def lobby_view(self) -> dict[str, Any]:
+        return {
+            "t": "lobby",
+            "table": self.opts.table,
+            "game": self.opts.game,
+            "options": self.opts.options,
+            "seats": [
+                {"name": s.name, "fp": fingerprint(s.key), "kind": s.kind, "returning": s.returning}
+                for s in self.seats
+            ],
+            "total": self.opts.seats,
+            "bots": self.opts.bots,
+            "password": self.opts.password is not None,
+            "chat": [list(entry) for entry in self.chat[-20:]],
+        }
+
+    def _changed(self) -> None:
+        self.lobby_changed.set()
+        self.lobby_changed = trio.Event()
+        view = self.lobby_view()
+        for seat in self.seats:
+            if seat.link is not None:
+                seat.link.send(view)
+        taken = len(self.seats) + self.opts.bots
+        self.say(
+            f"lobby: {len(self.seats)}/{self.humans_wanted} players "
+            f"({', '.join(f'{s.name} [{fingerprint(s.key)}]' for s in self.seats)}) + {self.opts.bots} bot(s)"
+        )
+        if self.opts.headless is not None and taken >= self.opts.seats:
+            self.start_now.set()
+
+    def start_problem(self) -> str | None:
+        """Why the game cannot start with the players seated now (the options may not allow
+        fewer players than seats: teams, a stock size...); None when it can. Kept in `problem`."""
+        try:
+            check_hosted(self.opts, len(self.seats) + self.opts.bots)
+        except OptionError as exc:
+            self.problem = exc.reason
+            return self.problem
+        return None
+
+    async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> PeerRunner | None:
+        """Open the lobby, seat players until the game starts, then play it.
+
+        Raises `OptionError` before opening anything if the options do not make a table."""
+        opts = self.opts
+        check_hosted(opts)
+        check_saving(opts.save)  # before any seat is offered: SaveError, one line
+        lobby = await open_listener(opts.interface, opts.port)
+        self.lobby_port = lobby.socket.getsockname()[1]
+        mesh_listener = await open_listener(opts.interface)
+        self.reachable = announced_addresses(opts.interface)
+        self.say(
+            f"table {opts.table!r} ({opts.game}) open on {shown_addresses(self.reachable, self.lobby_port)}; "
+            f"your fingerprint {fingerprint(self.seats[0].key)}"
+        )
+        if opts.advertise:
+            self.advertiser = Advertiser(
+                opts.table,
+                opts.game,
+                self.lobby_port,
+                self.reachable,
+                opts.seats,
+                opts.password is not None,
+                interfaces=[opts.interface] if opts.interface != "0.0.0.0" else None,
+                key=self.seats[0].key,
+            )
+            await self.advertiser.start(len(self.seats) + opts.bots)
+        task_status.started(self.lobby_port)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._accept_loop, lobby, nursery)
+                self._changed()
+                await self.start_now.wait()
+                while (problem := self.start_problem()) is not None:
+                    self.say(f"cannot start yet: {problem}")
+                    self.start_now = trio.Event()
+                    self._changed()
+                    await self.start_now.wait()
+                self.problem = None
+                self.started = True
+                self.lobby_changed.set()  # the lobby screen leaves for the game
+                self.lobby_changed = trio.Event()
+                if self.advertiser is not None:
+                    await self.advertiser.stop()
+                return await self._start(mesh_listener, nursery)
+        finally:
+            if self.advertiser is not None:
+                await self.advertiser.stop()
+
+    async def _accept_loop(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
+        admission = self.admission
+
+        def refused(source: str, kind: str, line: str) -> None:
+            """Say a refusal, once per source, kind and minute (a flood must not flood the log)."""
+            missed = admission.log.note(f"{kind}:{source_key(source)}", trio.current_time())
+            if missed is not None:
+                self.say(line + (f" ({missed} more like it not shown)" if missed else ""))
+
+        async def handle(stream: trio.SocketStream, handshake: Handshake) -> None:
+            source = handshake.source
+            gate = (
+                PasswordTry(admission.passwords, source, trio.current_time)
+                if admission.passwords is not None
+                else None
+            )
+
+            def admit(peer: PeerIdentity, hello: dict[str, Any]) -> str | None:
+                if self.started:
+                    return "the game has already started"
+                if any(s.key == peer.key for s in self.seats):
+                    return "this identity is already seated"
+                if len(self.seats) >= self.humans_wanted:
+                    return "the table is full"
+                return None
+
+            try:
+                link, _hello = await accept(
+                    stream,
+                    self.identity,
+                    name=self.opts.name,
+                    table=LOBBY_TABLE,
+                    password=self.opts.password,
+                    admit=admit,
+                    accepted=lambda peer, hello: {"seat": len(self.seats)},
+                    gate=gate,
+                )
+            except WrongPassword:
+                assert admission.passwords is not None and gate is not None
+                failed = admission.passwords.failed_total
+                wait = f"; that address now waits {gate.wait:.0f} s" if gate.wait else ""
+                self.say(
+                    f"refused a player from {source}: wrong password "
+                    f"({failed} wrong password{'s' if failed != 1 else ''} so far{wait})"
+                )
+                self.lobby_changed.set()  # the lobby screen counts failed attempts
+                self.lobby_changed = trio.Event()
+                with trio.move_on_after(1):
+                    await stream.aclose()
+                return
+            except Refused as exc:
+                refused(source, "refused", f"refused a player from {source}: {exc}")
+                with trio.move_on_after(1):
+                    await stream.aclose()
+                return
+            except (LinkError, FramingError, trio.TooSlowError, trio.BrokenResourceError, OSError) as exc:
+                log.info("lobby connection refused: %s", exc)
+                refused(source, "broken", f"refused a connection from {source}: {exc}")
+                with trio.move_on_after(1):
+                    await stream.aclose()
+                return
+            finally:
+                if gate is not None:
+                    gate.close()
+                handshake.done()
+            returning = storage.remember_peer(link.peer.key, link.peer.name)
+            seat = SeatInfo(
+                link.peer.name, link.peer.key, "player", link, link.peer.host, link.peer.port, returning
+            )
+            self.seats.append(seat)
+            self.say(f"{seat.name} joined [{fingerprint(seat.key)}]{' (seen before)' if returning else ''}")
+            self._changed()
+            async with trio.open_nursery() as inner:
+                inner.start_soon(link.writer)
+                try:
+                    while not self.started:
+                        message = await link.receive()
+                        if message is None or message["t"] == "bye":
+                            break
+                        if message["t"] == "chat" and isinstance(message.get("text"), str):
+                            self.chat.append((seat.name, message["text"][:200]))
+                            self._changed()
+                except (LinkError, FramingError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    pass
+                if not self.started:
+                    self.seats.remove(seat)
+                    self.say(f"{seat.name} left")
+                    self._changed()
+                    await link.aclose()
+                inner.cancel_scope.cancel()
+
+        async def serving() -> None:
+            await serve(listener, handle, admission, what="lobby", say=self.say)
+
+        nursery.start_soon(serving)
+
+    async def _start(self, mesh_listener: trio.SocketListener, nursery: trio.Nursery) -> PeerRunner | None:
+        opts = self.opts
+        bot_keys = [Ed25519PrivateKey.generate() for _ in range(opts.bots)]
+        bot_listeners = [await open_listener(opts.interface) for _ in range(opts.bots)]
+        names = [s.name for s in self.seats] + [f"bot {i + 1}" for i in range(opts.bots)]
+        keys = [s.key for s in self.seats] + [k.public_key().public_bytes_raw() for k in bot_keys]
+        config = TableConfig(
+            session_id=secrets.token_bytes(32),
+            game=opts.game,
+            players=len(keys),
+            identities=tuple(keys),
+            options=dict(opts.options),
+            names=tuple(n[:32] for n in names),
+        )
+        signature = sign_genesis(self.identity, config)
+        mine = mesh_listener.socket.getsockname()[1]
+        bot_ports = [listener.socket.getsockname()[1] for listener in bot_listeners]
+        for index, seat in enumerate(self.seats):
+            if seat.link is None:
+                continue
+            local = _local_address(seat.link) or self.address
+            joiners = [(other.host, other.port) for other in self.seats[1:]]
+            addresses = seat_addresses(local, mine, joiners, bot_ports)
+            seat.link.send(
+                {
+                    "t": "start",
+                    "genesis": config.encode(),
+                    "gsig": signature,
+                    "seat": index,
+                    "addresses": [list(a) for a in addresses],
+                }
+            )
+        local_host = self.address if self.address != "0.0.0.0" else "127.0.0.1"
+        own_addresses = (
+            [(local_host, mine)]
+            + [(s.host, s.port) for s in self.seats[1:]]
+            + [(local_host, p) for p in bot_ports]
+        )
+        self.addresses = own_addresses
+        self.config = config
+        self.say(f"game starts: {', '.join(names)}")
+        policy = make_bot(opts.headless, opts.game, secrets.token_hex(8)) if opts.headless else None
+        me = Peer(
+            config,
+            0,
+            self.identity,
+            mesh_listener,
+            own_addresses,
+            policy,
+            save=opts.save,
+            think_time=opts.think_time,
+            genesis_signature=signature,
+        )
+        for index, (key, listener) in enumerate(zip(bot_keys, bot_listeners, strict=True)):
+            bot = Peer(
+                config,
+                len(self.seats) + index,
+                key,
+                listener,
+                own_addresses,
+                make_bot(opts.bot_level, opts.game, secrets.token_hex(8)),
+                save=False,
+                think_time=opts.think_time,
+                genesis_signature=signature,
+            )
+            nursery.start_soon(bot.play)
+        runner = me.build()
+        self.runner = runner
+        await me.play(self.say)
+        nursery.cancel_scope.cancel()
+        return runner
+
+
+def seat_addresses(
+    local: str, mine: int, joiners: list[tuple[str, int]], bot_ports: list[int]
+) -> list[tuple[str, int]]:
+    """Every seat's game address as the host tells the joiner that reached it on `local`: seat 0
+    and the host's bots where that joiner reached the host, each joiner where the host saw it.
+
+    A joiner on the host's own machine came in on loopback: a joiner elsewhere reaches it where it
+    reaches the host (it listens on every interface unless told otherwise), never on 127.0.0.1,
+    which would be the joiner's own machine."""
+    addresses = [(local, mine)]
+    for host, port in joiners:
+        there = local if _is_loopback(host) and not _is_loopback(local) else host
+        addresses.append((there, port))
+    return addresses + [(local, port) for port in bot_ports]
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _local_address(link: Link) -> str:
+    """The address a joiner reached us on: the one it can reach seat 0 and the host's bots at
+    (they listen on the same interfaces), whichever of our networks it is on."""
+    try:
+        return str(link.stream.socket.getsockname()[0])  # type: ignore[union-attr]
+    except (AttributeError, OSError):
+        return ""

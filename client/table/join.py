@@ -1,0 +1,280 @@
+"""`skyjo-lan join`: find a table, take a seat in its lobby, then play this seat over the LAN."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from client import storage
+from client.net.addresses import (
+    OneSeatGate,
+    dial_first,
+    on_our_networks_first,
+    resolve,
+    shown_addresses,
+)
+from client.net.discovery import TableAd, browse
+from client.net.framing import FramingError
+from client.net.link import Link, LinkError, Refused, dial
+from client.net.linkproto import field as link_field
+from client.net.mesh import HOST_SEAT, genesis_signed_by
+from client.storage import fingerprint
+from protocol.config import TableConfig
+from protocol.errors import MalformedMessage
+from skyjo_p2p.bots import make_bot
+
+from .peer import PeerRunner
+from .seat import LOBBY_TABLE, Peer, Say, check_saving, open_listener, print_line
+
+
+@dataclass
+class JoinOptions:
+    target: str | None = None  # table name, HOST:PORT, or None to list and pick
+    name: str = "player"
+    password: str | None = None
+    headless: str | None = None
+    interface: str = "0.0.0.0"
+    discovery_seconds: float = 3.0
+    pick: Callable[[list[TableAd]], TableAd | None] | None = None
+    think_time: float = 0.0
+    save: bool = True
+    found: Destination | None = None
+    """The table, when it was found already (the screen finds it before it opens)."""
+
+
+@dataclass
+class Destination:
+    """Where a table is: every address to try, in order (see `addresses.dial_first`), and the
+    host's identity key when its announcement stated it (the handshake must then prove that key,
+    so an address of another network that reaches another program is not taken for the table)."""
+
+    endpoints: list[tuple[str, int]]
+    key: bytes | None = None
+
+
+async def find_table(opts: JoinOptions, say: Say) -> Destination:
+    """Where the table `opts` names is.
+
+    HOST:PORT: the addresses HOST resolves to, within `addresses.RESOLVE_TIMEOUT`. A table name,
+    or none (choose from the list): every address the table announced."""
+    if opts.found is not None:
+        return opts.found
+    target = opts.target
+    if target and ":" in target:
+        host, _, port_text = target.rpartition(":")
+        host = host.strip("[]")
+        try:
+            port = int(port_text)
+        except ValueError:
+            raise LinkError(f"{target!r} is not HOST:PORT") from None
+        if not host:
+            raise LinkError(f"{target!r} has no host before the port")
+        return Destination(await resolve(host, port))
+    interfaces = [opts.interface] if opts.interface != "0.0.0.0" else None
+    tables = await browse(opts.discovery_seconds, interfaces)
+    for ad in tables:
+        if not ad.compatible:
+            say(f"(ignoring {ad.name!r}: {ad.problem})")
+    usable = [ad for ad in tables if ad.compatible]
+    if target:
+        usable = [ad for ad in usable if ad.name == target]
+        if not usable:
+            raise LinkError(f"no table named {target!r} answered on the LAN")
+    if not usable:
+        raise LinkError("no table found on the LAN (try `skyjo-lan join HOST:PORT`)")
+    chosen = usable[0] if (target or opts.pick is None) else opts.pick(usable)
+    if chosen is None:
+        raise LinkError("no table chosen")
+    seated = f"{chosen.taken}/{chosen.seats}"
+    endpoints = on_our_networks_first(chosen.endpoints)
+    shown = shown_addresses([host for host, _ in endpoints], chosen.port)
+    say(f"joining {chosen.name!r} ({chosen.game}, {seated}) at {shown}")
+    return Destination(endpoints, chosen.key or None)
+
+
+class Joiner:
+    """A player joining a table: the lobby as the host shows it, then this peer's game."""
+
+    def __init__(self, opts: JoinOptions, identity: Ed25519PrivateKey, say: Say = print_line) -> None:
+        self.opts = opts
+        self.identity = identity
+        self.say = say
+        self.lobby: dict[str, Any] = {}
+        """The host's last lobby message (seats, game, options, chat)."""
+        self.lobby_changed = trio.Event()
+        self.address = ""
+        self.started = False
+        self.closed = ""
+        self.link: Link | None = None
+        self.runner: PeerRunner | None = None
+        self.peer: Peer | None = None
+
+    def _changed(self) -> None:
+        self.lobby_changed.set()
+        self.lobby_changed = trio.Event()
+
+    async def send_chat(self, text: str) -> None:
+        if self.link is not None and text.strip():
+            self.link.send({"t": "chat", "text": text.strip()[:200]})
+
+    async def leave(self) -> None:
+        if self.link is not None:
+            self.link.send({"t": "bye"})
+            await trio.sleep(0.1)
+            await self.link.aclose()
+
+    async def run(self) -> PeerRunner | None:
+        opts, identity, say = self.opts, self.identity, self.say
+        check_saving(opts.save)  # before taking a seat: SaveError, one line
+        table = await find_table(opts, say)
+        self.address = ", ".join(f"{host}:{port}" for host, port in table.endpoints[:1])
+        listener = await open_listener(opts.interface)
+        my_port = listener.socket.getsockname()[1]
+        gate = OneSeatGate()  # two addresses of one host must not seat us twice
+
+        async def handshake(stream: trio.SocketStream) -> tuple[Link, dict[str, Any]]:
+            gated = gate.wrap(stream)
+            try:
+                return await dial(
+                    gated,
+                    identity,
+                    name=opts.name,
+                    role="join",
+                    table=LOBBY_TABLE,
+                    port=my_port,
+                    password=opts.password,
+                    expect_key=table.key,
+                )
+            except BaseException:
+                gate.release(gated)
+                raise
+
+        async def discard(result: tuple[Link, dict[str, Any]]) -> None:
+            await result[0].aclose()
+
+        try:
+            # bound to our interface if we have one: the host tells the others where we are from
+            # the address it sees us come from, and we listen on that interface only
+            (link, accepted), (host, port) = await dial_first(
+                table.endpoints,
+                handshake,
+                discard,
+                local_address=opts.interface if opts.interface != "0.0.0.0" else None,
+            )
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await listener.aclose()
+            raise
+        self.address = f"{host}:{port}"
+        self.link = link
+        say(
+            f"seated at {host}:{port} as seat {accepted.get('seat')}; your fingerprint "
+            f"{fingerprint(identity.public_key().public_bytes_raw())}"
+        )
+        start: dict[str, Any] | None = None
+        failure: BaseException | None = None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(link.writer)
+            try:
+                start = await _wait_for_start(link, say, self._lobby_message)
+            except (
+                LinkError,
+                FramingError,
+                trio.BrokenResourceError,
+                trio.ClosedResourceError,
+                OSError,
+            ) as exc:
+                failure = exc
+            nursery.cancel_scope.cancel()
+        await link.aclose()
+        if failure is not None or start is None:
+            self.closed = str(failure or "the host closed the table")
+            self._changed()
+            raise LinkError(f"the lobby connection failed: {failure}")
+        try:
+            config = TableConfig.decode(link_field(start, "genesis", bytes, most=4096))
+        except MalformedMessage as exc:
+            # A table this peer's own engine refuses (invalid options, say): never start on it.
+            self.closed = f"the host's table is refused: {exc.reason}"
+            self._changed()
+            raise Refused(self.closed) from None
+        signature = link_field(start, "gsig", bytes, size=64)
+        if config.identities[HOST_SEAT] != link.peer.key or not genesis_signed_by(
+            link.peer.key, config, signature
+        ):
+            raise LinkError("the host's table is not signed by the host we joined")
+        seat = link_field(start, "seat", int, most=7)
+        raw = link_field(start, "addresses", list, most=8)
+        addresses = _addresses(raw)
+        if seat >= config.players or config.identities[seat] != identity.public_key().public_bytes_raw():
+            raise LinkError("the host's table does not seat our key where it said")
+        for other, key in enumerate(config.identities):
+            if other != seat:
+                storage.remember_peer(key, config.names[other] if config.names else f"seat {other}")
+        say(f"game starts: {', '.join(config.names)}")
+        policy = make_bot(opts.headless, config.game, secrets.token_hex(8)) if opts.headless else None
+        self.peer = Peer(
+            config,
+            seat,
+            identity,
+            listener,
+            addresses,
+            policy,
+            save=opts.save,
+            think_time=opts.think_time,
+            genesis_signature=signature,
+        )
+        self.runner = self.peer.build()
+        self.started = True
+        self._changed()
+        return await self.peer.play(say)
+
+    def _lobby_message(self, message: dict[str, Any]) -> None:
+        self.lobby = message
+        self._changed()
+
+
+async def join(opts: JoinOptions, identity: Ed25519PrivateKey, say: Say = print_line) -> PeerRunner | None:
+    """Join a table (by name, HOST:PORT, or picked from those found) and play."""
+    return await Joiner(opts, identity, say).run()
+
+
+async def _wait_for_start(
+    link: Link, say: Say, on_lobby: Callable[[dict[str, Any]], None] | None = None
+) -> dict[str, Any]:
+    """Follow the lobby as the host updates it, until the game starts."""
+    while True:
+        message = await link.receive()
+        if message is None:
+            raise LinkError("the host closed the lobby")
+        if message["t"] == "lobby":
+            seats = message.get("seats", [])
+            names = ", ".join(f"{s.get('name')} [{s.get('fp')}]" for s in seats if isinstance(s, dict))
+            say(f"lobby: {names} + {message.get('bots', 0)} bot(s), {message.get('total')} seats")
+            if on_lobby is not None:
+                on_lobby(message)
+        elif message["t"] == "start":
+            return message
+
+
+def _addresses(raw: list[object]) -> list[tuple[str, int]]:
+    """The peers' game addresses from the host's start message, each checked: [host, port]."""
+    out: list[tuple[str, int]] = []
+    for item in raw:
+        if not (
+            isinstance(item, list | tuple)
+            and len(item) == 2
+            and isinstance(item[0], str)
+            and 0 < len(item[0]) <= 255
+            and isinstance(item[1], int)
+            and not isinstance(item[1], bool)
+            and 0 < item[1] < 65536
+        ):
+            raise LinkError("the host sent a malformed list of peer addresses")
+        out.append((item[0], item[1]))
+    return out

@@ -1,0 +1,138 @@
+"""The .resume file: what a peer keeps next to its transcript to continue a game after a crash.
+
+It holds the table, the seat, the listening address, the peers' addresses and the secret key
+share (written before any frame that depends on it is sent). `latest_resumable` finds the game
+`--resume` continues.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from client import storage
+
+log = logging.getLogger("skyjo_lan.net")
+
+
+@dataclass
+class ResumeInfo:
+    """What a peer needs to continue a game after a crash (kept next to the transcript)."""
+
+    transcript: Path
+    genesis: bytes
+    seat: int
+    host: str
+    port: int
+    addresses: list[tuple[str, int]]
+    secrets: dict[str, Any] = field(default_factory=dict)
+    finished: bool = False
+    genesis_signature: bytes = b""
+    over: bool = False
+    """The game is over for this peer (finished or stopped): nothing left to resume. Set when
+    the file is kept after the end (its transcript did not verify), so it is not offered."""
+
+    @property
+    def path(self) -> Path:
+        return self.transcript.with_suffix(".resume")
+
+    def save(self) -> None:
+        """Write the file (mode 0600: it holds a secret key share) atomically and force it to
+        the disk before the frames that rely on it are sent. Raises `storage.SaveError`."""
+        data = msgpack.packb(
+            {
+                "transcript": str(self.transcript),
+                "genesis": self.genesis,
+                "seat": self.seat,
+                "host": self.host,
+                "port": self.port,
+                "addresses": [list(a) for a in self.addresses],
+                "secrets": self.secrets,
+                "finished": self.finished,
+                "gsig": self.genesis_signature,
+                "over": self.over,
+            },
+            use_bin_type=True,
+        )
+        tmp = self.path.with_suffix(".resume.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            tmp.replace(self.path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise storage.SaveError(f"cannot write {self.path}: {exc.strerror or exc}", exc.errno) from None
+
+    def remove(self) -> str | None:
+        """Delete the file (the game is over: its secret key share must not stay on disk).
+        None when done, else why not."""
+        try:
+            self.path.unlink(missing_ok=True)
+        except OSError as exc:
+            return exc.strerror or str(exc)
+        return None
+
+    @classmethod
+    def load(cls, path: Path) -> ResumeInfo:
+        raw = msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=False)
+        return cls(
+            transcript=Path(raw["transcript"]),
+            genesis=raw["genesis"],
+            seat=raw["seat"],
+            host=raw["host"],
+            port=raw["port"],
+            addresses=[(str(h), int(p)) for h, p in raw["addresses"]],
+            secrets=raw.get("secrets", {}),
+            finished=raw.get("finished", False),
+            genesis_signature=raw.get("gsig", b""),
+            over=bool(raw.get("over", False)),
+        )
+
+
+RESUMABLE_FOR = 24 * 3600.0
+"""Seconds after its last write a game is still offered to `--resume`. The other seats give up
+on a silent seat within minutes (`session_timeouts`); a day covers a reboot or a night's sleep
+without offering, for ever, a game whose players have long gone home."""
+
+
+def latest_resumable(now: float | None = None) -> ResumeInfo | None:
+    """The most recent game of this machine that can still be resumed: not over, its transcript
+    still there, and written to within `RESUMABLE_FOR` seconds. Older ones are not offered (and
+    say why in the log); their files stay for `verify`."""
+    folder = storage.games_dir()
+    now = time.time() if now is None else now
+
+    def mtime(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    candidates = sorted(folder.glob("*.resume"), key=mtime, reverse=True) if folder.is_dir() else []
+    for path in candidates:
+        try:
+            info = ResumeInfo.load(path)
+        except (OSError, ValueError, KeyError, TypeError, msgpack.UnpackException):
+            log.info("not resumable: %s is not a resume file", path)
+            continue
+        if info.finished or info.over:
+            continue
+        last = max(mtime(path), mtime(info.transcript))
+        if not info.transcript.is_file():
+            log.info("not resumable: %s: its saved game %s is gone", path, info.transcript)
+        elif now - last > RESUMABLE_FOR:
+            log.info("not resumable: %s was last written %.0f hours ago", path, (now - last) / 3600)
+        else:
+            return info
+    return None

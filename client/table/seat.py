@@ -1,0 +1,284 @@
+"""One seated peer: its session, its runner, its links in the full mesh, and its saved game.
+
+From the start of the game every peer, the host's in-process bots included, runs its own session
+and its own links in the full mesh (`client.net.mesh`). Each peer saves its transcript under
+$XDG_DATA_HOME/skyjo-lan/games/ (flushed per frame) and, in a ``.resume`` file next to it
+(`saved.ResumeInfo`), what it needs to continue after a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from client import storage
+from client.net.mesh import Mesh
+from client.storage import TranscriptWriter
+from protocol.config import TableConfig
+from protocol.errors import MalformedMessage
+from protocol.session import Session
+from protocol.verify import verify_bytes
+from skyjo_p2p.bots.base import Bot
+
+from .peer import LogEntry, PeerRunner
+from .saved import ResumeInfo
+from .textlog import describe
+
+log = logging.getLogger("skyjo_lan.net")
+
+
+LOBBY_TABLE = b"skyjo-lan/lobby"
+Say = Callable[[str], None]
+
+
+def print_line(line: str) -> None:
+    """Say a line on standard output (the default `Say` of the commands without a screen)."""
+    print(line, flush=True)
+
+
+def check_saving(save: bool) -> None:
+    """Before taking a seat: can this machine save the game? `storage.SaveError` (one line)
+    if not, so a peer never takes a seat it would leave at the first frame."""
+    if save:
+        storage.check_writable()
+
+
+@dataclass
+class Peer:
+    """One seat of this process in the game (a person, a headless bot, or a host-added bot)."""
+
+    config: TableConfig
+    seat: int
+    identity: Ed25519PrivateKey
+    listener: trio.SocketListener
+    addresses: list[tuple[str, int]]
+    policy: Bot | None
+    save: bool = True
+    think_time: float = 0.0
+    session: Session | None = None
+    runner: PeerRunner | None = None
+    resume: ResumeInfo | None = None
+    writer: TranscriptWriter | None = None
+    genesis_signature: bytes = b""
+    """The host's signature of `config` (see `mesh.sign_genesis`)."""
+    withdrawn: bool = field(default=False, init=False)
+    """The .resume file was removed because the transcript lags behind (a failed write):
+    resuming from it would make our missing frames anew (equivocation). Written again once
+    the transcript has caught up."""
+
+    def build(
+        self, restored: tuple[list[bytes], dict[str, Any]] | None = None, *, keep: int | None = None
+    ) -> PeerRunner:
+        """Make the session and its runner, and open the saved game. `keep` (on resume): the
+        length of the transcript's valid prefix; the rest is cut off before anything is added."""
+        writer: TranscriptWriter | None = None
+        if self.save:
+            path = self.resume.transcript if self.resume is not None else None
+            writer = TranscriptWriter(self.config, path, keep=keep)
+            self.writer = writer
+            host, port = self.listener.socket.getsockname()[:2]
+            if self.resume is None:
+                self.resume = ResumeInfo(
+                    writer.path,
+                    self.config.encode(),
+                    self.seat,
+                    str(host),
+                    int(port),
+                    self.addresses,
+                    genesis_signature=self.genesis_signature,
+                )
+                self.resume.save()
+        timeouts = session_timeouts()
+        if restored is not None:
+            frames, secret_state = restored
+            self.session = Session.restore(
+                self.config, self.seat, self.identity, secret_state, frames, **timeouts
+            )
+        else:
+            self.session = Session(self.config, self.seat, self.identity, **timeouts)
+        self.runner = PeerRunner(
+            self.session,
+            self.policy,
+            record=self._record if writer is not None else None,
+            sync=self._sync if writer is not None else None,
+            think_time=self.think_time,
+        )
+        if restored is not None:
+            # what the session made at once on restore (answers due when the process died) ends
+            # its frames and is not in the file yet: it is saved like any new frame
+            on_file = set(restored[0])
+            count = self.session.frame_count
+            while count > 0 and self.session.frame_at(count - 1) not in on_file:
+                count -= 1
+            self.runner.mark_recorded(count)
+        return self.runner
+
+    def _record(self, frame: bytes) -> None:
+        """Save one frame; the secret goes to disk before any frame that needs it."""
+        assert self.writer is not None and self.session is not None
+        try:
+            resume = self.resume
+            if resume is not None and not self.withdrawn:
+                current = self.session.secrets()
+                if current != resume.secrets:
+                    previous, resume.secrets = resume.secrets, current
+                    try:
+                        resume.save()
+                    except OSError:
+                        resume.secrets = previous
+                        raise
+            self.writer(frame)
+        except OSError:
+            self._withdraw()
+            raise
+
+    def _sync(self) -> None:
+        """Force the saved game to the disk; once it has caught up after a failure, the .resume
+        file (withdrawn meanwhile) is written again."""
+        assert self.writer is not None and self.session is not None
+        try:
+            self.writer.sync()
+        except OSError:
+            self._withdraw()
+            raise
+        if self.withdrawn and self.resume is not None:
+            # the frames are on disk: a failure here must not make the runner write them again
+            try:
+                self.resume.secrets = self.session.secrets()
+                self.resume.save()
+                self.withdrawn = False
+            except OSError as exc:
+                log.warning("saved game: %s not written again yet: %s", self.resume.path, exc)
+
+    def _withdraw(self) -> None:
+        """The transcript lags behind: remove the .resume file, so nobody resumes from it."""
+        if self.withdrawn or self.resume is None:
+            return
+        self.withdrawn = True
+        why = self.resume.remove()
+        if why is not None:
+            log.warning(
+                "saved game lags behind and %s cannot be removed (%s): do not resume it",
+                self.resume.path,
+                why,
+            )
+
+    async def play(self, say: Say | None = None) -> PeerRunner:
+        runner = self.runner or self.build()
+        mesh = Mesh(
+            runner, self.identity, self.addresses, self.listener, genesis_signature=self.genesis_signature
+        )
+        try:
+            async with trio.open_nursery() as nursery:
+                if say is not None:
+                    nursery.start_soon(_narrate, runner, say)
+                await mesh.run()
+                nursery.cancel_scope.cancel()
+        finally:
+            with trio.CancelScope(shield=True):
+                await self.listener.aclose()
+            saved = runner.final_save() if self.writer is not None else None
+            if self.writer is not None:
+                self.writer.close()
+        if saved is not None:
+            await self._settle(runner, *saved, say)
+        return runner
+
+    async def _settle(self, runner: PeerRunner, on_disk: int, total: int, say: Say | None) -> None:
+        """After the game: say whether the saved game is complete, and remove the .resume file
+        (its secret key share) once the game is over and the transcript verifies."""
+        assert self.writer is not None
+        path = self.writer.path
+        lines: list[tuple[str, bool]] = []  # (line, a problem)
+        if on_disk < total:
+            lines.append(
+                (
+                    f"saved game: {path} is INCOMPLETE: it holds {on_disk} of this peer's {total} "
+                    f"frames ({runner.save_problem}); the other seats' files hold the rest",
+                    True,
+                )
+            )
+        resume = self.resume
+        if resume is not None and runner.done and not self.withdrawn:
+            try:
+                # a long game takes seconds to verify: closing the program meanwhile must not wait
+                data = path.read_bytes()
+                verdict = await trio.to_thread.run_sync(verify_bytes, data, abandon_on_cancel=True)
+                fault = None if verdict.valid else verdict.fault
+                kind = verdict.kind
+            except (OSError, MalformedMessage) as exc:
+                fault = getattr(exc, "reason", None) or str(exc)
+            except trio.Cancelled:
+                resume.finished, resume.over = runner.status.finished, True
+                with contextlib.suppress(OSError):
+                    resume.save()  # not offered to --resume; kept, since not verified
+                log.warning("closed before %s was verified: %s is kept", path, resume.path)
+                raise
+            if fault is None:
+                why = resume.remove()
+                if why is None:
+                    if on_disk == total:
+                        lines.append((f"saved game: {path} ({total} frames, verifies: {kind})", False))
+                else:
+                    lines.append((f"saved game: cannot remove {resume.path} ({why}): delete it", True))
+            else:
+                resume.finished, resume.over = runner.status.finished, True
+                lines.append((f"saved game: {path} does not verify ({fault}); {resume.path} is kept", True))
+                with contextlib.suppress(OSError):
+                    resume.save()
+        elif resume is not None and not self.withdrawn:
+            with contextlib.suppress(OSError):  # not over: kept for --resume
+                resume.finished = runner.status.finished
+                resume.save()
+        for line, problem in lines:
+            log.log(logging.WARNING if problem else logging.INFO, "%s", line)
+            runner.log.append(LogEntry("info", text=line))
+            if say is not None:
+                say(line)
+
+
+def session_timeouts() -> dict[str, Any]:
+    """Seconds before a silent seat is blamed: automatic protocol steps (twice this, since the
+    first expiry relays what the late seat may lack) and moves (a person thinks; 0: never).
+    $SKYJO_LAN_STEP_TIMEOUT and $SKYJO_LAN_MOVE_TIMEOUT override the defaults."""
+    step = float(os.environ.get("SKYJO_LAN_STEP_TIMEOUT", "30"))
+    move = float(os.environ.get("SKYJO_LAN_MOVE_TIMEOUT", "300"))
+    return {"step_timeout": step, "move_timeout": move or None}
+
+
+async def _narrate(runner: PeerRunner, say: Say) -> None:
+    """Print the game as plain lines (headless seats, and until the terminal UI takes over)."""
+    names = list(runner.config.names) or [f"seat {s}" for s in range(runner.config.players)]
+    shown = 0
+    while True:
+        while shown < len(runner.log):
+            entry = runner.log[shown]
+            shown += 1
+            if entry.kind == "fact" and entry.fact is not None:
+                line = describe(entry.fact, names)
+                if line:
+                    say(line)
+            elif entry.kind == "chat":
+                say(f"<{names[entry.seat] if entry.seat is not None else '?'}> {entry.text}")
+            elif entry.kind == "blame":
+                who = names[entry.seat] if entry.seat is not None else "?"
+                say(f"BLAME seat {entry.seat} ({who}): {entry.text}")
+            elif entry.kind == "absent":
+                who = names[entry.seat] if entry.seat is not None else "?"
+                say(f"ABSENT seat {entry.seat} ({who}) stopped answering (not a cheat): {entry.text}")
+            else:
+                say(entry.text)
+        await runner.changed.wait()
+
+
+async def open_listener(host: str, port: int = 0) -> trio.SocketListener:
+    """A TCP listener on `host` (port 0: any free port)."""
+    listeners = await trio.open_tcp_listeners(port, host=host)
+    return listeners[0]
