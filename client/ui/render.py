@@ -31,7 +31,9 @@ def register(game: str, drawer: TableDrawer) -> None:
 
 def _drawer(game: str) -> TableDrawer | None:
     if not _DRAWERS:
-        from . import render_action, render_skipbo, render_skyjo  # noqa: F401 - they register
+        from .games.action import draw as _a  # noqa: F401 - they register
+        from .games.skipbo import draw as _b  # noqa: F401
+        from .games.skyjo import draw as _c  # noqa: F401
     return _DRAWERS.get(game)
 
 

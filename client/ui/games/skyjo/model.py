@@ -20,11 +20,11 @@ from skyjo_p2p.core.moves import Move
 from skyjo_p2p.grid import EMPTY
 from skyjo_p2p.skyjo.rules import CHOOSE, DRAWN, FLIP, LINE, SETUP, TOOK, TURN, SkyjoState
 
-from .canvas import Span, Target
-from .cards import BACK, EMPTY_SLOT, NO_CARD, CardView, skyjo_band, skyjo_card
-from .i18n import tr, tr_spans, who_key
-from .model import Button, Decision, Option
-from .narrate import Item, Line, Narrator, value_span
+from ...canvas import Span, Target
+from ...cards import BACK, EMPTY_SLOT, NO_CARD, CardView, skyjo_band, skyjo_card
+from ...i18n import tr, tr_spans, who_key
+from ...model import Button, Decision, Option
+from ...narrate import Item, Line, Narrator, value_span
 
 DRAW: Target = ("pile", "draw")
 DISCARD: Target = ("pile", "discard")

@@ -3,15 +3,15 @@ draw-three's cards and the action discard to replay from."""
 
 from __future__ import annotations
 
-from .action_vm import ACTION_DISCARD, ACTION_PILE, ActionTable
-from .canvas import Canvas, Rect, Span, Target, text_width
-from .cards import SIZES, CardView, draw_card
-from .i18n import tr
-from .model import ScreenModel
-from .render import dialog, draw_log, register
-from .render_grid import draw_cards, draw_held, grid_size
-from .render_skyjo import draw_others, plan_others
-from .skyjo_vm import DISCARD, DRAW
+from ...canvas import Canvas, Rect, Span, Target, text_width
+from ...cards import SIZES, CardView, draw_card
+from ...i18n import tr
+from ...model import ScreenModel
+from ...render import dialog, draw_log, register
+from ..skyjo.draw import draw_others, plan_others
+from ..skyjo.grid import draw_cards, draw_held, grid_size
+from ..skyjo.model import DISCARD, DRAW
+from .model import ACTION_DISCARD, ACTION_PILE, ActionTable
 
 
 def _card(

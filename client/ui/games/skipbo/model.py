@@ -23,11 +23,11 @@ from skyjo_p2p.skipbo.state import (
     SkipBoState,
 )
 
-from .canvas import Span, Target
-from .cards import BACK, NO_CARD, CardView, skipbo_band, skipbo_card
-from .i18n import tr, tr_spans, who_key
-from .model import Button, Decision, Option
-from .narrate import Item, Line, Narrator, value_span
+from ...canvas import Span, Target
+from ...cards import BACK, NO_CARD, CardView, skipbo_band, skipbo_card
+from ...i18n import tr, tr_spans, who_key
+from ...model import Button, Decision, Option
+from ...narrate import Item, Line, Narrator, value_span
 
 END: Target = ("button", "end")
 

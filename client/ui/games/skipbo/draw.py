@@ -3,12 +3,12 @@ discard piles, then the log."""
 
 from __future__ import annotations
 
-from .canvas import Canvas, Rect, Target, clip, text_width
-from .cards import SIZES, CardView, draw_card
-from .i18n import tr
-from .model import ScreenModel
-from .render import draw_log, register
-from .skipbo_vm import SkipBoSeat, SkipBoTable
+from ...canvas import Canvas, Rect, Target, clip, text_width
+from ...cards import SIZES, CardView, draw_card
+from ...i18n import tr
+from ...model import ScreenModel
+from ...render import draw_log, register
+from .model import SkipBoSeat, SkipBoTable
 
 
 def _title(c: Canvas, seat: SkipBoSeat, t: SkipBoTable, lang: str) -> str:

@@ -9,9 +9,9 @@ from typing import Any
 from skyjo_p2p.core.events import RoundEnded
 from skyjo_p2p.core.state import TableState
 
-from .i18n import tr
-from .model import ScoreCell, ScoreSheet
-from .narrate import Narrator
+from ..i18n import tr
+from ..model import ScoreCell, ScoreSheet
+from ..narrate import Narrator
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class GameAdapter:
 
 
 def _skyjo_live(state: Any) -> list[int | None]:
-    from .skyjo_vm import grid_cards
+    from .skyjo.model import grid_cards
 
     if state.phase in ("setup", "deal") and not any(state.face_up):
         return []
@@ -70,7 +70,7 @@ def _none_live(state: Any) -> list[int | None]:
 
 def adapter(game: str) -> GameAdapter:
     if game == "skyjo":
-        from . import skyjo_vm
+        from .skyjo import model as skyjo_vm
 
         return GameAdapter(
             "skyjo",
@@ -85,7 +85,7 @@ def adapter(game: str) -> GameAdapter:
             _skyjo_live,
         )
     if game == "skip-bo":
-        from . import skipbo_vm
+        from .skipbo import model as skipbo_vm
 
         return GameAdapter(
             "skip-bo",
@@ -98,7 +98,7 @@ def adapter(game: str) -> GameAdapter:
             _none_live,
         )
     if game == "skyjo-action":
-        from . import action_vm
+        from .action import model as action_vm
 
         return GameAdapter(
             "skyjo-action",

@@ -46,12 +46,12 @@ from skyjo_p2p.core.events import LineRemoved, Moved, Revealed, RevealRequest, T
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.grid import EMPTY
 
-from .canvas import Span, Target
-from .cards import BACK, NO_CARD, CardView, skyjo_band, skyjo_card
-from .i18n import tr, tr_spans, who_key
-from .model import Button, Decision, Option
-from .narrate import Item, Line, Narrator, value_span
-from .skyjo_vm import DISCARD, DRAW, GridSeat, SkyjoTable, grid_cards, waiting_text
+from ...canvas import Span, Target
+from ...cards import BACK, NO_CARD, CardView, skyjo_band, skyjo_card
+from ...i18n import tr, tr_spans, who_key
+from ...model import Button, Decision, Option
+from ...narrate import Item, Line, Narrator, value_span
+from ..skyjo.model import DISCARD, DRAW, GridSeat, SkyjoTable, grid_cards, waiting_text
 
 ACTION_PILE: Target = ("pile", "action")
 ACTION_DISCARD: Target = ("pile", "action-discard")
@@ -368,7 +368,7 @@ def prompt(
     step = dec.kind.split(".", 1)[1]
     depth = len(chosen)
     keys = dec.key_map(depth)
-    from .decisions import candidates
+    from ...decisions import candidates
 
     buttons = [
         Button(t, button_label(state, me, t, chosen, lang), keys.get(t))
@@ -430,7 +430,7 @@ def prompt(
 
 
 def turn_text(state: ActionState, me: int | None, names: Sequence[str], lang: str) -> str:
-    from .skyjo_vm import turn_text as classic
+    from ..skyjo.model import turn_text as classic
 
     return classic(state, me, names, lang)
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from .canvas import Canvas, Rect, Target, clip, text_width
-from .cards import SIZES, CardView, draw_card
-from .i18n import tr
-from .model import ScreenModel
-from .render import draw_log, register
-from .render_grid import box_size, draw_cards, draw_seat_box, grid_size, seat_style
-from .skyjo_vm import DISCARD, DRAW, GridSeat, SkyjoTable
+from ...canvas import Canvas, Rect, Target, clip, text_width
+from ...cards import SIZES, CardView, draw_card
+from ...i18n import tr
+from ...model import ScreenModel
+from ...render import draw_log, register
+from .grid import box_size, draw_cards, draw_seat_box, grid_size, seat_style
+from .model import DISCARD, DRAW, GridSeat, SkyjoTable
 
 
 def plan_others(others: list[GridSeat], width: int, height_budget: int) -> tuple[str, int, int, int]:

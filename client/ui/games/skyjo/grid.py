@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .canvas import Canvas, Rect, Target
-from .cards import SIZES, CardView, draw_card
-from .i18n import tr
-from .model import ScreenModel
-from .skyjo_vm import GridSeat
+from ...canvas import Canvas, Rect, Target
+from ...cards import SIZES, CardView, draw_card
+from ...i18n import tr
+from ...model import ScreenModel
+from .model import GridSeat
 
 
 def grid_size(seat: GridSeat, size: str, gap: int = 1) -> tuple[int, int]:
