@@ -38,10 +38,12 @@ module              does
 `caps`              Unicode or ASCII (the locale's codeset), colour or not, the language
 `i18n`, `catalogue` every string, English and French
 `model`             the view-model: `ScreenModel`, `Decision` (legal moves as paths of targets)
-`skyjo_vm` ...      per game: table model, decisions, prompts, the log's sentences (`narrate`)
+`games`             one `GameScreen` per game (`games.skyjo`, ...): table model (`model`),
+                    decisions, prompts, the log's sentences (`narrate`), drawing (`draw`)
 `app`               `GameUI`: the controller (keys -> effects; builds the `ScreenModel`)
 `decisions`         walking a decision's paths; the cursor's moves
-`render*`, `cards`  pure drawing: (model, width, height, caps) -> `canvas.Frame`
+`render`, `cards`   pure drawing: (model, width, height, caps) -> `canvas.Frame`
+`widgets`           drawing every screen shares (log, buttons, dialogs)
 `terminal`, `run`   the thin curses layer and the trio screen loop
 `lobby`, `replay`   the lobby screen; `skyjo-lan replay`
 `play`              `skyjo-lan play`

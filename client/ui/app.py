@@ -19,9 +19,9 @@ from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
 from skyjo_p2p.engine import legal_moves
 
-from . import decisions
+from . import decisions, games
 from .canvas import Frame, Rect, Target
-from .games import GameAdapter, adapter
+from .games import GameScreen
 from .i18n import tr
 from .model import Decision, HelpView, LinkView, ResultView, ScreenModel, UiView
 from .narrate import LogLike, Narrator
@@ -144,7 +144,7 @@ class GameUI:
         self.saved = saved
         self.footer = footer
         self.ui = UiState()
-        self.adapter: GameAdapter = adapter(source.game)
+        self.game_screen: GameScreen[Any] = games.screen(source.game)
         self.narrator: Narrator | None = None
         self.decision: Decision | None = None
         self._state: TableState | None = None
@@ -154,7 +154,7 @@ class GameUI:
     def _narrator(self, state: TableState | None) -> Narrator:
         if self.narrator is None:
             players = len(self.source.names)
-            self.narrator = self.adapter.narrator(
+            self.narrator = self.game_screen.narrator(
                 players, self.source.seat, self.source.names, self.lang, state
             )
         return self.narrator
@@ -170,7 +170,9 @@ class GameUI:
             self._set_decision(None)
         else:
             moves = source.legal_moves()
-            self._set_decision(self.adapter.decision(state, source.seat, moves, self.lang) if moves else None)
+            self._set_decision(
+                self.game_screen.decision(state, source.seat, moves, self.lang) if moves else None
+            )
         if state is not None:
             rounds = sum(1 for r in state.history if isinstance(r, RoundEnded))
             if self.ui.rounds_seen < 0:
@@ -224,7 +226,7 @@ class GameUI:
         state = source.state()
         me = source.seat
         names = list(source.names)
-        ad = self.adapter
+        ad = self.game_screen
         model = ScreenModel(
             lang=lang,
             game=source.game,
@@ -284,7 +286,7 @@ class GameUI:
     def _result(self, state: TableState, names: list[str]) -> ResultView:
         me = self.source.seat
         order = sorted(
-            range(state.players), key=lambda s: state.totals[s], reverse=not self.adapter.lowest_wins
+            range(state.players), key=lambda s: state.totals[s], reverse=not self.game_screen.lowest_wins
         )
         winners = list(state.winners)
         shown = [tr(self.lang, "you") if s == me else names[s] for s in range(state.players)]
@@ -315,7 +317,7 @@ class GameUI:
             rows.append(line)
         if record.ender is not None:
             rows.append("")
-            if self.adapter.lowest_wins:
+            if self.game_screen.lowest_wins:
                 key = "round.ender_doubled" if record.doubled else "round.ender"
             else:
                 key = "round.stock_emptied"
@@ -336,7 +338,7 @@ class GameUI:
             state = self.source.state()
             buttons = {}
             if state is not None:
-                _, shown = self.adapter.prompt(
+                _, shown = self.game_screen.prompt(
                     state, self.source.seat, list(self.source.names), lang, dec, self.ui.chosen
                 )
                 buttons = {b.target: b.label for b in shown}

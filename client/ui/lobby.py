@@ -12,12 +12,14 @@ from typing import Any, Protocol
 
 import trio
 
+from . import games
 from .canvas import Canvas, Frame, Rect, Span, wrap
 from .caps import Caps, detect_caps, detect_lang
 from .i18n import tr
 from .model import Button, ScreenModel, UiView
-from .render import MIN_HEIGHT, MIN_WIDTH, dialog, draw_buttons, logo, too_small
+from .render import logo
 from .terminal import Terminal, open_terminal
+from .widgets import MIN_HEIGHT, MIN_WIDTH, dialog, draw_buttons, too_small
 
 
 @dataclass
@@ -77,9 +79,6 @@ class LobbySource(Protocol):
     async def leave(self) -> None: ...
 
 
-GAME_TITLES = {"skyjo": "SKYJO", "skyjo-action": "SKYJO ACTION", "skip-bo": "SKIP-BO"}
-
-
 @dataclass
 class LobbyScreen:
     """The lobby's view-model: the view plus the screen's own state."""
@@ -131,7 +130,7 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
     y = 2
     label_w = 14
     facts = [
-        (tr(lang, "lobby.game"), GAME_TITLES.get(view.game, view.game), "text"),
+        (tr(lang, "lobby.game"), games.title(view.game), "text"),
         (tr(lang, "lobby.options"), _option_text(view.options) or tr(lang, "lobby.default_options"), "text"),
         (tr(lang, "lobby.password"), tr(lang, "yes" if view.password else "no"), "text"),
     ]

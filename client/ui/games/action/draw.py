@@ -7,7 +7,7 @@ from ...canvas import Canvas, Rect, Span, Target, text_width
 from ...cards import SIZES, CardView, draw_card
 from ...i18n import tr
 from ...model import ScreenModel
-from ...render import dialog, draw_log, register
+from ...widgets import dialog, draw_log
 from ..skyjo.draw import draw_others, plan_others
 from ..skyjo.grid import draw_cards, draw_held, grid_size
 from ..skyjo.model import DISCARD, DRAW
@@ -185,6 +185,3 @@ def draw_table(c: Canvas, area: Rect, m: ScreenModel) -> None:
     if area.bottom - log_top >= 2:
         draw_log(c, Rect(area.x + 2, log_top, area.w - 4, area.bottom - log_top), m)
     draw_menu(c, m)
-
-
-register("skyjo-action", draw_table)

@@ -7,7 +7,7 @@ from ...canvas import Canvas, Rect, Target, clip, text_width
 from ...cards import SIZES, CardView, draw_card
 from ...i18n import tr
 from ...model import ScreenModel
-from ...render import draw_log, register
+from ...widgets import draw_log
 from .model import SkipBoSeat, SkipBoTable
 
 
@@ -164,6 +164,3 @@ def draw_table(c: Canvas, area: Rect, m: ScreenModel) -> None:
                     c.put(px, y + 1 + ch, clip(f"{c.g('up')}{shown}{more}", cw + 1), "dim")
         y += 1 + ch + (fan_rows if big else 1)
     draw_log(c, Rect(area.x + 2, y, area.w - 4, area.bottom - y), m)
-
-
-register("skip-bo", draw_table)
