@@ -1,6 +1,6 @@
 """The controller: keys in, moves out, and the `ScreenModel` of the moment.
 
-`GameUI` reads a *source* (a live `PeerRunner` through `RunnerSource`, or a replay step) and keeps
+`GameUI` reads a *source* (a live `GameRunner` through `runner.RunnerSource`, or a replay step) and keeps
 what belongs to the screen only: the cursor, the targets picked so far, overlays, the chat line.
 `handle_key` returns *effects* (`Submit`, `Chat`, `Quit`) that the terminal loop carries out, so
 the controller itself is synchronous and easy to test. Keys are names: "left", "enter", "esc",
@@ -9,7 +9,6 @@ the controller itself is synchronous and easy to test. Keys are names: "left", "
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -17,7 +16,6 @@ from typing import Any, Protocol
 from skyjo_p2p.core.events import DealRequest, RandomRequest, RevealRequest, RoundEnded, ShuffleRequest
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
-from skyjo_p2p.engine import legal_moves
 
 from . import decisions, games
 from .canvas import Frame, Rect, Target
@@ -43,53 +41,6 @@ class Source(Protocol):
     def links(self) -> list[LinkView]: ...
 
     def halted(self) -> str | None: ...
-
-
-class RunnerSource:
-    """A live table: one `PeerRunner`."""
-
-    def __init__(self, runner: Any) -> None:
-        self.runner = runner
-        config = runner.config
-        self.game: str = config.game
-        self.seat: int | None = runner.seat
-        self.names: Sequence[str] = list(config.names) or [f"#{s + 1}" for s in range(config.players)]
-        self._retry_seen: dict[int, tuple[tuple[str, float], float]] = {}
-
-    def state(self) -> TableState | None:
-        state: TableState | None = self.runner.view
-        return state
-
-    def log(self) -> Sequence[LogLike]:
-        entries: Sequence[LogLike] = self.runner.log
-        return entries
-
-    def legal_moves(self) -> list[Move]:
-        state = self.runner.view
-        if state is None or self.seat is None or self.runner.status.halted or self.runner.status.finished:
-            return []
-        return legal_moves(state, self.seat)
-
-    def links(self) -> list[LinkView]:
-        """Each other seat's link; a reconnection's `retry_in` counts down from when it was set."""
-        out = []
-        now = time.monotonic()
-        for seat, link in sorted(self.runner.links.items()):
-            retry = link.retry_in
-            if retry is not None:
-                key = (link.status, retry)
-                seen = self._retry_seen.get(seat)
-                if seen is None or seen[0] != key:
-                    self._retry_seen[seat] = seen = (key, now)
-                retry = max(0.0, retry - (now - seen[1]))
-            else:
-                self._retry_seen.pop(seat, None)
-            out.append(LinkView(seat, self.names[seat], link.status, retry))
-        return out
-
-    def halted(self) -> str | None:
-        halted: str | None = self.runner.status.halted
-        return halted
 
 
 @dataclass(frozen=True)
@@ -132,7 +83,8 @@ class UiState:
     rects: dict[Target, Rect] = field(default_factory=dict)
     rounds_seen: int = -1
     result_closed: bool = False
-    decision_key: Any = None
+    decision_key: tuple[str, tuple[Move, ...]] | None = None
+    """The decision shown (its kind and moves): a new one resets the picks and the cursor."""
 
 
 class GameUI:
