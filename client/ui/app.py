@@ -23,6 +23,7 @@ from .games import GameScreen
 from .i18n import tr
 from .model import Decision, HelpView, LinkView, ResultView, ScreenModel, UiView
 from .narrate import LogLike, Narrator
+from .targets import BuildingTarget, HandTarget, MarketTarget, PileTarget, SeatDiscardTarget, StockTarget
 
 
 class Source(Protocol):
@@ -315,14 +316,13 @@ class GameUI:
         dec = self.decision
         if dec is not None and target in dec.labels:
             return dec.labels[target]
-        kind = target[0]
-        if kind == "pile":
-            return tr(lang, f"target.{target[1]}")
-        if kind in ("hand", "building", "sdiscard", "market"):
-            return tr(lang, f"target.{kind}", n=int(target[-1]) + 1)  # type: ignore[call-overload]
-        if kind == "stock":
+        if isinstance(target, PileTarget):
+            return tr(lang, f"target.{target.name}")
+        if isinstance(target, (HandTarget, BuildingTarget, SeatDiscardTarget, MarketTarget)):
+            return tr(lang, f"target.{target.kind}", n=target[-1] + 1)
+        if isinstance(target, StockTarget):
             return tr(lang, "target.stock")
-        return str(target)
+        return str(tuple(target))
 
     # --- keys ---------------------------------------------------------------------------------------
 
@@ -463,7 +463,7 @@ class GameUI:
             ui.decision_key = None
             return [Submit(option.move)]
         remaining = self._candidates()
-        if not dec.multi and len(remaining) == 1 and remaining[0][0] in dec.auto:
+        if not dec.multi and len(remaining) == 1 and remaining[0].kind in dec.auto:
             return self.pick(remaining[0])
         if not dec.multi:
             ui.cursor = remaining[0] if remaining else None

@@ -18,6 +18,7 @@ from .caps import Caps, detect_caps, detect_lang
 from .i18n import tr
 from .model import Button, ScreenModel, UiView
 from .render import logo
+from .targets import ButtonTarget
 from .terminal import Terminal, open_terminal
 from .widgets import MIN_HEIGHT, MIN_WIDTH, dialog, draw_buttons, too_small
 
@@ -106,10 +107,10 @@ def _buttons(screen: LobbyScreen) -> list[Button]:
     view, lang = screen.view, screen.lang
     mine = next((s for s in view.seats if s.me), None)
     ready = bool(mine and mine.ready)
-    buttons = [Button(("button", "ready"), tr(lang, "lobby.unready" if ready else "lobby.ready"), "r")]
+    buttons = [Button(ButtonTarget("ready"), tr(lang, "lobby.unready" if ready else "lobby.ready"), "r")]
     if view.is_host:
-        buttons.append(Button(("button", "start"), tr(lang, "lobby.start"), "s"))
-    buttons.append(Button(("button", "leave"), tr(lang, "lobby.leave"), "q"))
+        buttons.append(Button(ButtonTarget("start"), tr(lang, "lobby.start"), "s"))
+    buttons.append(Button(ButtonTarget("leave"), tr(lang, "lobby.leave"), "q"))
     return buttons
 
 
@@ -210,7 +211,7 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
             c.put(cx, chat_top + offset, text, "chat", width - cx - 2)
     # prompt, buttons, status
     py = height - 3
-    cursor = ("button", screen.cursor) if screen.cursor else None
+    cursor = ButtonTarget(screen.cursor) if screen.cursor else None
     ui = UiView(candidates=frozenset(b.target for b in _buttons(screen)), cursor=cursor)
     model = ScreenModel(lang, view.game, "", "", "", None, [], ui=ui)
     if screen.chat is not None:

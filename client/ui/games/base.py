@@ -23,6 +23,7 @@ from ..narrate import Narrator
 
 S = TypeVar("S", bound=TableState, contravariant=True)
 State = TypeVar("State", bound=TableState)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -142,3 +143,10 @@ class ScreenBase(Generic[State]):
         live = self.live_scores(state) if state.phase not in ("game_over",) else []
         shown = [tr(lang, "you") if seat == me else name for seat, name in enumerate(names)]
         return ScoreSheet(shown, rounds, list(state.totals), self.lowest_wins, live)
+
+
+def required(value: T | None) -> T:
+    """A field of a move that its kind always has (the rules check each kind's fields), typed so."""
+    if value is None:
+        raise ValueError("a move without a field its kind needs")
+    return value

@@ -51,10 +51,23 @@ from ...cards import BACK, NO_CARD, CardView, skyjo_band, skyjo_card
 from ...i18n import tr, tr_spans, who_key
 from ...model import Button, Decision, Option
 from ...narrate import Item, Line, Narrator, value_span
+from ...targets import (
+    ButtonTarget,
+    Drawn3Target,
+    FacesTarget,
+    GridTarget,
+    HeldTarget,
+    LineTarget,
+    MarketTarget,
+    MenuTarget,
+    OrderTarget,
+    PileTarget,
+)
+from ..base import required
 from ..skyjo.model import DISCARD, DRAW, GridSeat, SkyjoTable, grid_cards, waiting_text
 
-ACTION_PILE: Target = ("pile", "action")
-ACTION_DISCARD: Target = ("pile", "action-discard")
+ACTION_PILE: Target = PileTarget("action")
+ACTION_DISCARD: Target = PileTarget("action-discard")
 BUTTONLIKE = frozenset({"button", "line", "order", "faces", "menu"})
 
 
@@ -180,41 +193,49 @@ def paths(state: ActionState, me: int, move: Move, lang: str) -> list[tuple[Targ
     if kind == "draw":
         return [(DRAW if move.source == "deck" else DISCARD,)]
     if kind == "take":
-        return [(("market", move.index),)] if move.source == "market" else [(ACTION_PILE,)]
+        return [(MarketTarget(required(move.index)),)] if move.source == "market" else [(ACTION_PILE,)]
     if kind in ("play", "discard-action"):
-        return [(("held", me, move.index), ("button", kind))]
+        return [(HeldTarget(me, required(move.index)), ButtonTarget(kind))]
     if kind in ("replace", "flip"):
-        return [(("grid", me, move.slot),)]
+        return [(GridTarget(me, required(move.slot)),)]
     if kind == "discard":
         return [(DISCARD,)]
     if kind in ("pass", "keep-lines"):
-        return [(("button", kind),)]
+        return [(ButtonTarget(kind),)]
     if kind == "remove-line":
         line = next((ln for ln, _ in state.ctx if ln.kind == move.line and ln.index == move.index), None)
         order = move.order or (line.slots if line is not None else ())
         values = [state.values[state.grid[base + s]] for s in order]
-        return [(("line", move.line, move.index), ("order", _order_label(lang, values)))]
+        return [
+            (LineTarget(required(move.line), required(move.index)), OrderTarget(_order_label(lang, values)))
+        ]
     if kind == "pick":
         if move.slot is not None:
-            return [(("grid", move.target, move.slot),)]
-        return [(("held", move.target, move.index),)]
+            return [(GridTarget(required(move.target), required(move.slot)),)]
+        return [(HeldTarget(required(move.target), required(move.index)),)]
     if kind == "swap":
-        a, b = ("grid", me, move.slot), ("grid", me, move.slot2)
+        a, b = GridTarget(me, required(move.slot)), GridTarget(me, required(move.slot2))
         up = move.face_up
-        return [(a, b, ("faces", up[1], up[0])), (b, a, ("faces", up[0], up[1]))]
+        return [(a, b, FacesTarget(up[1], up[0])), (b, a, FacesTarget(up[0], up[1]))]
     if kind == "keep":
         others = (
             [state.values[state.holding[i]] for i in move.order]
             if move.order
             else [state.values[h] for i, h in enumerate(state.holding) if i != move.index]
         )
-        return [(("drawn3", move.index), ("grid", me, move.slot), ("order", _order_label(lang, others)))]
+        return [
+            (
+                Drawn3Target(required(move.index)),
+                GridTarget(me, required(move.slot)),
+                OrderTarget(_order_label(lang, others)),
+            )
+        ]
     if kind == "keep-none":
         order = move.order or tuple(range(len(state.holding)))
         return [
             (
-                ("button", "keep-none"),
-                ("order", _order_label(lang, [state.values[state.holding[i]] for i in order])),
+                ButtonTarget("keep-none"),
+                OrderTarget(_order_label(lang, [state.values[state.holding[i]] for i in order])),
             )
         ]
     if kind == "peek":
@@ -222,18 +243,28 @@ def paths(state: ActionState, me: int, move: Move, lang: str) -> list[tuple[Targ
         slots = line.slots if line is not None else ()
         target = move.target
         tbase = (target or 0) * size
-        return [(("grid", target, s), ("button", move.line)) for s in slots if state.grid[tbase + s] != EMPTY]
+        return [
+            (GridTarget(required(target), s), ButtonTarget(required(move.line)))
+            for s in slots
+            if state.grid[tbase + s] != EMPTY
+        ]
     if kind == "replay":
-        return [(("menu", move.index),)]
+        return [(MenuTarget(required(move.index)),)]
     if kind == "steal":
-        return [(("held", move.target, move.index),)]
+        return [(HeldTarget(required(move.target), required(move.index)),)]
     if kind == "exchange":
         up = move.face_up
-        return [(("grid", me, move.slot), ("grid", move.target, move.slot2), ("faces", up[1], up[0]))]
+        return [
+            (
+                GridTarget(me, required(move.slot)),
+                GridTarget(required(move.target), required(move.slot2)),
+                FacesTarget(up[1], up[0]),
+            )
+        ]
     if kind in ("keep-action", "drop-action"):
         if move.index is not None and state.step == DRAW3:
-            return [(("drawn3", move.index), ("button", kind))]
-        return [(("button", kind),)]
+            return [(Drawn3Target(required(move.index)), ButtonTarget(kind))]
+        return [(ButtonTarget(kind),)]
     return []
 
 
@@ -241,12 +272,12 @@ def decision(state: ActionState, me: int, moves: Sequence[Move], lang: str) -> D
     if not moves:
         return None
     if moves[0].kind == "reveal":
-        options = [Option(tuple(("grid", me, s) for s in m.slots), m) for m in moves]
+        options = [Option(tuple(GridTarget(me, s) for s in m.slots), m) for m in moves]
         return Decision("action.setup", options, multi=len(moves[0].slots))
     options = [Option(path, move) for move in moves for path in paths(state, me, move, lang)]
     depth_keys: dict[int, dict[Target, str]] = {}
     reserved: dict[Target, str] = {DRAW: "1", DISCARD: "2", ACTION_PILE: "7"}
-    reserved.update({("market", i): str(3 + i) for i in range(4)})
+    reserved.update({MarketTarget(i): str(3 + i) for i in range(4)})
     for depth in range(max(len(o.path) for o in options)):
         keys: dict[Target, str] = {}
         number = 0
@@ -260,18 +291,20 @@ def decision(state: ActionState, me: int, moves: Sequence[Move], lang: str) -> D
             seen.add(target)
             if depth == 0 and target in reserved:
                 keys[target] = reserved[target]
-            elif target[0] in BUTTONLIKE and number < 9:
+            elif target.kind in BUTTONLIKE and number < 9:
                 number += 1
                 keys[target] = str(number)
         depth_keys[depth] = keys
-    labels = {t: button_label(state, me, t, (), lang) for o in options for t in o.path if t[0] in BUTTONLIKE}
+    labels = {
+        t: button_label(state, me, t, (), lang) for o in options for t in o.path if t.kind in BUTTONLIKE
+    }
     focus: dict[Target, frozenset[Target]] = {}
     for option in options:
         for target in option.path:
-            if target[0] == "line":
-                line = state.shape.line(str(target[1]), int(target[2]))  # type: ignore[call-overload]
+            if isinstance(target, LineTarget):
+                line = state.shape.line(target.axis, target.number)
                 if line is not None:
-                    focus[target] = frozenset(("grid", me, s) for s in line.slots)
+                    focus[target] = frozenset(GridTarget(me, s) for s in line.slots)
     step = state.step if state.step else "turn"
     return Decision(
         f"action.{step}",
@@ -284,38 +317,36 @@ def decision(state: ActionState, me: int, moves: Sequence[Move], lang: str) -> D
 
 
 def _value_at(state: ActionState, target: Target) -> int | None:
-    kind = target[0]
-    if kind == "grid":
-        handle = state.grid[int(target[1]) * state.size + int(target[2])]  # type: ignore[call-overload]
+    if isinstance(target, GridTarget):
+        handle = state.grid[target.seat * state.size + target.slot]
         return None if handle == EMPTY else state.values[handle]
-    if kind == "drawn3":
-        index = int(target[1])  # type: ignore[call-overload]
+    if isinstance(target, Drawn3Target):
+        index = target.place
         return state.values[state.holding[index]] if index < len(state.holding) else None
-    if kind == "held":
-        cards = state.held[int(target[1])]  # type: ignore[call-overload]
-        index = int(target[2])  # type: ignore[call-overload]
+    if isinstance(target, HeldTarget):
+        cards = state.held[target.seat]
+        index = target.place
         return state.values[cards[index]] if index < len(cards) else None
     return None
 
 
 def button_label(state: ActionState, me: int, target: Target, chosen: tuple[Target, ...], lang: str) -> str:
-    kind = target[0]
-    if kind == "button":
-        name = str(target[1])
+    if isinstance(target, ButtonTarget):
+        name = target.name
         if name in ("row", "column") and chosen:
             line = _line_of(state, chosen[-1], name)
             return tr(lang, f"action.peek.{name}", n=(line or 0) + 1)
         return tr(lang, f"action.button.{name}")
-    if kind == "line":
-        return tr(lang, f"action.remove.{target[1]}", n=int(target[2]) + 1)  # type: ignore[call-overload]
-    if kind == "order":
-        return str(target[1])
-    if kind == "menu":
-        index = int(target[1])  # type: ignore[call-overload]
+    if isinstance(target, LineTarget):
+        return tr(lang, f"action.remove.{target.axis}", n=target.number + 1)
+    if isinstance(target, OrderTarget):
+        return target.label
+    if isinstance(target, MenuTarget):
+        index = target.place
         handle = state.action_discard[index] if index < len(state.action_discard) else None
         return card_name(state.values[handle] if handle is not None else None, lang)
-    if kind == "faces":
-        first, second = bool(target[1]), bool(target[2])
+    if isinstance(target, FacesTarget):
+        first, second = bool(target.first), bool(target.second)
         if len(chosen) >= 2:
             a = (
                 card_name(_value_at(state, chosen[0]), lang)
@@ -333,20 +364,20 @@ def button_label(state: ActionState, me: int, target: Target, chosen: tuple[Targ
         if len(chosen) >= 2 and a == b:
             a, b = f"{a}1", f"{b}2"
         return f"{a} {up if first else down}  {b} {up if second else down}"
-    return str(target)
+    return str(tuple(target))
 
 
 def _known(state: ActionState, me: int, target: Target) -> bool:
-    if target[0] != "grid":
+    if not isinstance(target, GridTarget):
         return True
-    handle = state.grid[int(target[1]) * state.size + int(target[2])]  # type: ignore[call-overload]
+    handle = state.grid[target.seat * state.size + target.slot]
     return handle != EMPTY and state.knows(me, handle)
 
 
 def _line_of(state: ActionState, target: Target, kind: str) -> int | None:
-    if target[0] != "grid":
+    if not isinstance(target, GridTarget):
         return None
-    slot: int = int(target[2])  # type: ignore[call-overload]
+    slot = target.slot
     cols: int = state.shape.cols
     return slot % cols if kind == "column" else slot // cols
 
@@ -373,7 +404,7 @@ def prompt(
     buttons = [
         Button(t, button_label(state, me, t, chosen, lang), keys.get(t))
         for t in candidates(dec, chosen)
-        if t[0] in BUTTONLIKE and t[0] != "menu"
+        if t.kind in BUTTONLIKE and t.kind != "menu"
     ]
     if step == "setup":
         return tr(lang, "skyjo.prompt.setup", n=dec.multi, left=dec.multi - len(chosen)), []
@@ -408,7 +439,7 @@ def prompt(
     if step == DRAW3:
         if depth == 0:
             return tr(lang, "action.prompt.draw3"), buttons
-        if chosen[0][0] == "drawn3" and depth == 1:
+        if chosen[0].kind == "drawn3" and depth == 1:
             return tr(
                 lang, "action.prompt.draw3_slot", v=card_name(_value_at(state, chosen[0]), lang)
             ), buttons
