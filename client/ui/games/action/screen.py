@@ -11,7 +11,7 @@ from ...canvas import Canvas, Rect, Target
 from ...model import Button, Decision, ScreenModel
 from ..base import Logo, ScreenBase
 from ..skyjo.screen import grid_live_scores
-from . import draw, model
+from . import draw, model, narrate
 
 
 class ActionScreen(ScreenBase[ActionState]):
@@ -46,8 +46,8 @@ class ActionScreen(ScreenBase[ActionState]):
 
     def narrator(
         self, players: int, me: int | None, names: Sequence[str], lang: str, state: ActionState | None
-    ) -> model.ActionNarrator:
-        return model.ActionNarrator(players, me, names, lang, state.size if state is not None else 12)
+    ) -> narrate.ActionNarrator:
+        return narrate.ActionNarrator(players, me, names, lang, state.size if state is not None else 12)
 
     def live_scores(self, state: ActionState) -> list[int | None]:
         return grid_live_scores(state)
