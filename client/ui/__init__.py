@@ -11,9 +11,9 @@ and the game that follows can share one screen)::
             await run_game_ui(runner, terminal=terminal, saved=str(transcript_path))
 
 * `run_game_ui(runner, *, lang, caps, terminal, saved, footer)` plays the seat of a
-  `client.peer.PeerRunner` that something else runs (`client.local.LocalTable` for
-  `skyjo-lan play`, the LAN mesh for `host`/`join`). It reads `runner.view`, `legal_moves()`,
-  `log`, `status`, `links` (the status line shows each seat's `LinkState`: connected,
+  `runner.GameRunner` (a `client.peer.PeerRunner`) that something else runs
+  (`client.local.LocalTable` for `skyjo-lan play`, the LAN mesh for `host`/`join`). It reads
+  `runner.view`, `log`, `status`, `links` (the status line shows each seat's `LinkState`: connected,
   reconnecting with `retry_in` counting down, blamed, gone) and waits on `runner.changed`; it
   calls `submit_move` and `send_chat`. It returns when the player leaves (`q`), which the caller
   turns into cancelling the table. `saved` is the transcript's path, shown on the result screen.
@@ -36,12 +36,16 @@ How it is built (see docs/user-guide.md for what it looks like):
 module              does
 ==================  ===========================================================================
 `caps`              Unicode or ASCII (the locale's codeset), colour or not, the language
-`i18n`, `catalogue` every string, English and French
+`i18n`, `catalogue` every string, English and French (`catalogue.en`, `catalogue.fr`)
 `model`             the view-model: `ScreenModel`, `Decision` (legal moves as paths of targets)
-`skyjo_vm` ...      per game: table model, decisions, prompts, the log's sentences (`narrate`)
+`targets`           what the cursor can be on: `GridTarget`, `PileTarget`, `ButtonTarget` ...
+`games`             one `GameScreen` per game (`games.skyjo`, ...): table model (`model`),
+                    decisions, prompts, the log's sentences (`narrate`), drawing (`draw`)
 `app`               `GameUI`: the controller (keys -> effects; builds the `ScreenModel`)
 `decisions`         walking a decision's paths; the cursor's moves
-`render*`, `cards`  pure drawing: (model, width, height, caps) -> `canvas.Frame`
+`render`, `cards`   pure drawing: (model, width, height, caps) -> `canvas.Frame`
+`widgets`           drawing every screen shares (log, buttons, dialogs)
+`runner`            `GameRunner`: what the screen needs of a live table
 `terminal`, `run`   the thin curses layer and the trio screen loop
 `lobby`, `replay`   the lobby screen; `skyjo-lan replay`
 `play`              `skyjo-lan play`

@@ -1,6 +1,6 @@
 """The controller: keys in, moves out, and the `ScreenModel` of the moment.
 
-`GameUI` reads a *source* (a live `PeerRunner` through `RunnerSource`, or a replay step) and keeps
+`GameUI` reads a *source* (a live `GameRunner` through `runner.RunnerSource`, or a replay step) and keeps
 what belongs to the screen only: the cursor, the targets picked so far, overlays, the chat line.
 `handle_key` returns *effects* (`Submit`, `Chat`, `Quit`) that the terminal loop carries out, so
 the controller itself is synchronous and easy to test. Keys are names: "left", "enter", "esc",
@@ -9,7 +9,6 @@ the controller itself is synchronous and easy to test. Keys are names: "left", "
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -17,14 +16,14 @@ from typing import Any, Protocol
 from skyjo_p2p.core.events import DealRequest, RandomRequest, RevealRequest, RoundEnded, ShuffleRequest
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
-from skyjo_p2p.engine import legal_moves
 
-from . import decisions
+from . import decisions, games
 from .canvas import Frame, Rect, Target
-from .games import GameAdapter, adapter
+from .games import GameScreen
 from .i18n import tr
 from .model import Decision, HelpView, LinkView, ResultView, ScreenModel, UiView
 from .narrate import LogLike, Narrator
+from .targets import BuildingTarget, HandTarget, MarketTarget, PileTarget, SeatDiscardTarget, StockTarget
 
 
 class Source(Protocol):
@@ -43,53 +42,6 @@ class Source(Protocol):
     def links(self) -> list[LinkView]: ...
 
     def halted(self) -> str | None: ...
-
-
-class RunnerSource:
-    """A live table: one `PeerRunner`."""
-
-    def __init__(self, runner: Any) -> None:
-        self.runner = runner
-        config = runner.config
-        self.game: str = config.game
-        self.seat: int | None = runner.seat
-        self.names: Sequence[str] = list(config.names) or [f"#{s + 1}" for s in range(config.players)]
-        self._retry_seen: dict[int, tuple[tuple[str, float], float]] = {}
-
-    def state(self) -> TableState | None:
-        state: TableState | None = self.runner.view
-        return state
-
-    def log(self) -> Sequence[LogLike]:
-        entries: Sequence[LogLike] = self.runner.log
-        return entries
-
-    def legal_moves(self) -> list[Move]:
-        state = self.runner.view
-        if state is None or self.seat is None or self.runner.status.halted or self.runner.status.finished:
-            return []
-        return legal_moves(state, self.seat)
-
-    def links(self) -> list[LinkView]:
-        """Each other seat's link; a reconnection's `retry_in` counts down from when it was set."""
-        out = []
-        now = time.monotonic()
-        for seat, link in sorted(self.runner.links.items()):
-            retry = link.retry_in
-            if retry is not None:
-                key = (link.status, retry)
-                seen = self._retry_seen.get(seat)
-                if seen is None or seen[0] != key:
-                    self._retry_seen[seat] = seen = (key, now)
-                retry = max(0.0, retry - (now - seen[1]))
-            else:
-                self._retry_seen.pop(seat, None)
-            out.append(LinkView(seat, self.names[seat], link.status, retry))
-        return out
-
-    def halted(self) -> str | None:
-        halted: str | None = self.runner.status.halted
-        return halted
 
 
 @dataclass(frozen=True)
@@ -132,7 +84,8 @@ class UiState:
     rects: dict[Target, Rect] = field(default_factory=dict)
     rounds_seen: int = -1
     result_closed: bool = False
-    decision_key: Any = None
+    decision_key: tuple[str, tuple[Move, ...]] | None = None
+    """The decision shown (its kind and moves): a new one resets the picks and the cursor."""
 
 
 class GameUI:
@@ -144,7 +97,7 @@ class GameUI:
         self.saved = saved
         self.footer = footer
         self.ui = UiState()
-        self.adapter: GameAdapter = adapter(source.game)
+        self.game_screen: GameScreen[Any] = games.screen(source.game)
         self.narrator: Narrator | None = None
         self.decision: Decision | None = None
         self._state: TableState | None = None
@@ -154,7 +107,7 @@ class GameUI:
     def _narrator(self, state: TableState | None) -> Narrator:
         if self.narrator is None:
             players = len(self.source.names)
-            self.narrator = self.adapter.narrator(
+            self.narrator = self.game_screen.narrator(
                 players, self.source.seat, self.source.names, self.lang, state
             )
         return self.narrator
@@ -170,7 +123,9 @@ class GameUI:
             self._set_decision(None)
         else:
             moves = source.legal_moves()
-            self._set_decision(self.adapter.decision(state, source.seat, moves, self.lang) if moves else None)
+            self._set_decision(
+                self.game_screen.decision(state, source.seat, moves, self.lang) if moves else None
+            )
         if state is not None:
             rounds = sum(1 for r in state.history if isinstance(r, RoundEnded))
             if self.ui.rounds_seen < 0:
@@ -224,7 +179,7 @@ class GameUI:
         state = source.state()
         me = source.seat
         names = list(source.names)
-        ad = self.adapter
+        ad = self.game_screen
         model = ScreenModel(
             lang=lang,
             game=source.game,
@@ -284,7 +239,7 @@ class GameUI:
     def _result(self, state: TableState, names: list[str]) -> ResultView:
         me = self.source.seat
         order = sorted(
-            range(state.players), key=lambda s: state.totals[s], reverse=not self.adapter.lowest_wins
+            range(state.players), key=lambda s: state.totals[s], reverse=not self.game_screen.lowest_wins
         )
         winners = list(state.winners)
         shown = [tr(self.lang, "you") if s == me else names[s] for s in range(state.players)]
@@ -315,7 +270,7 @@ class GameUI:
             rows.append(line)
         if record.ender is not None:
             rows.append("")
-            if self.adapter.lowest_wins:
+            if self.game_screen.lowest_wins:
                 key = "round.ender_doubled" if record.doubled else "round.ender"
             else:
                 key = "round.stock_emptied"
@@ -336,7 +291,7 @@ class GameUI:
             state = self.source.state()
             buttons = {}
             if state is not None:
-                _, shown = self.adapter.prompt(
+                _, shown = self.game_screen.prompt(
                     state, self.source.seat, list(self.source.names), lang, dec, self.ui.chosen
                 )
                 buttons = {b.target: b.label for b in shown}
@@ -361,14 +316,13 @@ class GameUI:
         dec = self.decision
         if dec is not None and target in dec.labels:
             return dec.labels[target]
-        kind = target[0]
-        if kind == "pile":
-            return tr(lang, f"target.{target[1]}")
-        if kind in ("hand", "building", "sdiscard", "market"):
-            return tr(lang, f"target.{kind}", n=int(target[-1]) + 1)  # type: ignore[call-overload]
-        if kind == "stock":
+        if isinstance(target, PileTarget):
+            return tr(lang, f"target.{target.name}")
+        if isinstance(target, (HandTarget, BuildingTarget, SeatDiscardTarget, MarketTarget)):
+            return tr(lang, f"target.{target.kind}", n=target[-1] + 1)
+        if isinstance(target, StockTarget):
             return tr(lang, "target.stock")
-        return str(target)
+        return str(tuple(target))
 
     # --- keys ---------------------------------------------------------------------------------------
 
@@ -509,7 +463,7 @@ class GameUI:
             ui.decision_key = None
             return [Submit(option.move)]
         remaining = self._candidates()
-        if not dec.multi and len(remaining) == 1 and remaining[0][0] in dec.auto:
+        if not dec.multi and len(remaining) == 1 and remaining[0].kind in dec.auto:
             return self.pick(remaining[0])
         if not dec.multi:
             ui.cursor = remaining[0] if remaining else None

@@ -9,13 +9,11 @@ thing was drawn (`Canvas.targets`), which the controller uses to move the cursor
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Hashable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .caps import Caps
-
-Target = tuple[Hashable, ...]
-"""Something the player can choose: ("grid", seat, slot), ("pile", "draw"), ("button", "end") ..."""
+from .targets import Target as Target
 
 
 @dataclass(frozen=True)

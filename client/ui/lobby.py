@@ -12,12 +12,15 @@ from typing import Any, Protocol
 
 import trio
 
+from . import games
 from .canvas import Canvas, Frame, Rect, Span, wrap
 from .caps import Caps, detect_caps, detect_lang
 from .i18n import tr
 from .model import Button, ScreenModel, UiView
-from .render import MIN_HEIGHT, MIN_WIDTH, dialog, draw_buttons, logo, too_small
+from .render import logo
+from .targets import ButtonTarget
 from .terminal import Terminal, open_terminal
+from .widgets import MIN_HEIGHT, MIN_WIDTH, dialog, draw_buttons, too_small
 
 
 @dataclass
@@ -77,9 +80,6 @@ class LobbySource(Protocol):
     async def leave(self) -> None: ...
 
 
-GAME_TITLES = {"skyjo": "SKYJO", "skyjo-action": "SKYJO ACTION", "skip-bo": "SKIP-BO"}
-
-
 @dataclass
 class LobbyScreen:
     """The lobby's view-model: the view plus the screen's own state."""
@@ -107,10 +107,10 @@ def _buttons(screen: LobbyScreen) -> list[Button]:
     view, lang = screen.view, screen.lang
     mine = next((s for s in view.seats if s.me), None)
     ready = bool(mine and mine.ready)
-    buttons = [Button(("button", "ready"), tr(lang, "lobby.unready" if ready else "lobby.ready"), "r")]
+    buttons = [Button(ButtonTarget("ready"), tr(lang, "lobby.unready" if ready else "lobby.ready"), "r")]
     if view.is_host:
-        buttons.append(Button(("button", "start"), tr(lang, "lobby.start"), "s"))
-    buttons.append(Button(("button", "leave"), tr(lang, "lobby.leave"), "q"))
+        buttons.append(Button(ButtonTarget("start"), tr(lang, "lobby.start"), "s"))
+    buttons.append(Button(ButtonTarget("leave"), tr(lang, "lobby.leave"), "q"))
     return buttons
 
 
@@ -131,7 +131,7 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
     y = 2
     label_w = 14
     facts = [
-        (tr(lang, "lobby.game"), GAME_TITLES.get(view.game, view.game), "text"),
+        (tr(lang, "lobby.game"), games.title(view.game), "text"),
         (tr(lang, "lobby.options"), _option_text(view.options) or tr(lang, "lobby.default_options"), "text"),
         (tr(lang, "lobby.password"), tr(lang, "yes" if view.password else "no"), "text"),
     ]
@@ -211,7 +211,7 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
             c.put(cx, chat_top + offset, text, "chat", width - cx - 2)
     # prompt, buttons, status
     py = height - 3
-    cursor = ("button", screen.cursor) if screen.cursor else None
+    cursor = ButtonTarget(screen.cursor) if screen.cursor else None
     ui = UiView(candidates=frozenset(b.target for b in _buttons(screen)), cursor=cursor)
     model = ScreenModel(lang, view.game, "", "", "", None, [], ui=ui)
     if screen.chat is not None:

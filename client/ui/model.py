@@ -2,8 +2,8 @@
 
 `build_screen` (in `app`) fills a `ScreenModel` from a table source (a live `PeerRunner` or a
 replay step) and the controller's state (cursor, overlays...); `render.render` draws it. Each game
-contributes its table model (`skyjo_vm.SkyjoTable`, `skipbo_vm.SkipBoTable`, ...) and its
-`Decision`s: the legal moves of the moment, each reached by a *path* of targets the player picks
+contributes, through its `games.GameScreen`, its table model (`games.skyjo.model.SkyjoTable`, ...)
+and its `Decision`s: the legal moves of the moment, each reached by a *path* of targets the player picks
 one after the other (a card to take, then a pile to put it on). The player can only walk paths
 that exist, so no illegal move can ever be composed.
 """

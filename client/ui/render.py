@@ -1,7 +1,7 @@
 """Rendering: `render(model, width, height, caps) -> Frame`, a pure function.
 
 The screen, top to bottom: a header (game, round, whose turn), the table (drawn by the game's
-module: `render_skyjo`, `render_skipbo`, `render_action`), the prompt (what to do now, with its
+`GameScreen.draw`, from the registry in `games`), the prompt (what to do now, with its
 buttons), and a status line (the other players' links and the main keys). Overlays (help, score
 sheet, round summary, result, quit confirmation) are boxes drawn over the table. Below 80x24 the
 whole screen is a "terminal too small" notice.
@@ -9,30 +9,17 @@ whole screen is a "terminal too small" notice.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
+from . import games
 from .canvas import Canvas, Frame, Rect, Span, clip, text_width, wrap
 from .caps import Caps
 from .i18n import tr
-from .model import Button, ScreenModel
+from .model import ScreenModel
+from .widgets import MIN_HEIGHT, MIN_WIDTH, dialog, draw_buttons, draw_log, too_small
 
-MIN_WIDTH, MIN_HEIGHT = 80, 24
 WIDE = 150
 """From this width on, the log has its own panel on the right."""
-
-TableDrawer = Callable[[Canvas, Rect, ScreenModel], None]
-_DRAWERS: dict[str, TableDrawer] = {}
-
-
-def register(game: str, drawer: TableDrawer) -> None:
-    _DRAWERS[game] = drawer
-
-
-def _drawer(game: str) -> TableDrawer | None:
-    if not _DRAWERS:
-        from . import render_action, render_skipbo, render_skyjo  # noqa: F401 - they register
-    return _DRAWERS.get(game)
 
 
 def render(model: ScreenModel, width: int, height: int, caps: Caps) -> Frame:
@@ -45,7 +32,7 @@ def render(model: ScreenModel, width: int, height: int, caps: Caps) -> Frame:
     if model.notice or model.table is None:
         notice(canvas, area, model)
     else:
-        drawer = _drawer(model.game)
+        game = games.SCREENS.get(model.game)
         if width >= WIDE:
             # a wide screen: the table on the left, the log in a panel on the right
             log_w = min(90, max(50, width - 130))
@@ -53,10 +40,10 @@ def render(model: ScreenModel, width: int, height: int, caps: Caps) -> Frame:
             panel = Rect(table.right, 2, log_w, height - 6)
             canvas.box(panel, "frame", "round", tr(model.lang, "log.title"), "dim")
             draw_log(canvas, Rect(panel.x + 2, panel.y + 1, panel.w - 4, panel.h - 2), model)
-            if drawer is not None:
-                drawer(canvas, table, replace(model, log=[]))
-        elif drawer is not None:
-            drawer(canvas, area, model)
+            if game is not None:
+                game.draw(canvas, table, replace(model, log=[]))
+        elif game is not None:
+            game.draw(canvas, area, model)
     prompt(canvas, model)
     status(canvas, model)
     overlay(canvas, model)
@@ -66,27 +53,10 @@ def render(model: ScreenModel, width: int, height: int, caps: Caps) -> Frame:
 # --- the frame around the table --------------------------------------------------------------------
 
 
-def too_small(c: Canvas, lang: str) -> None:
-    lines = [
-        (tr(lang, "small.title"), "title"),
-        ("", "text"),
-        (tr(lang, "small.size", w=c.width, h=c.height, mw=MIN_WIDTH, mh=MIN_HEIGHT), "text"),
-        (tr(lang, "small.hint"), "dim"),
-    ]
-    top = max(0, (c.height - len(lines)) // 2)
-    for i, (text, style) in enumerate(lines):
-        for j, part in enumerate(wrap(text, max(c.width - 2, 1))[:2]):
-            c.put_center(0, top + i + j, c.width, part, style)
-
-
 def logo(c: Canvas, x: int, game: str) -> int:
     """The game's name in the header, its letters in the cards' colours."""
-    if game == "skip-bo":
-        text, bands = " SKIP-BO ", ["sb1", "sb1", "sb5", "sb5", "sb9", "sb9", "wild", "wild", "wild"]
-    elif game == "skyjo-action":
-        text, bands = " SKYJO ACTION ", ["neg"] * 7 + ["action"] * 7
-    else:
-        text, bands = " SKYJO ", ["neg", "neg", "zero", "low", "mid", "high", "high"]
+    look = games.logo(game)
+    text, bands = look.text, look.bands
     for i, ch in enumerate(text):
         c.put(x + i, 0, ch, f"logo.{bands[i]}" if c.caps.color else "header.title")
     return x + len(text)
@@ -110,25 +80,6 @@ def notice(c: Canvas, area: Rect, m: ScreenModel) -> None:
     if m.log:
         y = area.bottom - min(len(m.log), 4)
         draw_log(c, Rect(2, y, area.w - 4, area.bottom - y), m)
-
-
-def draw_log(c: Canvas, rect: Rect, m: ScreenModel, title: bool = False) -> None:
-    if rect.h <= 0 or rect.w <= 4:
-        return
-    y = rect.y
-    rows = rect.h
-    if title:
-        c.put(rect.x, y, tr(m.lang, "log.title"), "dim")
-        y += 1
-        rows -= 1
-    lines = m.log[-rows:] if rows > 0 else []
-    for offset, line in enumerate(lines):
-        x = rect.x
-        for span in line:
-            room = rect.right - x
-            if room <= 0:
-                break
-            x += c.put(x, y + offset, span.text, span.style, room)
 
 
 def prompt(c: Canvas, m: ScreenModel) -> None:
@@ -169,26 +120,6 @@ def prompt(c: Canvas, m: ScreenModel) -> None:
     if m.flash:
         c.fill(Rect(0, y - 1, c.width, 1))
         c.put(2, y - 1, m.flash, "error", room)
-
-
-def draw_buttons(c: Canvas, x: int, y: int, buttons: list[Button], m: ScreenModel) -> None:
-    for button in buttons:
-        on = m.ui.cursor == button.target
-        live = button.target in m.ui.candidates
-        key = m.ui.keys.get(button.target, button.key or "")
-        left, right = ("▶", "◀") if on else ("[", "]")
-        if not c.caps.unicode and on:
-            left, right = (">", "<")
-        style = "button.cursor" if on else ("button" if live else "dim")
-        start = x
-        x += c.put(x, y, left, style)
-        if key:
-            x += c.put(x, y, key, "key" if not on else style)
-            x += c.put(x, y, " ", style)
-        x += c.put(x, y, button.label, style)
-        x += c.put(x, y, right, style)
-        c.mark(button.target, Rect(start, y, x - start, 1))
-        x += 2
 
 
 def button_menu(c: Canvas, m: ScreenModel) -> None:
@@ -281,34 +212,6 @@ def overlay(c: Canvas, m: ScreenModel) -> None:
         )
     elif m.overlay == "result" and m.result is not None:
         result(c, m)
-
-
-def dialog(
-    c: Canvas, title: str, lines: list[list[Span]], footer: str = "", style: str = "dialog", width: int = 0
-) -> Rect:
-    inner = max(
-        [sum(text_width(c.text(s.text)) for s in line) for line in lines]
-        + [text_width(c.text(title)) + 4, text_width(c.text(footer)) + 4, width]
-    )
-    inner = min(inner, c.width - 6)
-    height = min(len(lines), c.height - 6)
-    w, h = inner + 4, height + 4
-    rect = Rect((c.width - w) // 2, max(1, (c.height - h) // 2), w, h)
-    c.fill(rect, " ", "dialog.body")
-    c.box(rect, style, "double" if style == "warn" else "round", title, "dialog.title")
-    for i, line in enumerate(lines[:height]):
-        x = rect.x + 2
-        for span in line:
-            room = rect.right - 2 - x
-            if room <= 0:
-                break
-            x += c.put(
-                x, rect.y + 2 + i, span.text, span.style if span.style != "text" else "dialog.body", room
-            )
-    if footer:
-        text = clip(f" {c.text(footer)} ", w - 4)
-        c.put(rect.right - 2 - text_width(text), rect.bottom - 1, text, "dialog.footer")
-    return rect
 
 
 def score_sheet(c: Canvas, m: ScreenModel) -> None:

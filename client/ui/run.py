@@ -8,45 +8,57 @@ thirty times a second. `run_game_ui` plays one seat of a live table through its 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol, TypeVar, cast
 
 import trio
 
 from skyjo_p2p.core.errors import IllegalMove
+from skyjo_p2p.core.moves import Move
 
-from .app import Chat, Effect, GameUI, Quit, RunnerSource, Submit
+from .app import Chat, Effect, GameUI, Quit, Submit
 from .canvas import Frame
 from .caps import Caps, detect_caps, detect_lang
 from .render import render
+from .runner import GameRunner, RunnerSource
 from .terminal import Terminal, open_terminal, watch_resize
 
 REDRAW_INTERVAL = 1 / 30
 """Table changes (not keys) redraw at most this often."""
 
 
-class Controller(Protocol):
-    def screen(self) -> Any: ...
+Model = TypeVar("Model")
+Effect_ = TypeVar("Effect_")
+Model_co = TypeVar("Model_co", covariant=True)
+Effect_co = TypeVar("Effect_co", covariant=True)
 
-    def handle_key(self, key: str) -> list[Any]: ...
+
+class Controller(Protocol[Model_co, Effect_co]):
+    """A screen's controller: the model to draw now, and the effects of a key."""
+
+    def screen(self) -> Model_co: ...
+
+    def handle_key(self, key: str) -> Sequence[Effect_co]: ...
 
     def on_frame(self, frame: Frame) -> None: ...
 
 
-EffectHandler = Callable[[Any], Awaitable[bool]]
+EffectHandler = Callable[[Effect_], Awaitable[bool]]
 """Carries out one effect; True stops the screen."""
 
 
 async def run_screen(
     terminal: Terminal,
-    controller: Controller,
-    on_effect: EffectHandler,
+    controller: Controller[Model, Effect_],
+    on_effect: EffectHandler[Effect_],
     changed: Callable[[], trio.Event] | None = None,
     tick: float = 1.0,
     draw_hook: Callable[[Frame], None] | None = None,
-    render_fn: Callable[[Any, int, int, Caps], Frame] = render,
+    render_fn: Callable[[Model, int, int, Caps], Frame] | None = None,
 ) -> None:
-    """Run one screen until an effect says stop."""
+    """Run one screen until an effect says stop. `render_fn` draws the controller's model (by
+    default `render.render`, for a `ScreenModel`)."""
+    draw = render_fn if render_fn is not None else cast(Callable[[Model, int, int, Caps], Frame], render)
     state = _LoopState()
 
     async def keys() -> None:
@@ -81,7 +93,7 @@ async def run_screen(
             nursery.start_soon(watch)
         while not state.stop:
             width, height = terminal.size
-            frame = render_fn(controller.screen(), width, height, terminal.caps)
+            frame = draw(controller.screen(), width, height, terminal.caps)
             controller.on_frame(frame)
             terminal.draw(frame)
             if draw_hook is not None:
@@ -116,7 +128,7 @@ class _LoopState:
 
 
 async def run_game_ui(
-    runner: Any,
+    runner: GameRunner,
     *,
     lang: str | None = None,
     caps: Caps | None = None,
@@ -126,7 +138,7 @@ async def run_game_ui(
 ) -> str:
     """Play `runner`'s seat in the terminal until the player leaves. Returns "quit".
 
-    `runner` is a `client.peer.PeerRunner` that something else runs (a `LocalTable`, or the LAN
+    `runner` (a `client.peer.PeerRunner`) is a table that something else runs (a `LocalTable`, or the LAN
     mesh). With no `terminal`, one is opened (and closed) here.
     """
     language = detect_lang(lang)
@@ -137,7 +149,7 @@ async def run_game_ui(
 
     async with trio.open_nursery() as nursery:
 
-        async def submit(move: Any) -> None:
+        async def submit(move: Move) -> None:
             try:
                 await runner.submit_move(move)
             except IllegalMove as exc:

@@ -36,7 +36,7 @@ def used_keys() -> set[str]:
         r"""\b(?:tr|tr_spans)\(\s*[\w.]+,\s*(?:who_key\()?"([a-z0-9_.\-]+)"|who_key\(\s*"([a-z0-9_.\-]+)\""""
     )
     keys: set[str] = set()
-    for path in UI.glob("*.py"):
+    for path in UI.rglob("*.py"):
         for match in pattern.finditer(path.read_text(encoding="utf-8")):
             keys.add(match.group(1) or match.group(2))
     return keys

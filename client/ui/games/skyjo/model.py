@@ -25,14 +25,16 @@ from skyjo_p2p.skyjo.state import (
     Step,
 )
 
-from .canvas import Span, Target
-from .cards import BACK, EMPTY_SLOT, NO_CARD, CardView, skyjo_band, skyjo_card
-from .i18n import tr, tr_spans, who_key
-from .model import Button, Decision, Option
-from .narrate import Item, Line, Narrator, value_span
+from ...canvas import Span, Target
+from ...cards import BACK, EMPTY_SLOT, NO_CARD, CardView, skyjo_band, skyjo_card
+from ...i18n import tr, tr_spans, who_key
+from ...model import Button, Decision, Option
+from ...narrate import Item, Line, Narrator, value_span
+from ...targets import GridTarget, LineTarget, PileTarget
+from ..base import required
 
-DRAW: Target = ("pile", "draw")
-DISCARD: Target = ("pile", "discard")
+DRAW: Target = PileTarget("draw")
+DISCARD: Target = PileTarget("discard")
 
 
 @dataclass
@@ -146,7 +148,7 @@ def decision(state: SkyjoState, me: int, moves: Sequence[Move], lang: str) -> De
         return None
     first = moves[0]
     if first.kind == "reveal":
-        options = [Option(tuple(("grid", me, s) for s in m.slots), m) for m in moves]
+        options = [Option(tuple(GridTarget(me, s) for s in m.slots), m) for m in moves]
         return Decision("skyjo.setup", options, multi=len(first.slots))
     options = []
     labels: dict[Target, str] = {}
@@ -158,15 +160,15 @@ def decision(state: SkyjoState, me: int, moves: Sequence[Move], lang: str) -> De
         elif move.kind == "discard":
             options.append(Option((DISCARD,), move))
         elif move.kind in ("replace", "flip"):
-            options.append(Option((("grid", me, move.slot),), move))
+            options.append(Option((GridTarget(me, required(move.slot)),), move))
         elif move.kind == "remove-line":
-            target: Target = ("line", move.line, move.index)
+            target: Target = LineTarget(required(move.line), required(move.index))
             options.append(Option((target,), move))
             keys[target] = str(number)
             labels[target] = tr(lang, f"skyjo.{move.line}", n=(move.index or 0) + 1)
             line = state.shape.line(move.line or "", move.index or 0)
             if line is not None:
-                focus[target] = frozenset(("grid", me, s) for s in line.slots)
+                focus[target] = frozenset(GridTarget(me, s) for s in line.slots)
     step = state.step if state.step in (Step.CHOOSE, Step.DRAWN, Step.TOOK, Step.FLIP, Step.LINE) else "turn"
     return Decision(f"skyjo.{step}", options, keys=keys, labels=labels, focus=focus)
 

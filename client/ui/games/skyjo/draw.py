@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from .canvas import Canvas, Rect, Target, clip, text_width
-from .cards import SIZES, CardView, draw_card
-from .i18n import tr
-from .model import ScreenModel
-from .render import draw_log, register
-from .render_grid import box_size, draw_cards, draw_seat_box, grid_size, seat_style
-from .skyjo_vm import DISCARD, DRAW, GridSeat, SkyjoTable
+from ...canvas import Canvas, Rect, Target, clip, text_width
+from ...cards import SIZES, CardView, draw_card
+from ...i18n import tr
+from ...model import ScreenModel
+from ...widgets import draw_log
+from .grid import box_size, draw_cards, draw_seat_box, grid_size, seat_style
+from .model import DISCARD, DRAW, GridSeat, SkyjoTable
 
 
 def plan_others(others: list[GridSeat], width: int, height_budget: int) -> tuple[str, int, int, int]:
@@ -164,6 +164,3 @@ def draw_table(c: Canvas, area: Rect, m: ScreenModel) -> None:
         # no room below: the log goes to the right of the piles
         ly = y + (SIZES[pile_size][1] + 3 if mine is None else 0)
         draw_log(c, Rect(panel_x, ly, area.right - panel_x - 1, area.bottom - ly), m)
-
-
-register("skyjo", draw_table)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .canvas import Canvas, Rect, Target
-from .cards import SIZES, CardView, draw_card
-from .i18n import tr
-from .model import ScreenModel
-from .skyjo_vm import GridSeat
+from ...canvas import Canvas, Rect, Target
+from ...cards import SIZES, CardView, draw_card
+from ...i18n import tr
+from ...model import ScreenModel
+from ...targets import GridTarget, HeldTarget
+from .model import GridSeat
 
 
 def grid_size(seat: GridSeat, size: str, gap: int = 1) -> tuple[int, int]:
@@ -20,14 +21,14 @@ def grid_size(seat: GridSeat, size: str, gap: int = 1) -> tuple[int, int]:
 
 
 def draw_cards(c: Canvas, x: int, y: int, seat: GridSeat, size: str, m: ScreenModel, gap: int = 1) -> None:
-    """A grid's cards, row by row, each marked as the target ("grid", seat, slot)."""
+    """A grid's cards, row by row, each marked as the target GridTarget(seat, slot)."""
     w, h = SIZES[size]
     step = w if size == "S" else w + gap
     ui = m.ui
-    mine_live = any(t[0] == "grid" and t[1] == seat.seat for t in ui.candidates)
+    mine_live = any(isinstance(t, GridTarget) and t.seat == seat.seat for t in ui.candidates)
     for slot, card in enumerate(seat.cards):
         row, col = divmod(slot, seat.cols)
-        target: Target = ("grid", seat.seat, slot)
+        target: Target = GridTarget(seat.seat, slot)
         live = target in ui.candidates
         draw_card(
             c,
@@ -94,12 +95,12 @@ def draw_seat_box(c: Canvas, x: int, y: int, seat: GridSeat, size: str, boxed: i
 def draw_held(
     c: Canvas, x: int, y: int, seat: int, held: Sequence[CardView], m: ScreenModel, width: int
 ) -> None:
-    """ACTION: the action cards a seat holds, as short labels (targets ("held", seat, index))."""
+    """ACTION: the action cards a seat holds, as short labels (targets HeldTarget(seat, index))."""
     ui = m.ui
     tiny = sum(len(card.text) + 1 for card in held) > width
     start = x
     for index, card in enumerate(held):
-        target: Target = ("held", seat, index)
+        target: Target = HeldTarget(seat, index)
         on = ui.cursor == target
         text = card.tiny if tiny else card.text
         if on and not c.caps.color:

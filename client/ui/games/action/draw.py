@@ -3,15 +3,16 @@ draw-three's cards and the action discard to replay from."""
 
 from __future__ import annotations
 
-from .action_vm import ACTION_DISCARD, ACTION_PILE, ActionTable
-from .canvas import Canvas, Rect, Span, Target, text_width
-from .cards import SIZES, CardView, draw_card
-from .i18n import tr
-from .model import ScreenModel
-from .render import dialog, draw_log, register
-from .render_grid import draw_cards, draw_held, grid_size
-from .render_skyjo import draw_others, plan_others
-from .skyjo_vm import DISCARD, DRAW
+from ...canvas import Canvas, Rect, Span, Target, text_width
+from ...cards import SIZES, CardView, draw_card
+from ...i18n import tr
+from ...model import ScreenModel
+from ...targets import Drawn3Target, MarketTarget, MenuTarget
+from ...widgets import dialog, draw_log
+from ..skyjo.draw import draw_others, plan_others
+from ..skyjo.grid import draw_cards, draw_held, grid_size
+from ..skyjo.model import DISCARD, DRAW
+from .model import ACTION_DISCARD, ACTION_PILE, ActionTable
 
 
 def _card(
@@ -64,7 +65,7 @@ def draw_piles(c: Canvas, x: int, y: int, t: ActionTable, size: str, m: ScreenMo
             y,
             label,
             "title"
-            if live or (cards is card and any(("drawn3", i) in ui.candidates for i in range(3)))
+            if live or (cards is card and any(Drawn3Target(i) in ui.candidates for i in range(3)))
             else "dim",
             col - 1,
         )
@@ -75,7 +76,7 @@ def draw_piles(c: Canvas, x: int, y: int, t: ActionTable, size: str, m: ScreenMo
                 y + 1,
                 size,
                 one,
-                target if target is not None else (("drawn3", i) if len(cards) > 1 else None),
+                target if target is not None else (Drawn3Target(i) if len(cards) > 1 else None),
                 m,
             )
         if below:
@@ -89,10 +90,10 @@ def draw_piles(c: Canvas, x: int, y: int, t: ActionTable, size: str, m: ScreenMo
         x,
         y2,
         tr(lang, "action.market"),
-        "title" if any(("market", i) in ui.candidates for i in range(4)) else "dim",
+        "title" if any(MarketTarget(i) in ui.candidates for i in range(4)) else "dim",
     )
     for i, card in enumerate(t.market):
-        _card(c, x + i * (w + 1), y2 + 1, size, card, ("market", i), m)
+        _card(c, x + i * (w + 1), y2 + 1, size, card, MarketTarget(i), m)
     ax = x + 4 * (w + 1) + 1
     c.put(ax, y2, tr(lang, "action.deck"), "title" if ACTION_PILE in ui.candidates else "dim")
     _card(c, ax, y2 + 1, size, CardView("back") if t.action_deck else CardView("none"), ACTION_PILE, m)
@@ -110,12 +111,12 @@ def draw_menu(c: Canvas, m: ScreenModel) -> None:
     """A list of choices that are not on the table (replay-discard: the action discard's cards)."""
     t: ActionTable = m.table
     ui = m.ui
-    menu = sorted((tgt for tgt in ui.candidates if tgt[0] == "menu"), key=lambda tgt: int(tgt[1]))  # type: ignore[call-overload]
+    menu = sorted((tgt for tgt in ui.candidates if isinstance(tgt, MenuTarget)), key=lambda tgt: tgt.place)
     if not menu:
         return
     lines = []
     for target in menu:
-        index = int(target[1])  # type: ignore[call-overload]
+        index = target.place
         card = t.action_discard[index] if index < len(t.action_discard) else CardView("none")
         name = card.title or card.text
         key = ui.keys.get(target, " ")
@@ -185,6 +186,3 @@ def draw_table(c: Canvas, area: Rect, m: ScreenModel) -> None:
     if area.bottom - log_top >= 2:
         draw_log(c, Rect(area.x + 2, log_top, area.w - 4, area.bottom - log_top), m)
     draw_menu(c, m)
-
-
-register("skyjo-action", draw_table)

@@ -1,47 +1,42 @@
-"""SKYJO ACTION for the screen: the table model, every decision of the nine action cards as paths
-of targets, and the log's sentences."""
+"""SKYJO ACTION for the screen: the table model and every decision of the nine action cards as
+paths of targets (the log's sentences are in `narrate`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from skyjo_p2p.action.cards import KIND_NAMES, STAR, is_action
 from skyjo_p2p.action.decisions import Exchange, PickLine, RemoveFromEach
-from skyjo_p2p.action.facts import (
-    ActionDiscarded,
-    ActionFound,
-    ActionPlayed,
-    ActionTaken,
-    Blocked,
-    Buried,
-    Exchanged,
-    ExtraTurns,
-    LinesKept,
-    NoEffect,
-    Peeked,
-    Swapped,
-    TurnSkipped,
-)
 from skyjo_p2p.action.state import (
     TURN,
     ActionState,
     Step,
 )
-from skyjo_p2p.core.events import LineRemoved, Moved, Revealed, RevealRequest, TurnBegan
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.grid import EMPTY
 
-from .canvas import Span, Target
-from .cards import BACK, NO_CARD, CardView, skyjo_band, skyjo_card
-from .i18n import tr, tr_spans, who_key
-from .model import Button, Decision, Option
-from .narrate import Item, Line, Narrator, value_span
-from .skyjo_vm import DISCARD, DRAW, GridSeat, SkyjoTable, grid_cards, waiting_text
+from ...canvas import Target
+from ...cards import BACK, NO_CARD, CardView, skyjo_card
+from ...i18n import tr
+from ...model import Button, Decision, Option
+from ...targets import (
+    ButtonTarget,
+    Drawn3Target,
+    FacesTarget,
+    GridTarget,
+    HeldTarget,
+    LineTarget,
+    MarketTarget,
+    MenuTarget,
+    OrderTarget,
+    PileTarget,
+)
+from ..base import required
+from ..skyjo.model import DISCARD, DRAW, GridSeat, SkyjoTable, grid_cards, waiting_text
 
-ACTION_PILE: Target = ("pile", "action")
-ACTION_DISCARD: Target = ("pile", "action-discard")
+ACTION_PILE: Target = PileTarget("action")
+ACTION_DISCARD: Target = PileTarget("action-discard")
 BUTTONLIKE = frozenset({"button", "line", "order", "faces", "menu"})
 
 
@@ -167,15 +162,15 @@ def paths(state: ActionState, me: int, move: Move, lang: str) -> list[tuple[Targ
     if kind == "draw":
         return [(DRAW if move.source == "deck" else DISCARD,)]
     if kind == "take":
-        return [(("market", move.index),)] if move.source == "market" else [(ACTION_PILE,)]
+        return [(MarketTarget(required(move.index)),)] if move.source == "market" else [(ACTION_PILE,)]
     if kind in ("play", "discard-action"):
-        return [(("held", me, move.index), ("button", kind))]
+        return [(HeldTarget(me, required(move.index)), ButtonTarget(kind))]
     if kind in ("replace", "flip"):
-        return [(("grid", me, move.slot),)]
+        return [(GridTarget(me, required(move.slot)),)]
     if kind == "discard":
         return [(DISCARD,)]
     if kind in ("pass", "keep-lines"):
-        return [(("button", kind),)]
+        return [(ButtonTarget(kind),)]
     if kind == "remove-line":
         line = next(
             (
@@ -187,28 +182,36 @@ def paths(state: ActionState, me: int, move: Move, lang: str) -> list[tuple[Targ
         )
         order = move.order or (line.slots if line is not None else ())
         values = [state.values[state.grid[base + s]] for s in order]
-        return [(("line", move.line, move.index), ("order", _order_label(lang, values)))]
+        return [
+            (LineTarget(required(move.line), required(move.index)), OrderTarget(_order_label(lang, values)))
+        ]
     if kind == "pick":
         if move.slot is not None:
-            return [(("grid", move.target, move.slot),)]
-        return [(("held", move.target, move.index),)]
+            return [(GridTarget(required(move.target), required(move.slot)),)]
+        return [(HeldTarget(required(move.target), required(move.index)),)]
     if kind == "swap":
-        a, b = ("grid", me, move.slot), ("grid", me, move.slot2)
+        a, b = GridTarget(me, required(move.slot)), GridTarget(me, required(move.slot2))
         up = move.face_up
-        return [(a, b, ("faces", up[1], up[0])), (b, a, ("faces", up[0], up[1]))]
+        return [(a, b, FacesTarget(up[1], up[0])), (b, a, FacesTarget(up[0], up[1]))]
     if kind == "keep":
         others = (
             [state.values[state.holding[i]] for i in move.order]
             if move.order
             else [state.values[h] for i, h in enumerate(state.holding) if i != move.index]
         )
-        return [(("drawn3", move.index), ("grid", me, move.slot), ("order", _order_label(lang, others)))]
+        return [
+            (
+                Drawn3Target(required(move.index)),
+                GridTarget(me, required(move.slot)),
+                OrderTarget(_order_label(lang, others)),
+            )
+        ]
     if kind == "keep-none":
         order = move.order or tuple(range(len(state.holding)))
         return [
             (
-                ("button", "keep-none"),
-                ("order", _order_label(lang, [state.values[state.holding[i]] for i in order])),
+                ButtonTarget("keep-none"),
+                OrderTarget(_order_label(lang, [state.values[state.holding[i]] for i in order])),
             )
         ]
     if kind == "peek":
@@ -216,18 +219,28 @@ def paths(state: ActionState, me: int, move: Move, lang: str) -> list[tuple[Targ
         slots = line.slots if line is not None else ()
         target = move.target
         tbase = (target or 0) * size
-        return [(("grid", target, s), ("button", move.line)) for s in slots if state.grid[tbase + s] != EMPTY]
+        return [
+            (GridTarget(required(target), s), ButtonTarget(required(move.line)))
+            for s in slots
+            if state.grid[tbase + s] != EMPTY
+        ]
     if kind == "replay":
-        return [(("menu", move.index),)]
+        return [(MenuTarget(required(move.index)),)]
     if kind == "steal":
-        return [(("held", move.target, move.index),)]
+        return [(HeldTarget(required(move.target), required(move.index)),)]
     if kind == "exchange":
         up = move.face_up
-        return [(("grid", me, move.slot), ("grid", move.target, move.slot2), ("faces", up[1], up[0]))]
+        return [
+            (
+                GridTarget(me, required(move.slot)),
+                GridTarget(required(move.target), required(move.slot2)),
+                FacesTarget(up[1], up[0]),
+            )
+        ]
     if kind in ("keep-action", "drop-action"):
         if move.index is not None and state.step == Step.DRAW3:
-            return [(("drawn3", move.index), ("button", kind))]
-        return [(("button", kind),)]
+            return [(Drawn3Target(required(move.index)), ButtonTarget(kind))]
+        return [(ButtonTarget(kind),)]
     return []
 
 
@@ -235,12 +248,12 @@ def decision(state: ActionState, me: int, moves: Sequence[Move], lang: str) -> D
     if not moves:
         return None
     if moves[0].kind == "reveal":
-        options = [Option(tuple(("grid", me, s) for s in m.slots), m) for m in moves]
+        options = [Option(tuple(GridTarget(me, s) for s in m.slots), m) for m in moves]
         return Decision("action.setup", options, multi=len(moves[0].slots))
     options = [Option(path, move) for move in moves for path in paths(state, me, move, lang)]
     depth_keys: dict[int, dict[Target, str]] = {}
     reserved: dict[Target, str] = {DRAW: "1", DISCARD: "2", ACTION_PILE: "7"}
-    reserved.update({("market", i): str(3 + i) for i in range(4)})
+    reserved.update({MarketTarget(i): str(3 + i) for i in range(4)})
     for depth in range(max(len(o.path) for o in options)):
         keys: dict[Target, str] = {}
         number = 0
@@ -254,18 +267,20 @@ def decision(state: ActionState, me: int, moves: Sequence[Move], lang: str) -> D
             seen.add(target)
             if depth == 0 and target in reserved:
                 keys[target] = reserved[target]
-            elif target[0] in BUTTONLIKE and number < 9:
+            elif target.kind in BUTTONLIKE and number < 9:
                 number += 1
                 keys[target] = str(number)
         depth_keys[depth] = keys
-    labels = {t: button_label(state, me, t, (), lang) for o in options for t in o.path if t[0] in BUTTONLIKE}
+    labels = {
+        t: button_label(state, me, t, (), lang) for o in options for t in o.path if t.kind in BUTTONLIKE
+    }
     focus: dict[Target, frozenset[Target]] = {}
     for option in options:
         for target in option.path:
-            if target[0] == "line":
-                line = state.shape.line(str(target[1]), int(target[2]))  # type: ignore[call-overload]
+            if isinstance(target, LineTarget):
+                line = state.shape.line(target.axis, target.number)
                 if line is not None:
-                    focus[target] = frozenset(("grid", me, s) for s in line.slots)
+                    focus[target] = frozenset(GridTarget(me, s) for s in line.slots)
     step = state.step if state.step else "turn"
     return Decision(
         f"action.{step}",
@@ -278,38 +293,36 @@ def decision(state: ActionState, me: int, moves: Sequence[Move], lang: str) -> D
 
 
 def _value_at(state: ActionState, target: Target) -> int | None:
-    kind = target[0]
-    if kind == "grid":
-        handle = state.grid[int(target[1]) * state.size + int(target[2])]  # type: ignore[call-overload]
+    if isinstance(target, GridTarget):
+        handle = state.grid[target.seat * state.size + target.slot]
         return None if handle == EMPTY else state.values[handle]
-    if kind == "drawn3":
-        index = int(target[1])  # type: ignore[call-overload]
+    if isinstance(target, Drawn3Target):
+        index = target.place
         return state.values[state.holding[index]] if index < len(state.holding) else None
-    if kind == "held":
-        cards = state.held[int(target[1])]  # type: ignore[call-overload]
-        index = int(target[2])  # type: ignore[call-overload]
+    if isinstance(target, HeldTarget):
+        cards = state.held[target.seat]
+        index = target.place
         return state.values[cards[index]] if index < len(cards) else None
     return None
 
 
 def button_label(state: ActionState, me: int, target: Target, chosen: tuple[Target, ...], lang: str) -> str:
-    kind = target[0]
-    if kind == "button":
-        name = str(target[1])
+    if isinstance(target, ButtonTarget):
+        name = target.name
         if name in ("row", "column") and chosen:
             line = _line_of(state, chosen[-1], name)
             return tr(lang, f"action.peek.{name}", n=(line or 0) + 1)
         return tr(lang, f"action.button.{name}")
-    if kind == "line":
-        return tr(lang, f"action.remove.{target[1]}", n=int(target[2]) + 1)  # type: ignore[call-overload]
-    if kind == "order":
-        return str(target[1])
-    if kind == "menu":
-        index = int(target[1])  # type: ignore[call-overload]
+    if isinstance(target, LineTarget):
+        return tr(lang, f"action.remove.{target.axis}", n=target.number + 1)
+    if isinstance(target, OrderTarget):
+        return target.label
+    if isinstance(target, MenuTarget):
+        index = target.place
         handle = state.action_discard[index] if index < len(state.action_discard) else None
         return card_name(state.values[handle] if handle is not None else None, lang)
-    if kind == "faces":
-        first, second = bool(target[1]), bool(target[2])
+    if isinstance(target, FacesTarget):
+        first, second = bool(target.first), bool(target.second)
         if len(chosen) >= 2:
             a = (
                 card_name(_value_at(state, chosen[0]), lang)
@@ -327,20 +340,20 @@ def button_label(state: ActionState, me: int, target: Target, chosen: tuple[Targ
         if len(chosen) >= 2 and a == b:
             a, b = f"{a}1", f"{b}2"
         return f"{a} {up if first else down}  {b} {up if second else down}"
-    return str(target)
+    return str(tuple(target))
 
 
 def _known(state: ActionState, me: int, target: Target) -> bool:
-    if target[0] != "grid":
+    if not isinstance(target, GridTarget):
         return True
-    handle = state.grid[int(target[1]) * state.size + int(target[2])]  # type: ignore[call-overload]
+    handle = state.grid[target.seat * state.size + target.slot]
     return handle != EMPTY and state.knows(me, handle)
 
 
 def _line_of(state: ActionState, target: Target, kind: str) -> int | None:
-    if target[0] != "grid":
+    if not isinstance(target, GridTarget):
         return None
-    slot: int = int(target[2])  # type: ignore[call-overload]
+    slot = target.slot
     cols: int = state.shape.cols
     return slot % cols if kind == "column" else slot // cols
 
@@ -366,12 +379,12 @@ def prompt(
     step = dec.kind.split(".", 1)[1]
     depth = len(chosen)
     keys = dec.key_map(depth)
-    from .decisions import candidates
+    from ...decisions import candidates
 
     buttons = [
         Button(t, button_label(state, me, t, chosen, lang), keys.get(t))
         for t in candidates(dec, chosen)
-        if t[0] in BUTTONLIKE and t[0] != "menu"
+        if t.kind in BUTTONLIKE and t.kind != "menu"
     ]
     if step == "setup":
         return tr(lang, "skyjo.prompt.setup", n=dec.multi, left=dec.multi - len(chosen)), []
@@ -406,7 +419,7 @@ def prompt(
     if step == Step.DRAW3:
         if depth == 0:
             return tr(lang, "action.prompt.draw3"), buttons
-        if chosen[0][0] == "drawn3" and depth == 1:
+        if chosen[0].kind == "drawn3" and depth == 1:
             return tr(
                 lang, "action.prompt.draw3_slot", v=card_name(_value_at(state, chosen[0]), lang)
             ), buttons
@@ -428,201 +441,6 @@ def prompt(
 
 
 def turn_text(state: ActionState, me: int | None, names: Sequence[str], lang: str) -> str:
-    from .skyjo_vm import turn_text as classic
+    from ..skyjo.model import turn_text as classic
 
     return classic(state, me, names, lang)
-
-
-# --- the log ------------------------------------------------------------------------------------
-
-
-class ActionNarrator(Narrator):
-    """Moves and the action cards' facts, with card values as this seat knows them.
-
-    Cards are followed by handle: a drawn card's handle comes with its (private) reveal, so its
-    value shows in the sentence once anyone may see it; a replaced face-down card is the public
-    reveal that follows the move.
-    """
-
-    def __init__(self, players: int, me: int | None, names: Sequence[str], lang: str, size: int = 12) -> None:
-        super().__init__(players, me, names, lang)
-        self.values: dict[int, int] = {}
-        self.turn: dict[str, Any] | None = None
-        self.collect: list[int] | None = None
-
-    def fact(self, fact: Any) -> None:
-        if isinstance(fact, Revealed):
-            if fact.value is not None:
-                self.values[fact.handle] = fact.value
-            turn = self.turn
-            if turn is not None and fact.to is not None and fact.to == turn["seat"] and turn["drawn"] is None:
-                turn["drawn"] = fact.handle
-            if self.collect is not None and fact.to is None:
-                self.collect.append(fact.handle)
-        elif isinstance(fact, TurnBegan):
-            self.turn = None
-            self.collect = None
-        elif isinstance(fact, Moved):
-            self.moved(fact.move)
-        elif isinstance(
-            fact,
-            ActionTaken
-            | ActionPlayed
-            | ActionDiscarded
-            | ActionFound
-            | Blocked
-            | Buried
-            | Exchanged
-            | Peeked
-            | ExtraTurns
-            | NoEffect
-            | TurnSkipped
-            | LinesKept
-            | Swapped,
-        ):
-            self.items.append(Item("fact", fact, getattr(fact, "seat", None)))
-        elif isinstance(fact, LineRemoved):
-            self.items.append(Item("line", fact, fact.seat))
-        elif not isinstance(fact, RevealRequest):
-            super().fact(fact)
-
-    def moved(self, move: Move) -> None:
-        seat = move.seat
-        kind = move.kind
-        if kind == "reveal":
-            self.collect = []
-            self.items.append(Item("setup", self.collect, seat))
-            return
-        if kind == "draw":
-            self.turn = {"seat": seat, "source": move.source, "drawn": None, "action": "", "shown": []}
-            self.items.append(Item("turn", self.turn, seat))
-            self.collect = None
-            return
-        if kind in ("replace", "discard", "flip") and self.turn is not None and self.turn["seat"] == seat:
-            if kind == "flip":
-                self.turn["flipped"] = []
-                self.collect = self.turn["flipped"]
-            else:
-                self.turn["action"] = kind
-                self.collect = self.turn["shown"]
-            return
-        self.collect = None
-
-    def name_of(self, handle: int | None) -> Span:
-        if handle is None or handle not in self.values:
-            return Span(tr(self.lang, "action.a_card"), "dim")
-        value = self.values[handle]
-        if value == STAR:
-            return Span(tr(self.lang, "action.star"), "fg.star")
-        if is_action(value):
-            return Span(card_name(value, self.lang), "fg.action")
-        return value_span(value, skyjo_band)
-
-    def tell(self, item: Item) -> list[Line]:
-        lang, me = self.lang, self.me
-        who = self.who(item.seat)
-        if item.kind == "setup":
-            if not item.data:
-                return []
-            line = tr_spans(lang, who_key("skyjo.log.setup", item.seat, me), who=who, cards=Span("{cards}"))
-            return [_splice(line, [self.name_of(h) for h in item.data])]
-        if item.kind == "turn":
-            return [self.tell_turn(item.data, who)]
-        if item.kind == "line":
-            fact: LineRemoved = item.data
-            numbers = [v for v in fact.values if v != STAR]
-            v = value_span(numbers[0], skyjo_band) if numbers else Span(tr(lang, "action.stars"), "fg.star")
-            return [tr_spans(lang, who_key(f"skyjo.log.{fact.line}", item.seat, me), "good", who=who, v=v)]
-        if item.kind == "fact":
-            return [self.tell_fact(item.data, who)]
-        return super().tell(item)
-
-    def tell_turn(self, turn: dict[str, Any], who: Span) -> Line:
-        lang, me, seat = self.lang, self.me, turn["seat"]
-        drawn = turn["drawn"]
-        if turn["source"] == "deck":
-            if drawn is not None and drawn in self.values:
-                line = tr_spans(lang, who_key("skyjo.log.drew", seat, me), who=who, v=self.name_of(drawn))
-            else:
-                line = tr_spans(lang, who_key("skyjo.log.drew_unknown", seat, me), who=who)
-        else:
-            line = tr_spans(lang, who_key("action.log.took_discard", seat, me), who=who)
-        shown = [h for h in turn["shown"] if h != drawn]
-        if turn["action"] == "replace":
-            if shown:
-                line += tr_spans(lang, "skyjo.log.replaced_hidden", v=self.name_of(shown[0]))
-            else:
-                line += tr_spans(lang, "skyjo.log.replaced_unknown")
-        elif turn["action"] == "discard":
-            line += tr_spans(lang, "skyjo.log.discarded")
-            flipped = turn.get("flipped")
-            if flipped:
-                line += tr_spans(lang, "skyjo.log.flipped", v=self.name_of(flipped[0]))
-        line.append(Span("."))
-        return line
-
-    def tell_fact(self, fact: Any, who: Span) -> Line:
-        lang, me = self.lang, self.me
-        seat = getattr(fact, "seat", None)
-        if isinstance(fact, ActionTaken):
-            key = "action.log.taken_star" if fact.star else "action.log.taken"
-            return tr_spans(lang, who_key(key, seat, me), who=who, card=self.name_of(fact.handle))
-        if isinstance(fact, ActionPlayed):
-            return tr_spans(
-                lang, who_key("action.log.played", seat, me), "title", who=who, card=self.name_of(fact.handle)
-            )
-        if isinstance(fact, ActionDiscarded):
-            return tr_spans(
-                lang, who_key("action.log.dropped", seat, me), who=who, card=self.name_of(fact.handle)
-            )
-        if isinstance(fact, ActionFound):
-            key = "action.log.found_kept" if fact.kept else "action.log.found_dropped"
-            return tr_spans(lang, who_key(key, seat, me), who=who, card=self.name_of(fact.handle))
-        if isinstance(fact, Blocked):
-            return tr_spans(
-                lang,
-                who_key("action.log.blocked", seat, me),
-                "good",
-                who=who,
-                attacker=self.who(fact.attacker, plain=True),
-            )
-        if isinstance(fact, Buried):
-            return tr_spans(lang, who_key("action.log.buried", seat, me), "warn", who=who)
-        if isinstance(fact, Swapped):
-            return tr_spans(lang, who_key("action.log.swapped", seat, me), who=who)
-        if isinstance(fact, Exchanged):
-            key = "action.log.exchange_blocked" if fact.blocked else "action.log.exchanged"
-            return tr_spans(lang, who_key(key, seat, me), who=who, other=self.who(fact.other, plain=True))
-        if isinstance(fact, Peeked):
-            line = tr(lang, f"skyjo.{fact.line}", n=fact.index + 1)
-            return tr_spans(
-                lang,
-                who_key("action.log.peeked", seat, me),
-                who=who,
-                line=line,
-                other=self.who(fact.target, plain=True),
-            )
-        if isinstance(fact, ExtraTurns):
-            if fact.count == 0:
-                return tr_spans(lang, who_key("action.log.extra_lost", seat, me), "dim", who=who)
-            return tr_spans(lang, "action.log.extra", who=self.who(seat, plain=True), n=fact.left)
-        if isinstance(fact, NoEffect):
-            return tr_spans(lang, "action.log.no_effect", "dim", card=self.name_of(fact.handle))
-        if isinstance(fact, TurnSkipped):
-            return tr_spans(lang, who_key("action.log.skipped", seat, me), "dim", who=who)
-        if isinstance(fact, LinesKept):
-            return tr_spans(lang, who_key("action.log.kept_lines", seat, me), "dim", who=who)
-        return [Span(str(fact), "dim")]
-
-
-def _splice(line: Line, cards: list[Span]) -> Line:
-    out: Line = []
-    for span in line:
-        if span.text == "{cards}":
-            for number, card_span in enumerate(cards):
-                if number:
-                    out.append(Span(", "))
-                out.append(card_span)
-        else:
-            out.append(span)
-    return out

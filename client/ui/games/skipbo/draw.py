@@ -3,12 +3,13 @@ discard piles, then the log."""
 
 from __future__ import annotations
 
-from .canvas import Canvas, Rect, Target, clip, text_width
-from .cards import SIZES, CardView, draw_card
-from .i18n import tr
-from .model import ScreenModel
-from .render import draw_log, register
-from .skipbo_vm import SkipBoSeat, SkipBoTable
+from ...canvas import Canvas, Rect, Target, clip, text_width
+from ...cards import SIZES, CardView, draw_card
+from ...i18n import tr
+from ...model import ScreenModel
+from ...targets import BuildingTarget, HandTarget, SeatDiscardTarget, StockTarget
+from ...widgets import draw_log
+from .model import SkipBoSeat, SkipBoTable
 
 
 def _title(c: Canvas, seat: SkipBoSeat, t: SkipBoTable, lang: str) -> str:
@@ -55,7 +56,7 @@ def draw_other(
         c.put(x + 15, y, total, "dim")
         ix, iy = x + 24, y
     lx = ix + c.put(ix, iy, tr(lang, "skipbo.stock") + " ", "dim")
-    lx += _small(c, lx, iy, seat.stock_top, ("stock", seat.seat), m)
+    lx += _small(c, lx, iy, seat.stock_top, StockTarget(seat.seat), m)
     lx += c.put(lx, iy, f" {seat.stock_count}", "bold")
     lx += c.put(lx + 2, iy, f"{tr(lang, 'skipbo.hand')} {len(seat.hand)}", "dim") + 2
     if boxed:
@@ -64,7 +65,7 @@ def draw_other(
         ix = lx + 2
     for pile, cards in enumerate(seat.discards):
         top = cards[-1] if cards else CardView("none")
-        _small(c, ix + pile * 5, iy, top, ("sdiscard", seat.seat, pile), m)
+        _small(c, ix + pile * 5, iy, top, SeatDiscardTarget(seat.seat, pile), m)
 
 
 def draw_card_at(
@@ -82,7 +83,7 @@ def draw_card_at(
         selected=target in ui.chosen,
         key=ui.keys.get(target) if live else None,
         target=target,
-        dim=bool(ui.candidates) and not live and target not in ui.chosen and target[0] != "building",
+        dim=bool(ui.candidates) and not live and target not in ui.chosen and target.kind != "building",
     )
 
 
@@ -123,7 +124,7 @@ def draw_table(c: Canvas, area: Rect, m: ScreenModel) -> None:
     c.put(bx, y, tr(lang, "skipbo.building"), "title")
     for pile, view in enumerate(t.building):
         x = bx + pile * step
-        draw_card_at(c, x, y + 1, size, view.top, ("building", pile), m)
+        draw_card_at(c, x, y + 1, size, view.top, BuildingTarget(pile), m)
         c.put(x, y + 1 + ch, tr(lang, "skipbo.next", n=view.needs), "dim", cw + 2)
     dx = bx + 4 * step + 2
     c.put(dx, y, tr(lang, "pile.draw"), "dim")
@@ -141,18 +142,18 @@ def draw_table(c: Canvas, area: Rect, m: ScreenModel) -> None:
         y += 1
         x = area.x + 2
         c.put(x, y, clip(f"{tr(lang, 'skipbo.stock')} {mine.stock_count}", cw + 2), "dim")
-        draw_card_at(c, x, y + 1, size, mine.stock_top, ("stock", mine.seat), m)
+        draw_card_at(c, x, y + 1, size, mine.stock_top, StockTarget(mine.seat), m)
         hx = x + cw + 3
         c.put(hx, y, tr(lang, "skipbo.hand"), "dim")
         for index, card in enumerate(mine.hand):
-            draw_card_at(c, hx + index * (cw + 1), y + 1, size, card, ("hand", mine.seat, index), m)
+            draw_card_at(c, hx + index * (cw + 1), y + 1, size, card, HandTarget(mine.seat, index), m)
         dx = hx + 5 * (cw + 1) + 2
         c.put(dx, y, tr(lang, "skipbo.discards"), "dim")
         fan_rows = max(1, min(6, area.bottom - (y + 1 + ch) - 4)) if big else 1
         for pile, cards in enumerate(mine.discards):
             px = dx + pile * (cw + 1)
             top = cards[-1] if cards else CardView("none")
-            draw_card_at(c, px, y + 1, size, top, ("sdiscard", mine.seat, pile), m)
+            draw_card_at(c, px, y + 1, size, top, SeatDiscardTarget(mine.seat, pile), m)
             under = list(reversed(cards[:-1]))
             if under:
                 if big:
@@ -164,6 +165,3 @@ def draw_table(c: Canvas, area: Rect, m: ScreenModel) -> None:
                     c.put(px, y + 1 + ch, clip(f"{c.g('up')}{shown}{more}", cw + 1), "dim")
         y += 1 + ch + (fan_rows if big else 1)
     draw_log(c, Rect(area.x + 2, y, area.w - 4, area.bottom - y), m)
-
-
-register("skip-bo", draw_table)

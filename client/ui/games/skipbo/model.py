@@ -23,13 +23,15 @@ from skyjo_p2p.skipbo.state import (
     SkipBoState,
 )
 
-from .canvas import Span, Target
-from .cards import BACK, NO_CARD, CardView, skipbo_band, skipbo_card
-from .i18n import tr, tr_spans, who_key
-from .model import Button, Decision, Option
-from .narrate import Item, Line, Narrator, value_span
+from ...canvas import Span, Target
+from ...cards import BACK, NO_CARD, CardView, skipbo_band, skipbo_card
+from ...i18n import tr, tr_spans, who_key
+from ...model import Button, Decision, Option
+from ...narrate import Item, Line, Narrator, value_span
+from ...targets import BuildingTarget, ButtonTarget, HandTarget, SeatDiscardTarget, StockTarget
+from ..base import required
 
-END: Target = ("button", "end")
+END: Target = ButtonTarget("end")
 
 
 @dataclass
@@ -122,14 +124,14 @@ def table_model(state: SkipBoState, me: int | None, names: Sequence[str], lang: 
 
 def source_target(move: Move, me: int, mate: int | None) -> Target:
     if move.source == HAND:
-        return ("hand", me, move.index)
+        return HandTarget(me, required(move.index))
     if move.source == STOCK:
-        return ("stock", me)
+        return StockTarget(me)
     if move.source == PARTNER_STOCK:
-        return ("stock", mate)
+        return StockTarget(required(mate))
     if move.source == DISCARD:
-        return ("sdiscard", me, move.pile)
-    return ("sdiscard", mate, move.pile)  # PARTNER_DISCARD
+        return SeatDiscardTarget(me, required(move.pile))
+    return SeatDiscardTarget(required(mate), required(move.pile))  # PARTNER_DISCARD
 
 
 def decision(state: SkipBoState, me: int, moves: Sequence[Move], lang: str) -> Decision | None:
@@ -139,17 +141,23 @@ def decision(state: SkipBoState, me: int, moves: Sequence[Move], lang: str) -> D
     options = []
     for move in moves:
         if move.kind == "play":
-            options.append(Option((source_target(move, me, mate), ("building", move.target)), move))
+            options.append(
+                Option((source_target(move, me, mate), BuildingTarget(required(move.target))), move)
+            )
         elif move.kind == "discard":
-            options.append(Option((("hand", me, move.index), ("sdiscard", me, move.pile)), move))
+            options.append(
+                Option(
+                    (HandTarget(me, required(move.index)), SeatDiscardTarget(me, required(move.pile))), move
+                )
+            )
         elif move.kind == "end":
             options.append(Option((END,), move))
-    first: dict[Target, str] = {("hand", me, i): str(i + 1) for i in range(5)}
-    first[("stock", me)] = "6"
-    first.update({("sdiscard", me, p): "7890"[p] for p in range(DISCARD_PILES)})
+    first: dict[Target, str] = {HandTarget(me, i): str(i + 1) for i in range(5)}
+    first[StockTarget(me)] = "6"
+    first.update({SeatDiscardTarget(me, p): "7890"[p] for p in range(DISCARD_PILES)})
     first[END] = "e"
-    second: dict[Target, str] = {("building", t): str(t + 1) for t in range(BUILDING_PILES)}
-    second.update({("sdiscard", me, p): str(p + 5) for p in range(DISCARD_PILES)})
+    second: dict[Target, str] = {BuildingTarget(t): str(t + 1) for t in range(BUILDING_PILES)}
+    second.update({SeatDiscardTarget(me, p): str(p + 5) for p in range(DISCARD_PILES)})
     return Decision(
         "skipbo.turn",
         options,
@@ -159,16 +167,15 @@ def decision(state: SkipBoState, me: int, moves: Sequence[Move], lang: str) -> D
 
 
 def chosen_value(state: SkipBoState, target: Target) -> int | None:
-    kind = target[0]
-    if kind == "hand":
-        hand = state.hands[int(target[1])]  # type: ignore[call-overload]
-        index = int(target[2])  # type: ignore[call-overload]
+    if isinstance(target, HandTarget):
+        hand = state.hands[target.seat]
+        index = target.place
         return state.values[hand[index]] if index < len(hand) else None
-    if kind == "stock":
-        stock = state.stocks[int(target[1])]  # type: ignore[call-overload]
+    if isinstance(target, StockTarget):
+        stock = state.stocks[target.seat]
         return state.values[stock[-1]] if stock else None
-    if kind == "sdiscard":
-        pile = state.discard_pile(int(target[1]), int(target[2]))  # type: ignore[call-overload]
+    if isinstance(target, SeatDiscardTarget):
+        pile = state.discard_pile(target.seat, target.pile)
         return state.values[pile[-1]] if pile else None
     return None
 
@@ -196,8 +203,8 @@ def prompt(
             return tr(lang, "skipbo.prompt.pick"), buttons
         value = card_name(lang, chosen_value(state, chosen[0]))
         next_targets = {o.path[1] for o in dec.options if o.path[:1] == chosen and len(o.path) > 1}
-        fits = any(t[0] == "building" for t in next_targets)
-        if chosen[0][0] == "hand":
+        fits = any(t.kind == "building" for t in next_targets)
+        if chosen[0].kind == "hand":
             key = "skipbo.prompt.hand" if fits else "skipbo.prompt.hand_nofit"
             return tr(lang, key, v=value), buttons
         return tr(lang, "skipbo.prompt.place", v=value), buttons

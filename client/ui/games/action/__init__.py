@@ -1,0 +1,1 @@
+"""action on the screen: its table model, its drawing and its `GameScreen`."""

@@ -1,0 +1,1 @@
+"""skipbo on the screen: its table model, its drawing and its `GameScreen`."""

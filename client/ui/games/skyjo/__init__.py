@@ -1,0 +1,1 @@
+"""skyjo on the screen: its table model, its drawing and its `GameScreen`."""

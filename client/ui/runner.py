@@ -1,0 +1,135 @@
+"""What the screen needs of a live table (`GameRunner`), and how it reads one (`RunnerSource`).
+
+`client.peer.PeerRunner` is the runner of every live table (`skyjo-lan play`, `host`, `join`);
+the screen sees it through this protocol only, so the path of a move is typed from the key
+(`app.GameUI.handle_key` -> `app.Submit`) to the session (`GameRunner.submit_move`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+import trio
+
+from skyjo_p2p.core.moves import Move
+from skyjo_p2p.core.state import TableState
+from skyjo_p2p.engine import legal_moves
+
+from .model import LinkView
+from .narrate import LogLike
+
+
+class RunnerConfig(Protocol):
+    """The table's configuration, as far as the screen reads it (`protocol.config.TableConfig`)."""
+
+    @property
+    def game(self) -> str: ...
+
+    @property
+    def players(self) -> int: ...
+
+    @property
+    def names(self) -> Sequence[str]: ...
+
+
+class RunnerStatus(Protocol):
+    """Whether the game stopped (why) or finished (`client.peer.PeerStatus`)."""
+
+    @property
+    def halted(self) -> str | None: ...
+
+    @property
+    def finished(self) -> bool: ...
+
+
+class RunnerLink(Protocol):
+    """How this peer sees another seat's link (`client.peer.LinkState`)."""
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def retry_in(self) -> float | None: ...
+
+
+class GameRunner(Protocol):
+    """One seat of a live table, run by something else (`client.peer.PeerRunner`).
+
+    The screen reads `view`, `log`, `status` and `links`, waits on `changed` (a fresh trio event
+    set at the next visible change), and plays with `submit_move` (which raises
+    `skyjo_p2p.core.errors.IllegalMove` for a move the table refuses) and `send_chat`.
+    """
+
+    @property
+    def config(self) -> RunnerConfig: ...
+
+    @property
+    def seat(self) -> int | None: ...
+
+    @property
+    def view(self) -> TableState | None: ...
+
+    @property
+    def log(self) -> Sequence[LogLike]: ...
+
+    @property
+    def status(self) -> RunnerStatus: ...
+
+    @property
+    def links(self) -> Mapping[int, RunnerLink]: ...
+
+    @property
+    def changed(self) -> trio.Event: ...
+
+    async def submit_move(self, move: Move) -> None: ...
+
+    async def send_chat(self, text: str) -> None: ...
+
+
+class RunnerSource:
+    """A live table: one `GameRunner` as a `app.Source`."""
+
+    def __init__(self, runner: GameRunner) -> None:
+        self.runner = runner
+        config = runner.config
+        self.game: str = config.game
+        self.seat: int | None = runner.seat
+        self.names: Sequence[str] = list(config.names) or [f"#{s + 1}" for s in range(config.players)]
+        self._retry_seen: dict[int, tuple[tuple[str, float], float]] = {}
+
+    def state(self) -> TableState | None:
+        state: TableState | None = self.runner.view
+        return state
+
+    def log(self) -> Sequence[LogLike]:
+        entries: Sequence[LogLike] = self.runner.log
+        return entries
+
+    def legal_moves(self) -> list[Move]:
+        state = self.runner.view
+        if state is None or self.seat is None or self.runner.status.halted or self.runner.status.finished:
+            return []
+        return legal_moves(state, self.seat)
+
+    def links(self) -> list[LinkView]:
+        """Each other seat's link; a reconnection's `retry_in` counts down from when it was set."""
+        out = []
+        now = time.monotonic()
+        for seat, link in sorted(self.runner.links.items()):
+            retry = link.retry_in
+            if retry is not None:
+                key = (link.status, retry)
+                seen = self._retry_seen.get(seat)
+                if seen is None or seen[0] != key:
+                    self._retry_seen[seat] = seen = (key, now)
+                retry = max(0.0, retry - (now - seen[1]))
+            else:
+                self._retry_seen.pop(seat, None)
+            out.append(LinkView(seat, self.names[seat], link.status, retry))
+        return out
+
+    def halted(self) -> str | None:
+        halted: str | None = self.runner.status.halted
+        return halted
