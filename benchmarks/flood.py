@@ -38,7 +38,7 @@ taken before the first frame, at every 8th of the flooder's game frames and at i
 signature (the peak of those samples: the others compact a round once it is signed)
 and at the end. That is exactly what the session holds; the process's resident memory would mix
 in the flooder and the frames in transit (every peer lives in this process). The driver does what
-client/peer.py does with the transcript: if the session can release frames to disk
+client/table/peer.py does with the transcript: if the session can release frames to disk
 (`Session.release_frames`), it releases them as they come (the *disk* column counts those bytes).
 Figures are the median over `--repeats` runs (memory barely varies between runs; CPU is not a
 figure here).

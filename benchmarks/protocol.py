@@ -72,7 +72,7 @@ class Table(Loopback):
             clock=True,
             latency=latency,
             meter=time.process_time,
-            batch_echoes=True,  # as client.peer.PeerRunner drives them
+            batch_echoes=True,  # as client.table.peer.PeerRunner drives them
             strict=True,
         )
         self.ops: list[Counter[str]] = [Counter() for _ in range(players)]

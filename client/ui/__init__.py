@@ -11,8 +11,8 @@ and the game that follows can share one screen)::
             await run_game_ui(runner, terminal=terminal, saved=str(transcript_path))
 
 * `run_game_ui(runner, *, lang, caps, terminal, saved, footer)` plays the seat of a
-  `runner.GameRunner` (a `client.peer.PeerRunner`) that something else runs
-  (`client.local.LocalTable` for `skyjo-lan play`, the LAN mesh for `host`/`join`). It reads
+  `runner.GameRunner` (a `client.table.peer.PeerRunner`) that something else runs
+  (`client.table.local.LocalTable` for `skyjo-lan play`, the LAN mesh for `host`/`join`). It reads
   `runner.view`, `log`, `status`, `links` (the status line shows each seat's `LinkState`: connected,
   reconnecting with `retry_in` counting down, blamed, gone) and waits on `runner.changed`; it
   calls `submit_move` and `send_chat`. It returns when the player leaves (`q`), which the caller

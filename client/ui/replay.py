@@ -31,7 +31,7 @@ from .model import LinkView, ScreenModel
 
 @dataclass
 class LogItem:
-    """A log entry as `client.peer.LogEntry` has it (without importing the runtime)."""
+    """A log entry as `client.table.peer.LogEntry` has it (without importing the runtime)."""
 
     kind: str
     fact: Any = None

@@ -1,6 +1,6 @@
 """What the screen needs of a live table (`GameRunner`), and how it reads one (`RunnerSource`).
 
-`client.peer.PeerRunner` is the runner of every live table (`skyjo-lan play`, `host`, `join`);
+`client.table.peer.PeerRunner` is the runner of every live table (`skyjo-lan play`, `host`, `join`);
 the screen sees it through this protocol only, so the path of a move is typed from the key
 (`app.GameUI.handle_key` -> `app.Submit`) to the session (`GameRunner.submit_move`).
 """
@@ -35,7 +35,7 @@ class RunnerConfig(Protocol):
 
 
 class RunnerStatus(Protocol):
-    """Whether the game stopped (why) or finished (`client.peer.PeerStatus`)."""
+    """Whether the game stopped (why) or finished (`client.table.peer.PeerStatus`)."""
 
     @property
     def halted(self) -> str | None: ...
@@ -45,7 +45,7 @@ class RunnerStatus(Protocol):
 
 
 class RunnerLink(Protocol):
-    """How this peer sees another seat's link (`client.peer.LinkState`)."""
+    """How this peer sees another seat's link (`client.net.mesh.LinkState`)."""
 
     @property
     def status(self) -> str: ...
@@ -55,7 +55,7 @@ class RunnerLink(Protocol):
 
 
 class GameRunner(Protocol):
-    """One seat of a live table, run by something else (`client.peer.PeerRunner`).
+    """One seat of a live table, run by something else (`client.table.peer.PeerRunner`).
 
     The screen reads `view`, `log`, `status` and `links`, waits on `changed` (a fresh trio event
     set at the next visible change), and plays with `submit_move` (which raises

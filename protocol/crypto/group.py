@@ -107,7 +107,7 @@ def system_or(rng: RandomSource, module_secrets: RandomSource) -> RandomSource:
 
     The default is drawn through the caller's own module attribute `secrets` (not through
     `randomness`) because test stand-ins still replace that attribute in `group`, `shuffle` and
-    `coins` (tests/protocol/model.py, tests/protocol/secrecy.py, protocol/vectors/generate.py);
+    `coins` (tests/protocol/model.py, tests/protocol/secrecy.py, tools/vectors/);
     unpatched it is the `secrets` module itself, so production draws are unchanged.
     """
     return module_secrets if rng is SYSTEM else rng

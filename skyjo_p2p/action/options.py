@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import OptionError
-from ..core.options import OptionSpec, parse_options
+from ..core.options import OptionSpec, parse_options, shown
 from ..grid import CLASSIC, SMALL, GridShape
 from ..skyjo.options import ENDER_MULTIPLIER, TARGET_SCORE
 from .cards import DEFAULT_COUNTS, KINDS, NUMBERS, STAR, code_of, name_of
@@ -184,7 +184,7 @@ def _parse_kinds(text: str) -> tuple[int, ...]:
         code = code_of(name)
         if code is None or code not in KINDS:
             known = ", ".join(str(name_of(k)) for k in KINDS)
-            raise OptionError(f"option action_kinds: unknown action card {name!r} (cards: {known})")
+            raise OptionError(f"option action_kinds: unknown action card {shown(name)} (cards: {known})")
         chosen.add(code)
     return tuple(k for k in KINDS if k in chosen)
 
@@ -197,13 +197,15 @@ def _parse_counts(text: str) -> dict[int, int]:
         name, sep, number = part.rpartition(":")
         code = code_of(_int_or_text(name.strip()))
         if not sep or code is None:
-            raise OptionError(f"option card_counts: write CARD:COUNT (e.g. star:12 or -2:5), not {part!r}")
+            raise OptionError(
+                f"option card_counts: write CARD:COUNT (e.g. star:12 or -2:5), not {shown(part)}"
+            )
         try:
             count = int(number.strip())
         except ValueError:
-            raise OptionError(f"option card_counts: {number.strip()!r} is not a whole number") from None
+            raise OptionError(f"option card_counts: {shown(number.strip())} is not a whole number") from None
         if not 0 <= count <= 50:
-            raise OptionError(f"option card_counts: {count} copies of {name.strip()} is not in 0..50")
+            raise OptionError(f"option card_counts: {count} copies of {shown(name.strip())} is not in 0..50")
         out[code] = count
     return out
 

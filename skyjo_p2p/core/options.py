@@ -85,6 +85,6 @@ def parse_assignments(texts: Sequence[str]) -> dict[str, str]:
     for text in texts:
         name, sep, value = text.partition("=")
         if not sep or not name.strip():
-            raise OptionError(f"an option is written NAME=VALUE, not {text!r}")
+            raise OptionError(f"an option is written NAME=VALUE, not {shown(text)}")
         out[name.strip()] = value.strip()
     return out
