@@ -138,8 +138,8 @@ async def run_game_ui(
 ) -> str:
     """Play `runner`'s seat in the terminal until the player leaves. Returns "quit".
 
-    `runner` (a `client.table.peer.PeerRunner`) is a table that something else runs (a `LocalTable`, or the LAN
-    mesh). With no `terminal`, one is opened (and closed) here.
+    `runner` (a `client.table.peer.PeerRunner`) is a table that something else runs (a
+    `LocalTable`, or the LAN mesh). With no `terminal`, one is opened (and closed) here.
     """
     language = detect_lang(lang)
     if terminal is None:
