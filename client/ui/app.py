@@ -23,7 +23,6 @@ from .games import GameScreen
 from .i18n import tr
 from .model import Decision, HelpView, LinkView, ResultView, ScreenModel, UiView
 from .narrate import LogLike, Narrator
-from .targets import BuildingTarget, HandTarget, MarketTarget, PileTarget, SeatDiscardTarget, StockTarget
 
 
 class Source(Protocol):
@@ -282,12 +281,6 @@ class GameUI:
         rows: list[tuple[str, str]] = []
         dec = self.decision
         if dec is not None:
-            rows.append(("", tr(lang, f"help.{dec.kind}")))
-            rows.append(("", ""))
-            rows.append((tr(lang, "help.k.arrows"), tr(lang, "help.move")))
-            rows.append((tr(lang, "help.k.enter"), tr(lang, "help.choose")))
-            rows.append(("Tab", tr(lang, "help.tab")))
-            keys = dec.key_map(len(self.ui.chosen))
             state = self.source.state()
             buttons = {}
             if state is not None:
@@ -295,12 +288,9 @@ class GameUI:
                     state, self.source.seat, list(self.source.names), lang, dec, self.ui.chosen
                 )
                 buttons = {b.target: b.label for b in shown}
-            for target in self._candidates():
-                key = keys.get(target)
-                if key:
-                    rows.append((key, buttons.get(target) or self.describe(target)))
-            if self.ui.chosen:
-                rows.append((tr(lang, "help.k.esc"), tr(lang, "help.back")))
+            rows += decisions.help_rows(
+                lang, dec, self.ui.chosen, buttons, list(self.source.names), self.source.seat
+            )
         else:
             rows.append(("", tr(lang, "help.waiting")))
             rows.append(("", ""))
@@ -312,17 +302,9 @@ class GameUI:
 
     def describe(self, target: Target) -> str:
         """A target in words, for the help overlay."""
-        lang = self.lang
-        dec = self.decision
-        if dec is not None and target in dec.labels:
-            return dec.labels[target]
-        if isinstance(target, PileTarget):
-            return tr(lang, f"target.{target.name}")
-        if isinstance(target, (HandTarget, BuildingTarget, SeatDiscardTarget, MarketTarget)):
-            return tr(lang, f"target.{target.kind}", n=target[-1] + 1)
-        if isinstance(target, StockTarget):
-            return tr(lang, "target.stock")
-        return str(tuple(target))
+        return decisions.describe(
+            self.lang, self.decision, target, list(self.source.names), self.source.seat
+        )
 
     # --- keys ---------------------------------------------------------------------------------------
 

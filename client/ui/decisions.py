@@ -1,11 +1,15 @@
-"""Walking a `Decision`: which targets can be picked now, and moving the cursor among them.
+"""Walking a `Decision`: which targets can be picked now, moving the cursor among them, and the
+help that says what each choice does.
 
 Pure functions over a decision and the rectangles the last render drew each target in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from .canvas import Rect, Target
+from .i18n import tr
 from .model import Decision, Option
 
 
@@ -112,4 +116,88 @@ def nearest(previous: Rect | None, targets: list[Target], rects: dict[Target, Re
     return min(drawn, key=lambda t: abs(rects[t].center[0] - px) + 2 * abs(rects[t].center[1] - py))
 
 
-__all__ = ["Option", "candidates", "complete", "cycle", "move_cursor", "nearest", "order"]
+# --- the help ---------------------------------------------------------------------------------------
+
+_BUTTON_KEYS = ("action.button.{}", "skipbo.button.{}", "skyjo.button.{}")
+
+
+def describe(
+    lang: str,
+    decision: Decision | None,
+    target: Target,
+    names: Sequence[str] = (),
+    me: int | None = None,
+) -> str:
+    """A target in words, for the help overlay: every kind of target has a sentence."""
+    from .catalogue import CATALOGUE
+
+    if decision is not None and target in decision.labels:
+        return decision.labels[target]
+    seat: int | None = getattr(target, "seat", None)
+    mine = seat is None or seat == me
+    who = names[seat] if seat is not None and 0 <= seat < len(names) else ""
+    suffix = "" if mine else ".other"
+    kind = target.kind
+    if kind == "pile":
+        return tr(lang, f"target.{target[1]}")
+    if kind == "button":
+        for pattern in _BUTTON_KEYS:
+            key = pattern.format(target[1])
+            if key in CATALOGUE["en"]:
+                return tr(lang, key)
+        return tr(lang, "target.button")
+    if kind == "line":
+        return tr(lang, f"target.line.{target[1]}", n=int(target[2]) + 1)
+    if kind in ("order", "faces"):
+        return tr(lang, f"target.{kind}")
+    if kind == "stock":
+        return tr(lang, f"target.stock{suffix}", who=who)
+    number = int(target[-1]) + 1
+    if kind in ("grid", "held", "sdiscard", "hand"):
+        return tr(lang, f"target.{kind}{suffix}", n=number, who=who)
+    return tr(lang, f"target.{kind}", n=number)
+
+
+def help_rows(
+    lang: str,
+    decision: Decision,
+    chosen: tuple[Target, ...],
+    buttons: Mapping[Target, str],
+    names: Sequence[str] = (),
+    me: int | None = None,
+) -> list[tuple[str, str]]:
+    """The help of a decision: what it is, the keys to move and choose, and each choice with its key.
+
+    Choices without a key of their own (an ACTION card you hold) get one row saying how to reach
+    them and what happens next.
+    """
+    rows: list[tuple[str, str]] = [("", tr(lang, f"help.{decision.kind}")), ("", "")]
+    rows.append((tr(lang, "help.k.arrows"), tr(lang, "help.move")))
+    rows.append((tr(lang, "help.k.enter"), tr(lang, "help.choose")))
+    rows.append(("Tab", tr(lang, "help.tab")))
+    keys = decision.key_map(len(chosen))
+    unkeyed: list[Target] = []
+    for target in candidates(decision, chosen):
+        key = keys.get(target)
+        if key:
+            rows.append((key, buttons.get(target) or describe(lang, decision, target, names, me)))
+        else:
+            unkeyed.append(target)
+    if any(t.kind == "held" and getattr(t, "seat", None) == me for t in unkeyed):
+        rows.append((tr(lang, "help.k.held"), tr(lang, "help.held")))
+    if chosen:
+        rows.append((tr(lang, "help.k.esc"), tr(lang, "help.back")))
+    return rows
+
+
+__all__ = [
+    "Option",
+    "candidates",
+    "complete",
+    "cycle",
+    "describe",
+    "help_rows",
+    "move_cursor",
+    "nearest",
+    "order",
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import string
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -114,3 +115,178 @@ def test_language_from_the_locale() -> None:
     assert detect_lang(None, {"LC_ALL": "en_GB.UTF-8", "LANG": "fr_FR.UTF-8"}) == "en"
     assert detect_lang(None, {}) == "en"
     assert detect_lang("fr", {"LANG": "C"}) == "fr"
+
+
+# --- the key walk (issue 15 point 6): every text the screen can ask for exists, in both languages ----
+
+
+class _Recording(dict[str, str]):
+    """A language table that notes every key asked for and not found."""
+
+    def __init__(self, base: dict[str, str], misses: set[str]) -> None:
+        super().__init__(base)
+        self.misses = misses
+
+    def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+        if key not in self:
+            self.misses.add(key)
+        return super().get(key, default)
+
+
+def _sample(kind: type) -> list[object]:
+    """Two values of a target kind: on my seat and on another one."""
+    import typing
+
+    hints = typing.get_type_hints(kind.__mro__[1])
+    out = []
+    for seat in (0, 1):
+        args: list[object] = []
+        for name, hint in list(hints.items())[1:]:
+            if hint is bool:
+                args.append(True)
+            elif hint is int:
+                args.append(seat if name == "seat" else 1)
+            elif name == "axis":
+                args.append("row")
+            else:
+                args.append("draw")
+        out.append(kind(*args))
+    return out
+
+
+def test_every_target_kind_is_described(monkeypatch: pytest.MonkeyPatch) -> None:
+    import typing
+
+    from client.ui import decisions, targets
+    from client.ui.catalogue import CATALOGUE
+
+    misses: set[str] = set()
+    for lang in ("en", "fr"):
+        monkeypatch.setitem(CATALOGUE, lang, _Recording(CATALOGUE[lang], misses))
+    kinds = typing.get_args(targets.Target)
+    assert len(kinds) == len(targets.__all__) - 1
+    names = ["Anna", "Ben"]
+    for lang in ("en", "fr"):
+        for kind in kinds:
+            for target in _sample(kind):
+                text = decisions.describe(lang, None, target, names, 0)  # type: ignore[arg-type]
+                assert text and "(" != text[0] and "target." not in text, (kind, text)
+        for axis in ("row", "column", "diagonal"):
+            decisions.describe(lang, None, targets.LineTarget(axis, 0), names, 0)
+        for pile in ("draw", "discard", "action", "action-discard"):
+            decisions.describe(lang, None, targets.PileTarget(pile), names, 0)
+        for button in ("end", "pass", "keep-none", "play", "row", "column", "no-such-button"):
+            decisions.describe(lang, None, targets.ButtonTarget(button), names, 0)
+    assert misses == set()
+
+
+def test_no_text_is_its_own_key() -> None:
+    for table in (EN, FR):
+        assert [k for k, v in table.items() if "." in k and v == k] == []
+
+
+# each game: the module of its Step enum, the players, and the (options, seed) tables to play
+# until every step has been seen (a fixed list: the same games every time)
+GAMES: dict[str, tuple[str, int, list[tuple[dict[str, object], int]]]] = {
+    "skyjo": ("skyjo_p2p.skyjo.state", 4, [({}, 1), ({"rows": True}, 2)]),
+    "skip-bo": ("skyjo_p2p.skipbo.state", 3, [({}, 1)]),
+    "skyjo-action": (
+        "skyjo_p2p.action.state",
+        4,
+        [(options, seed) for seed in range(1, 40) for options in ({}, {"variant": "action-in-deck"})],
+    ),
+}
+
+
+def _steps(module: str) -> set[str]:
+    import importlib
+
+    step = getattr(importlib.import_module(module), "Step", None)
+    return {str(s.value) for s in step} - {""} if step is not None else set()
+
+
+def _ask_everything(ui: Any, lang: str) -> str | None:
+    """Draw the screen, its help, and the prompt and help of every step of the decision; the step."""
+    from client.ui import decisions
+    from client.ui.caps import Caps
+    from client.ui.render import render
+
+    render(ui.screen(), 80, 24, Caps(color=True, unicode=True))
+    dec = ui.decision
+    if dec is None:
+        return None
+    state = ui.source.state()
+    names = list(ui.source.names)
+    prefixes = {o.path[:depth] for o in dec.options for depth in range(len(o.path))}
+    for chosen in sorted(prefixes, key=len)[:40]:
+        _, buttons = ui.game_screen.prompt(state, 0, names, lang, dec, chosen)
+        decisions.help_rows(lang, dec, chosen, {b.target: b.label for b in buttons}, names, 0)
+    ui.ui.overlay = "help"
+    ui.screen()
+    ui.ui.overlay = None
+    return str(getattr(state, "step", "")) or "turn"
+
+
+def _rare_skyjo_line() -> Any:
+    """SKYJO's `line` step (a row and a column share a card), which random games hardly reach."""
+    from skyjo_p2p.core.moves import Move
+    from tests.skyjo_p2p.test_skyjo_rules import GRID_B, discard, draw, flip, table
+
+    from .scenes import OfflineSource
+
+    a = [6, 6, 6, 6, 6, 2, 4, 5, 6, 7, 8, 9]
+    t = table([a, GRID_B], discard=1, draw=[10], options={"rows": True, "setup_reveals": 11})
+    t.play(Move(0, "reveal", slots=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)))
+    t.play(Move(1, "reveal", slots=tuple(range(11))))
+    t.play_all([draw(0), discard(0), flip(0, 0)])
+    return OfflineSource("skyjo", 0, ["Anna", "Ben"], t.state)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_key_the_screen_can_ask_for(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Play whole games offline, and at every moment ask the screen for everything it can say: the
+    prompt and help of every step of every decision, the narration, the status line, the score sheet,
+    the round summary and the result, in English and French; no key may be missing."""
+    from client.ui.app import GameUI
+    from client.ui.catalogue import CATALOGUE
+
+    from .scenes import OfflineTable
+
+    misses: set[str] = set()
+    for lang in ("en", "fr"):
+        monkeypatch.setitem(CATALOGUE, lang, _Recording(CATALOGUE[lang], misses))
+    module, players, tables = GAMES[game]
+    want = _steps(module)
+    seen: set[str] = set()
+    if game == "skyjo":
+        for lang in ("en", "fr"):
+            seen.add(_ask_everything(GameUI(_rare_skyjo_line(), lang), lang) or "")
+    for options, seed in tables:
+        table = OfflineTable(game, players, options, seed=seed, me=0, level="random")
+        uis = {lang: GameUI(table.source(), lang) for lang in ("en", "fr")}
+        for _ in range(3000):
+            for lang, ui in uis.items():
+                ui.source.table = table.state
+                ui.source.entries = list(table.entries)
+                seen.add(_ask_everything(ui, lang) or "")
+            if not table.step():
+                break
+        if want <= seen:
+            break
+    assert want - seen == set(), "steps never reached: widen the seeds"
+    assert misses == set()
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_action_help_says_how_to_play_a_held_card(lang: str) -> None:
+    from client.ui import i18n as text
+
+    from .scenes import action_scenes
+
+    scene = next(s for s in action_scenes(lang) if s.name == "action-choose")
+    ui = scene.make()
+    ui.handle_key("?")
+    rows = ui.screen().help.rows
+    assert (text.tr(lang, "help.k.held"), text.tr(lang, "help.held")) in rows
+    assert ("7", text.tr(lang, "target.action")) in rows
+    assert not [r for r in rows if "target." in r[1] or r[1].startswith("(")]
