@@ -20,7 +20,7 @@ from skyjo_p2p.core.state import TableState
 from . import decisions, games
 from .canvas import Frame, Rect, Target
 from .games import GameScreen
-from .i18n import tr
+from .i18n import tr, who_key
 from .model import Decision, HelpView, LinkView, ResultView, ScreenModel, UiView
 from .narrate import LogLike, Narrator
 
@@ -273,7 +273,7 @@ class GameUI:
                 key = "round.ender_doubled" if record.doubled else "round.ender"
             else:
                 key = "round.stock_emptied"
-            rows.append(tr(lang, key, who=shown[record.ender]))
+            rows.append(tr(lang, who_key(key, record.ender, me), who=shown[record.ender]))
         return tr(lang, "round.title", n=record.round), rows
 
     def _help(self) -> HelpView:
@@ -302,9 +302,7 @@ class GameUI:
 
     def describe(self, target: Target) -> str:
         """A target in words, for the help overlay."""
-        return decisions.describe(
-            self.lang, self.decision, target, list(self.source.names), self.source.seat
-        )
+        return decisions.describe(self.lang, self.decision, target, list(self.source.names), self.source.seat)
 
     # --- keys ---------------------------------------------------------------------------------------
 

@@ -80,6 +80,10 @@ EN: dict[str, str] = {
     "round.ender": "{who} ended the round with the lowest score: not doubled.",
     "round.ender_doubled": "{who} ended the round without the lowest score: doubled.",
     "round.stock_emptied": "{who} emptied their stock and won the round.",
+    # --- the round summary for the player themself (issue 15 point 9) ---
+    "round.ender.me": "You ended the round with the lowest score: not doubled.",
+    "round.ender_doubled.me": "You ended the round without the lowest score: doubled.",
+    "round.stock_emptied.me": "You emptied your stock and won the round.",
     "quit.title": "Leave the game?",
     "quit.text": "The others cannot finish this game without you.\nIt is saved: skyjo-lan verify checks it later.",
     "quit.keys": "y leave · n stay",

@@ -75,6 +75,10 @@ FR: dict[str, str] = {
     "round.ender": "{who} a fini la manche avec le plus petit score : pas de doublement.",
     "round.ender_doubled": "{who} a fini la manche sans le plus petit score : points doublés.",
     "round.stock_emptied": "{who} a vidé son talon et gagne la manche.",
+    # --- the round summary for the player themself (issue 15 point 9) ---
+    "round.ender.me": "Vous avez fini la manche avec le plus petit score : pas de doublement.",
+    "round.ender_doubled.me": "Vous avez fini la manche sans le plus petit score : points doublés.",
+    "round.stock_emptied.me": "Vous avez vidé votre talon et gagnez la manche.",
     "quit.title": "Quitter la partie ?",
     "quit.text": "Les autres ne pourront pas finir cette partie sans vous.\n"
     "Elle est enregistrée : skyjo-lan verify la vérifie plus tard.",

@@ -290,3 +290,60 @@ def test_action_help_says_how_to_play_a_held_card(lang: str) -> None:
     assert (text.tr(lang, "help.k.held"), text.tr(lang, "help.held")) in rows
     assert ("7", text.tr(lang, "target.action")) in rows
     assert not [r for r in rows if "target." in r[1] or r[1].startswith("(")]
+
+
+# --- the small rules of each language (issue 15 point 9) ---
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "want"),
+    [
+        ("en", "You drew a 8", "You drew an 8"),
+        ("en", "You drew a 11.", "You drew an 11."),
+        ("en", "a 18, a 1, a 12, a -2, a 110", "an 18, a 1, a 12, a -2, a 110"),
+        ("en", "Take the a star", "Take the star"),
+        ("en", "You drew a a star", "You drew a star"),
+        ("en", "You drew a Extra turns", "You drew an Extra turns"),
+        ("en", "Ada drew a 8", "Ada drew an 8"),
+        ("fr", "Vous avez pioché un 8", "Vous avez pioché un 8"),
+        ("fr", "Vous avez pioché un une étoile", "Vous avez pioché une étoile"),
+        ("fr", "Prendre le une étoile", "Prendre l'étoile"),
+        ("fr", "la grille de Anna", "la grille d'Anna"),
+        ("fr", "Le 11 ne va sur aucune pile", "Le 11 ne va sur aucune pile"),
+        ("fr", "défaussez-la et retournez", "défaussez-la et retournez"),
+    ],
+)
+def test_articles_and_elision(lang: str, text: str, want: str) -> None:
+    assert i18n.tidy(lang, text) == want
+
+
+def test_a_sentence_starting_with_a_name_starts_with_a_capital() -> None:
+    assert i18n.tr("en", "round.ender", who="you").startswith("You ended")
+    assert i18n.tr("en", "log.gameover", names="you", total=3).startswith("Game over")
+    spans = i18n.tr_spans("en", "skyjo.log.ender", who="you")
+    assert spans[0].text == "You"
+    assert i18n.tr("en", "skyjo.prompt.drawn", v=8).startswith("You drew an 8:")
+    assert i18n.tr("fr", "target.grid.other", n=2, who="Anna") == "carte 2 de la grille d'Anna"
+    # a field in the middle is left as it is
+    assert i18n.tr("en", "target.grid.other", n=2, who="zoé") == "card 2 of zoé's grid"
+
+
+def test_every_sentence_shown_starts_with_a_capital() -> None:
+    """Every template that is a sentence on its own (a prompt, a log line, a game's help, a notice)
+    starts with a capital, or with a field that gets one; labels and help rows are not sentences."""
+    sentence = re.compile(
+        r"^(prompt|log|flash|notice|small|result|quit|play)\.|\.(prompt|log)\.|^help\.(skyjo|skipbo|action)\."
+    )
+    fragments = {"skyjo.log.replaced", "skyjo.log.replaced_hidden", "skyjo.log.replaced_unknown"}
+    fragments |= {
+        "skyjo.log.discarded",
+        "skyjo.log.flipped",
+        "skipbo.log.and_discarded",
+        "quit.keys",
+        "result.keys",
+    }
+    for table in (EN, FR):
+        for key, text in table.items():
+            if sentence.search(key) and key not in fragments:
+                first = text.lstrip("✓ (")[:1]
+                assert first.isupper() or first == "{", (key, text)
