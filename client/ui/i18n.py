@@ -5,8 +5,8 @@ fields given as `Span`s (a coloured card value inside a sentence). A key ending 
 variant used when the subject is the player themself ("You drew" / "Vous avez pioché");
 `who_key` picks it. `tidy` applies the small rules of each language to the filled text: "an 8",
 "an 11" in English, "d'Anna" in French, and a capital at the start of a sentence that begins with
-a name ("You ended the round", not "you ..."). `tests/client/ui/test_i18n.py` checks that both languages have every key
-with the same fields, and that every key the code uses exists.
+a name ("You ended the round", not "you ..."). `tests/client/ui/test_i18n.py` checks that both
+languages have every key with the same fields, and that every key the code uses exists.
 """
 
 from __future__ import annotations

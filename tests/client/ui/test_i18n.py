@@ -170,7 +170,7 @@ def test_every_target_kind_is_described(monkeypatch: pytest.MonkeyPatch) -> None
         for kind in kinds:
             for target in _sample(kind):
                 text = decisions.describe(lang, None, target, names, 0)  # type: ignore[arg-type]
-                assert text and "(" != text[0] and "target." not in text, (kind, text)
+                assert text and text[0] != "(" and "target." not in text, (kind, text)
         for axis in ("row", "column", "diagonal"):
             decisions.describe(lang, None, targets.LineTarget(axis, 0), names, 0)
         for pile in ("draw", "discard", "action", "action-discard"):
