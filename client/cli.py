@@ -132,7 +132,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def _print_verdict(verdict: Any) -> None:
     """The three verdicts of `verify` (finished, unfinished, invalid) for a person."""
-    names = verdict.names or tuple(f"seat {s}" for s in range(verdict.players))
+    names = verdict.names or tuple(f"seat {s + 1}" for s in range(verdict.players))
     if verdict.valid:
         state = "finished" if verdict.finished else f"unfinished (round {verdict.round})"
         print(
@@ -146,10 +146,10 @@ def _print_verdict(verdict: Any) -> None:
             print("  note: the file ends with an incomplete record (a crash?); checked up to it")
         for seat, total in enumerate(verdict.totals):
             mark = "  winner" if verdict.finished and seat in verdict.winners else ""
-            print(f"  seat {seat} ({names[seat]}): {total}{mark}")
+            print(f"  seat {seat + 1} ({names[seat]}): {total}{mark}")
         return
     if verdict.blame is not None:
-        who = f"seat {verdict.blame} ({names[verdict.blame]}), who signed the evidence"
+        who = f"seat {verdict.blame + 1} ({names[verdict.blame]}), who signed the evidence"
     else:
         who = "no seat named (nothing in the file proves a seat at fault)"
     print(f"INVALID: {verdict.fault}")

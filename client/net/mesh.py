@@ -160,7 +160,7 @@ class Mesh:
     @property
     def name(self) -> str:
         names = self.config.names
-        return names[self.seat] if names else f"seat {self.seat}"
+        return names[self.seat] if names else f"seat {self.seat + 1}"
 
     async def run(self) -> None:
         """Run until the game is over for this peer (then linger briefly for late frames)."""
@@ -237,7 +237,7 @@ class Mesh:
             self.listener,
             handle,
             self.admission,
-            what=f"{self.name} (seat {self.seat}) game port",
+            what=f"{self.name} (seat {self.seat + 1}) game port",
             expected=lambda source: source_key(source) in seat_hosts,
         )
 
@@ -290,9 +290,9 @@ class Mesh:
             return
         self.split.add(seat)
         names = seat_names(self.config)
-        who = f"{names[seat]} (seat {seat})"
+        who = f"{names[seat]} (seat {seat + 1})"
         if split_by_host(self.config, self.genesis_signature, exc.genesis, exc.proof):
-            host = f"{names[HOST_SEAT]} (seat {HOST_SEAT})"
+            host = f"{names[HOST_SEAT]} (seat {HOST_SEAT + 1})"
             reason = (
                 f"{who} holds a different table than ours (genesis differs), and both tables are "
                 f"signed by the host {host}: the host gave us different tables"

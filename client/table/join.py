@@ -173,7 +173,7 @@ class Joiner:
         self.address = f"{host}:{port}"
         self.link = link
         say(
-            f"seated at {host}:{port} as seat {accepted.get('seat')}; your fingerprint "
+            f"seated at {host}:{port} as seat {int(accepted.get('seat', 0)) + 1}; your fingerprint "
             f"{fingerprint(identity.public_key().public_bytes_raw())}"
         )
         start: dict[str, Any] | None = None

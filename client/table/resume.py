@@ -52,7 +52,7 @@ async def resume(
         genesis_signature=info.genesis_signature,
     )
     peer.build(restored=(frames, info.secrets), keep=keep)
-    say(f"resuming {config.game} as seat {info.seat} from {len(frames)} saved frames")
+    say(f"resuming {config.game} as seat {info.seat + 1} from {len(frames)} saved frames")
     return await peer.play(say)
 
 

@@ -255,7 +255,7 @@ def session_timeouts() -> dict[str, Any]:
 
 async def _narrate(runner: PeerRunner, say: Say) -> None:
     """Print the game as plain lines (headless seats, and until the terminal UI takes over)."""
-    names = list(runner.config.names) or [f"seat {s}" for s in range(runner.config.players)]
+    names = list(runner.config.names) or [f"seat {s + 1}" for s in range(runner.config.players)]
     shown = 0
     while True:
         while shown < len(runner.log):

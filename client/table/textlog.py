@@ -13,7 +13,7 @@ def describe(fact: Event, names: Sequence[str]) -> str | None:
     def who(seat: int | None) -> str:
         if seat is None:
             return "nobody"
-        return names[seat] if seat < len(names) else f"seat {seat}"
+        return names[seat] if seat < len(names) else f"seat {seat + 1}"
 
     if isinstance(fact, Moved):
         move = fact.move
@@ -31,8 +31,8 @@ def describe(fact: Event, names: Sequence[str]) -> str | None:
             for s, raw in enumerate(fact.raw)
         )
         totals = ", ".join(f"{who(s)} {t}" for s, t in enumerate(fact.totals))
-        return f"round {fact.round} over (ended by {who(fact.ender)}): {parts}; totals: {totals}"
+        return f"Round {fact.round} over (ended by {who(fact.ender)}): {parts}; totals: {totals}"
     if isinstance(fact, GameOver):
         winners = " and ".join(who(s) for s in fact.winners)
-        return f"game over: {winners} won ({', '.join(map(str, fact.totals))})"
+        return f"Game over: {winners} won ({', '.join(map(str, fact.totals))})"
     return None

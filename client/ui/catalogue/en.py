@@ -251,12 +251,12 @@ EN: dict[str, str] = {
     "skipbo.set_aside": "{n} set aside",
     "skipbo.partner": "(partner)",
     "skipbo.button.end": "End the turn",
-    "skipbo.prompt.pick": "Your turn: pick a card to play (hand 1-5, stock 6, discard piles 7-0) "
+    "skipbo.prompt.pick": "Your turn: pick a card to play (hand {hand}, stock 6, discard piles 7-0) "
     "or a hand card to discard.",
     "skipbo.prompt.empty_hand": "Your hand is empty and nothing is left to draw: play from your stock "
     "or discard piles, or end the turn.",
-    "skipbo.prompt.hand": "Put the {v} on a building pile (1-4), or on a discard pile (5-8) to end your turn.",
-    "skipbo.prompt.hand_nofit": "The {v} fits no building pile: put it on a discard pile (5-8) to end your turn.",
+    "skipbo.prompt.hand": "Put the {v} on a building pile (1-4), or on a discard pile (7-0) to end your turn.",
+    "skipbo.prompt.hand_nofit": "The {v} fits no building pile: put it on a discard pile (7-0) to end your turn.",
     "skipbo.prompt.place": "Put the {v} on a building pile (1-4).",
     "skipbo.source.stock": "(stock)",
     "skipbo.source.discard": "(discard)",

@@ -242,13 +242,13 @@ FR: dict[str, str] = {
     "skipbo.set_aside": "{n} de côté",
     "skipbo.partner": "(partenaire)",
     "skipbo.button.end": "Finir le tour",
-    "skipbo.prompt.pick": "À vous : choisissez une carte à jouer (main 1-5, talon 6, défausses 7-0) "
+    "skipbo.prompt.pick": "À vous : choisissez une carte à jouer (main {hand}, talon 6, défausses 7-0) "
     "ou une carte de la main à défausser.",
     "skipbo.prompt.empty_hand": "Votre main est vide et il n'y a plus rien à piocher : jouez depuis votre talon "
     "ou vos défausses, ou finissez le tour.",
-    "skipbo.prompt.hand": "Posez le {v} sur une pile de construction (1-4), ou sur une défausse (5-8) pour finir "
+    "skipbo.prompt.hand": "Posez le {v} sur une pile de construction (1-4), ou sur une défausse (7-0) pour finir "
     "votre tour.",
-    "skipbo.prompt.hand_nofit": "Le {v} ne va sur aucune pile : posez-le sur une défausse (5-8) pour finir "
+    "skipbo.prompt.hand_nofit": "Le {v} ne va sur aucune pile : posez-le sur une défausse (7-0) pour finir "
     "votre tour.",
     "skipbo.prompt.place": "Posez le {v} sur une pile de construction (1-4).",
     "skipbo.source.stock": "(talon)",

@@ -63,7 +63,7 @@ def test_skip_bo_a_whole_round_by_keystrokes(run) -> None:
             continue
         pty.send("1")  # the first hand card ...
         pty.wait(lambda t: "Put the" in t or "fits no building pile" in t, 30, "the hand card chosen")
-        pty.send("5")  # ... onto discard pile 1: the turn ends
+        pty.send("7")  # ... onto discard pile 1 (key 7, as when picking from it): the turn ends
         pty.wait(lambda t: "Put the" not in t and "fits no building pile" not in t, 30, "the discard")
     pty.send("s")
     sheet = pty.wait("Score sheet", 30)

@@ -157,7 +157,8 @@ def decision(state: SkipBoState, me: int, moves: Sequence[Move], lang: str) -> D
     first.update({SeatDiscardTarget(me, p): "7890"[p] for p in range(DISCARD_PILES)})
     first[END] = "e"
     second: dict[Target, str] = {BuildingTarget(t): str(t + 1) for t in range(BUILDING_PILES)}
-    second.update({SeatDiscardTarget(me, p): str(p + 5) for p in range(DISCARD_PILES)})
+    # the discard piles keep their keys when a card goes on them (one set of keys for them)
+    second.update({SeatDiscardTarget(me, p): "7890"[p] for p in range(DISCARD_PILES)})
     return Decision(
         "skipbo.turn",
         options,
@@ -200,7 +201,9 @@ def prompt(
             if any(o.path == (END,) for o in dec.options):
                 buttons.append(Button(END, dec.labels[END], "e"))
                 return tr(lang, "skipbo.prompt.empty_hand"), buttons
-            return tr(lang, "skipbo.prompt.pick"), buttons
+            cards = len(state.hands[me]) if me is not None else 0
+            hand = f"1-{cards}" if cards > 1 else "1" if cards else "-"
+            return tr(lang, "skipbo.prompt.pick", hand=hand), buttons
         value = card_name(lang, chosen_value(state, chosen[0]))
         next_targets = {o.path[1] for o in dec.options if o.path[:1] == chosen and len(o.path) > 1}
         fits = any(t.kind == "building" for t in next_targets)
