@@ -173,6 +173,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         lang=args.lang,
         no_color=args.no_color,
         ascii_only=args.ascii,
+        no_bell=args.no_bell,
     )
 
 
@@ -269,18 +270,41 @@ def _announce_code(code: str) -> str:
 
 
 def _default_nick() -> str:
-    """$USER when it makes a usable name at the table, else "player"."""
-    try:
-        return cmdline.nick(os.environ.get("USER", "player")[: cmdline.NICK_MAX_CHARS])
-    except InputError:
-        return "player"
+    """The name given before (stored with the identity), else $USER when it makes a usable name at
+    the table, else "player"."""
+    from . import storage
+
+    for name in (storage.stored_name(), os.environ.get("USER", "player")[: cmdline.NICK_MAX_CHARS]):
+        try:
+            if name:
+                return cmdline.nick(name)
+        except InputError:
+            continue
+    return "player"
+
+
+NAME_NOTICE = "--name now names the player; use --table for the table"
+"""What `host --name X` without `--table` prints: X still names the table, as it used to."""
 
 
 def _network_args(args: argparse.Namespace) -> None:
     """Check (and normalise in place) what `host` and `join` were given, before anything opens:
     one clear line (`InputError`) for a port out of range or in use, an address that is not this
-    machine's, a table name mDNS cannot carry, an address without its port..."""
-    args.nick = _default_nick() if args.nick is None else cmdline.nick(args.nick)
+    machine's, a table name mDNS cannot carry, an address without its port...
+
+    `--name` names the player and `--table` the table, in every command. The old spelling of `host`,
+    `--name` for the table, still works when `--table` is not given: `--name` then names the table
+    (with a one-line notice), and the player's name comes from `--nick`/`--as` or the default."""
+    player = args.player
+    if args.command == "host" and args.name is None and player is not None:
+        print(NAME_NOTICE, file=sys.stderr)
+        args.name, player = player, None
+    if args.command == "join" and args.table_flag is not None:
+        if args.table is not None and args.table != args.table_flag:
+            raise InputError("give the table once: as --table NAME or as the first argument")
+        args.table = args.table_flag
+    given = player if player is not None else args.nick
+    args.nick = _default_nick() if given is None else cmdline.nick(given)
     if args.interface is not None:
         args.interface = cmdline.interface(args.interface)
     if args.command == "host":
@@ -369,7 +393,7 @@ def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]
     from .ui.network import host_with_screen, join_with_screen
 
     identity = storage.load_identity()
-    screen = {"lang": args.lang, "no_color": args.no_color, "ascii_only": args.ascii}
+    screen = {"lang": args.lang, "no_color": args.no_color, "ascii_only": args.ascii, "no_bell": args.no_bell}
     password = _password(args, hosting=command == "host")
     if command == "host":
         opts = HostOptions(
@@ -491,7 +515,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bots", type=int, default=3, help="how many bots sit at the table")
     p.add_argument("--bot-level", choices=("random", "greedy", "strong"), default="greedy")
     p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
-    p.add_argument("--name", help="your name at the table")
+    p.add_argument(
+        "--name", help="your name at the table (default: the name given before; asked on the first run)"
+    )
+    p.add_argument(
+        "--no-bell", action="store_true", help="no bell (and no window title) when your turn comes"
+    )
     screen_options(p)
     p.set_defaults(func=cmd_play)
 
@@ -502,11 +531,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     def network_options(p: argparse.ArgumentParser) -> None:
         p.add_argument(
-            "--nick",
-            "--as",
-            dest="nick",
+            "--name",
+            dest="player",
             default=None,
-            help="your name at the table (at most 32 characters; default: $USER)",
+            help="your name at the table (at most 32 characters; default: the name given before, else $USER)",
+        )
+        p.add_argument(
+            "--nick", "--as", dest="nick", default=None, help="the same as --name (older spellings)"
         )
         p.add_argument(
             "--password", action="store_true", help="the table has a password (asked, or $SKYJO_LAN_PASSWORD)"
@@ -531,12 +562,18 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--lang", choices=("en", "fr"), default=None, help="language of the screen")
         p.add_argument("--no-color", action="store_true", help="no colours (also NO_COLOR or TERM=dumb)")
         p.add_argument("--ascii", action="store_true", help="ASCII drawing instead of Unicode")
+        p.add_argument(
+            "--no-bell", action="store_true", help="no bell (and no window title) when your turn comes"
+        )
 
     p = sub.add_parser("host", help="open a table on the LAN and play")
     p.add_argument("--game", choices=GAMES, default="skyjo")
     p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
     p.add_argument(
-        "--name", help="the table's name, shown to others (at most 63 bytes of UTF-8; no '.' or ':')"
+        "--table",
+        dest="name",
+        help="the table's name, shown to others (at most 63 bytes of UTF-8; no '.' or ':'); "
+        "--name alone, the old spelling, still names the table (with a notice)",
     )
     p.add_argument("--seats", type=int, default=4, help="players at the table, bots included")
     p.add_argument("--bots", type=int, default=0, help="bot peers this machine adds")
@@ -550,6 +587,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "table", nargs="?", help="a table name, or HOST:PORT; without it, choose from the tables found"
     )
+    p.add_argument("--table", dest="table_flag", metavar="TABLE", help="the same as the first argument")
     network_options(p)
     p.set_defaults(func=cmd_join)
 

@@ -2,6 +2,8 @@
 
 * ``$XDG_CONFIG_HOME/skyjo-lan/identity.key``: this user's long-term Ed25519 key (raw 32-byte
   seed, mode 0600); its fingerprint is what other players see in the lobby.
+* ``$XDG_CONFIG_HOME/skyjo-lan/name``: the name this user plays under (one line, UTF-8), asked
+  by `play` on the first run or taken from the first ``--name``; the default of every command.
 * ``$XDG_CONFIG_HOME/skyjo-lan/known_peers.json``: fingerprints seen before, with their names,
   so a returning player is recognised.
 * ``$XDG_DATA_HOME/skyjo-lan/games/``: one append-only transcript per game, plus a small
@@ -77,6 +79,29 @@ def load_identity(create: bool = True) -> Ed25519PrivateKey:
     with os.fdopen(fd, "wb") as handle:
         handle.write(key.private_bytes_raw())
     return key
+
+
+def stored_name() -> str | None:
+    """The name this user plays under, if one was stored (`store_name`)."""
+    try:
+        name = (config_dir() / "name").read_text(encoding="utf-8").strip()
+    except (OSError, ValueError):
+        return None
+    return name or None
+
+
+def store_name(name: str) -> bool:
+    """Keep `name` as the name this user plays under; False if it could not be written."""
+    path = config_dir() / "name"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(name.strip() + "\n", encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        log.warning("could not keep the player's name in %s: %s", path, _why(exc))
+        return False
+    return True
 
 
 def known_peers() -> dict[str, dict[str, object]]:

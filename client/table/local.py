@@ -49,7 +49,8 @@ class LocalTable:
         ]
         if not human:
             keys[0] = Ed25519PrivateKey.generate()
-        default_names = (["you"] if human else []) + [f"bot {i + 1}" for i in range(bots)]
+        # a name, never "you": the names are saved in the game, and a replay reads them as names
+        default_names = (["player"] if human else []) + [f"bot {i + 1}" for i in range(bots)]
         try:
             self.config = TableConfig(
                 session_id=secrets.token_bytes(32),

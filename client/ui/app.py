@@ -100,6 +100,8 @@ class GameUI:
         self.narrator: Narrator | None = None
         self.decision: Decision | None = None
         self._state: TableState | None = None
+        self.bell = True
+        """Ring when it becomes this seat's turn (`--no-bell`; the `b` key toggles it)."""
 
     # --- reading the table ------------------------------------------------------------------------
 
@@ -296,6 +298,7 @@ class GameUI:
             rows.append(("", ""))
         rows.append(("s", tr(lang, "help.scores")))
         rows.append(("t", tr(lang, "help.chat")))
+        rows.append(("b", tr(lang, "help.bell_on" if self.bell else "help.bell_off")))
         rows.append(("q", tr(lang, "help.quit")))
         rows.append(("?", tr(lang, "help.help")))
         return HelpView(tr(lang, "help.title"), rows)
@@ -362,6 +365,10 @@ class GameUI:
         if key == "t":
             ui.chat = ""
             return []
+        if key == "b":
+            self.bell = not self.bell
+            ui.flash = tr(self.lang, "bell.on" if self.bell else "bell.off")
+            return []
         if key == "q":
             if self._game_over():
                 return [Quit()]
@@ -372,6 +379,17 @@ class GameUI:
             ui.result_closed = False
             return []
         return self._decision_key(key)
+
+    def my_turn(self) -> bool:
+        """Whether it is this seat's turn (the moment the bell rings for)."""
+        state = self.source.state()
+        me = self.source.seat
+        return (
+            state is not None
+            and me is not None
+            and state.phase == "turn"
+            and getattr(state, "turn", None) == me
+        )
 
     def _game_over(self) -> bool:
         state = self.source.state()

@@ -26,6 +26,8 @@ class Caps:
 
     color: bool = True
     unicode: bool = True
+    bell: bool = True
+    """Ring the bell (and set the window title) when it becomes the player's turn (`--no-bell`)."""
 
 
 _locale_ready: bool | None = None
@@ -62,9 +64,12 @@ def color_wanted(environ: Mapping[str, str] | None = None, no_color: bool = Fals
     return term not in ("", "dumb")
 
 
-def detect_caps(*, no_color: bool = False, ascii_only: bool = False) -> Caps:
-    """Capabilities from the environment and the command-line flags."""
-    return Caps(color=color_wanted(no_color=no_color), unicode=not ascii_only and locale_is_utf8())
+def detect_caps(*, no_color: bool = False, ascii_only: bool = False, no_bell: bool = False) -> Caps:
+    """Capabilities from the environment and the command-line flags (the bell is not a colour:
+    NO_COLOR leaves it on)."""
+    return Caps(
+        color=color_wanted(no_color=no_color), unicode=not ascii_only and locale_is_utf8(), bell=not no_bell
+    )
 
 
 def detect_lang(given: str | None = None, environ: Mapping[str, str] | None = None) -> str:

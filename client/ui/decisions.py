@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from .canvas import Rect, Target
 from .i18n import tr
 from .model import Decision, Option
+from .targets import ButtonTarget, LineTarget, PileTarget
 
 
 def candidates(decision: Decision, chosen: tuple[Target, ...]) -> list[Target]:
@@ -138,16 +139,16 @@ def describe(
     who = names[seat] if seat is not None and 0 <= seat < len(names) else ""
     suffix = "" if mine else ".other"
     kind = target.kind
-    if kind == "pile":
-        return tr(lang, f"target.{target[1]}")
-    if kind == "button":
+    if isinstance(target, PileTarget):
+        return tr(lang, f"target.{target.name}")
+    if isinstance(target, ButtonTarget):
         for pattern in _BUTTON_KEYS:
-            key = pattern.format(target[1])
+            key = pattern.format(target.name)
             if key in CATALOGUE["en"]:
                 return tr(lang, key)
         return tr(lang, "target.button")
-    if kind == "line":
-        return tr(lang, f"target.line.{target[1]}", n=int(target[2]) + 1)
+    if isinstance(target, LineTarget):
+        return tr(lang, f"target.line.{target.axis}", n=target.number + 1)
     if kind in ("order", "faces"):
         return tr(lang, f"target.{kind}")
     if kind == "stock":

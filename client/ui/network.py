@@ -167,10 +167,16 @@ class JoinLobby:
 
 
 async def host_with_screen(
-    opts: HostOptions, identity: Ed25519PrivateKey, *, lang: str | None, no_color: bool, ascii_only: bool
+    opts: HostOptions,
+    identity: Ed25519PrivateKey,
+    *,
+    lang: str | None,
+    no_color: bool,
+    ascii_only: bool,
+    no_bell: bool = False,
 ) -> int:
     host = Host(opts, identity, _quiet)
-    caps = detect_caps(no_color=no_color, ascii_only=ascii_only)
+    caps = detect_caps(no_color=no_color, ascii_only=ascii_only, no_bell=no_bell)
     async with trio.open_nursery() as nursery:
         await nursery.start(host.run)
         code = await _lobby_then_game(HostLobby(host), host, lang, caps)
@@ -179,7 +185,13 @@ async def host_with_screen(
 
 
 async def join_with_screen(
-    opts: JoinOptions, identity: Ed25519PrivateKey, *, lang: str | None, no_color: bool, ascii_only: bool
+    opts: JoinOptions,
+    identity: Ed25519PrivateKey,
+    *,
+    lang: str | None,
+    no_color: bool,
+    ascii_only: bool,
+    no_bell: bool = False,
 ) -> int:
     # choose the table before the screen is taken (the list of tables is a plain prompt)
     opts.found = await find_table(opts, print)
@@ -192,7 +204,7 @@ async def join_with_screen(
             joiner.closed = str(exc)
             joiner._changed()
 
-    caps = detect_caps(no_color=no_color, ascii_only=ascii_only)
+    caps = detect_caps(no_color=no_color, ascii_only=ascii_only, no_bell=no_bell)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(play)
         code = await _lobby_then_game(JoinLobby(joiner), joiner, lang, caps)

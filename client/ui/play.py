@@ -36,6 +36,36 @@ def bot_level(level: str, game: str) -> tuple[str, bool]:
         return "random", True
 
 
+def login_name() -> str:
+    """The login name, as a name at the table ("player" when there is none)."""
+    import getpass
+
+    try:
+        return getpass.getuser().strip()[:32] or "player"
+    except (OSError, KeyError, ImportError):
+        return "player"
+
+
+def player_name(given: str | None, language: str) -> str:
+    """The name saved in the game for the person: `--name`, else the name stored with the identity,
+    else asked on the first run (Enter keeps the login name) and stored for the next games."""
+    from client.storage import store_name, stored_name
+
+    name = (given or "").strip()[:32]
+    stored = stored_name()
+    if not name and stored:
+        return stored[:32]
+    if not name:
+        default = login_name()
+        try:
+            name = input(tr(language, "play.ask_name", default=default)).strip()[:32] or default
+        except EOFError:
+            name = default
+    if stored is None:
+        store_name(name)
+    return name
+
+
 def play(
     game: str,
     bots: int,
@@ -46,6 +76,7 @@ def play(
     lang: str | None,
     no_color: bool,
     ascii_only: bool,
+    no_bell: bool = False,
 ) -> int:
     from client.storage import load_identity
     from client.table.local import LocalTable
@@ -54,7 +85,7 @@ def play(
     from .terminal import open_terminal
 
     language = detect_lang(lang)
-    caps = detect_caps(no_color=no_color, ascii_only=ascii_only)
+    caps = detect_caps(no_color=no_color, ascii_only=ascii_only, no_bell=no_bell)
     new_game(game, bots + 1, options)  # checks the game, the player count and the options first
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         print(
@@ -63,7 +94,7 @@ def play(
         return 2
     asked = level
     level, missing = bot_level(level, game)
-    me = (name or tr(language, "you")).strip()[:32] or "you"
+    me = player_name(name, language)
     names = [me, *[n for n in BOT_NAMES if n.lower() != me.lower()][:bots]]
     table = LocalTable(
         game,

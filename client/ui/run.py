@@ -19,9 +19,10 @@ from skyjo_p2p.core.moves import Move
 from .app import Chat, Effect, GameUI, Quit, Submit
 from .canvas import Frame
 from .caps import Caps, detect_caps, detect_lang
+from .i18n import tr
 from .render import render
 from .runner import GameRunner, RunnerSource
-from .terminal import Terminal, open_terminal, watch_resize
+from .terminal import Terminal, TurnAlert, open_terminal, watch_resize
 
 REDRAW_INTERVAL = 1 / 30
 """Table changes (not keys) redraw at most this often."""
@@ -146,6 +147,8 @@ async def run_game_ui(
         async with open_terminal(caps or detect_caps()) as opened:
             return await run_game_ui(runner, lang=language, terminal=opened, saved=saved, footer=footer)
     ui = GameUI(RunnerSource(runner), language, saved=saved, footer=footer)
+    ui.bell = terminal.caps.bell
+    alert = TurnAlert(terminal, f"{ui.source.game.upper()} — {tr(language, 'header.your_turn').lower()}")
 
     async with trio.open_nursery() as nursery:
 
@@ -166,6 +169,12 @@ async def run_game_ui(
                 return True
             return False
 
-        await run_screen(terminal, ui, on_effect, changed=lambda: runner.changed)
+        await run_screen(
+            terminal,
+            ui,
+            on_effect,
+            changed=lambda: runner.changed,
+            draw_hook=lambda _frame: alert.update(ui.my_turn(), ui.bell),
+        )
         nursery.cancel_scope.cancel()
     return "quit"

@@ -188,6 +188,16 @@ def key_name(key: int | str) -> str | None:
     return CHAR_NAMES.get(key, key if key.isprintable() else None)
 
 
+# terminals that have a window title set by OSC 2 (and keep a stack of titles: CSI 22 / 23 t)
+_TITLED = ("xterm", "rxvt", "screen", "tmux", "alacritty", "kitty", "foot", "wezterm", "konsole", "st-")
+
+
+def has_title(environ: dict[str, str] | None = None) -> bool:
+    """Whether the terminal shows a window title that escape sequences can set."""
+    term = (os.environ if environ is None else environ).get("TERM", "")
+    return term.startswith(_TITLED)
+
+
 class Terminal:
     """An open curses screen. Use `open_terminal()`."""
 
@@ -197,6 +207,7 @@ class Terminal:
         self._pairs: dict[tuple[int, int], int] = {}
         self._attrs: dict[str, int] = {}
         self._last: list[Any] | None = None
+        self._titled = False
         self.colors256 = caps.color and curses.COLORS >= 256
 
     @property
@@ -260,6 +271,31 @@ class Terminal:
         self._last = None
         self.screen.clear()
 
+    def _send(self, data: bytes) -> None:
+        out = sys.__stdout__
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.write(out.fileno() if out is not None else 1, data)
+
+    def bell(self) -> None:
+        """Ring the terminal's bell (one BEL byte)."""
+        self._send(b"\a")
+
+    def title(self, text: str | None) -> None:
+        """Set the window title, keeping the one before on the terminal's stack; None gives it back.
+        Nothing on terminals without a title."""
+        if not has_title():
+            return
+        if text is None:
+            if self._titled:
+                self._titled = False
+                self._send(b"\x1b[23;0t")
+            return
+        if not self._titled:
+            self._titled = True
+            self._send(b"\x1b[22;0t")
+        clean = "".join(ch for ch in text if ch.isprintable())
+        self._send(b"\x1b]2;" + clean.encode("utf-8", "replace") + b"\x1b\\")
+
     def resize(self) -> None:
         """Take the terminal's new size (after SIGWINCH)."""
         try:
@@ -313,8 +349,12 @@ async def open_terminal(caps: Caps) -> AsyncIterator[Terminal]:
             with contextlib.suppress(curses.error):
                 curses.use_default_colors()
         else:
-            caps = Caps(color=False, unicode=caps.unicode)
-        yield Terminal(screen, caps)
+            caps = Caps(color=False, unicode=caps.unicode, bell=caps.bell)
+        terminal = Terminal(screen, caps)
+        try:
+            yield terminal
+        finally:
+            terminal.title(None)
     finally:
         with contextlib.suppress(curses.error):
             screen.keypad(False)
@@ -331,3 +371,26 @@ async def watch_resize(terminal: Terminal, on_resize: Any) -> None:
         async for _ in signals:
             terminal.resize()
             on_resize()
+
+
+class TurnAlert:
+    """The bell, and the window title ("SKYJO — your turn"), when it becomes the player's turn.
+
+    `update` is called after each frame with whether it is the player's turn now: the bell rings
+    once as the turn comes, never again during it. A replay and a bot's seat have none.
+    """
+
+    def __init__(self, terminal: Terminal, title: str) -> None:
+        self.terminal = terminal
+        self.title = title
+        self.mine = False
+
+    def update(self, mine: bool, on: bool) -> None:
+        if mine and not self.mine and on:
+            self.terminal.bell()
+            self.terminal.title(self.title)
+        elif not mine and self.mine:
+            self.terminal.title(None)
+        if not on:
+            self.terminal.title(None)
+        self.mine = mine

@@ -27,6 +27,8 @@ EN: dict[str, str] = {
     "replay.loading": "Checking the saved game",
     "replay.progress": "every signature and proof, as skyjo-lan verify does: frame {n} of {total}…",
     "play.saved": "Game saved: {path}\n(skyjo-lan replay FILE steps through it; skyjo-lan verify FILE checks it.)",
+    # --- the player's name, asked on the first run of play (issue 15 point 9) ---
+    "play.ask_name": "Your name at the table (Enter for {default}; --name changes it for one game): ",
     # --- prompt ---
     "prompt.setup_wait": "Waiting for {names} to turn their cards…",
     "prompt.dealing": "Dealing…",
@@ -69,6 +71,11 @@ EN: dict[str, str] = {
     "help.back": "take back the last choice",
     "help.scores": "the score sheet",
     "help.chat": "say something to the table",
+    # --- the bell on your turn (issue 15 point 11) ---
+    "help.bell_on": "the bell on your turn: on (b turns it off)",
+    "help.bell_off": "the bell on your turn: off (b turns it on)",
+    "bell.on": "The bell rings when your turn comes.",
+    "bell.off": "No bell on your turn.",
     "help.quit": "leave the game",
     "help.help": "this help",
     "help.waiting": "Nothing to decide right now: the others are playing.",

@@ -25,6 +25,8 @@ FR: dict[str, str] = {
     "replay.loading": "Vérification de la partie enregistrée",
     "replay.progress": "chaque signature et chaque preuve, comme skyjo-lan verify : trame {n} sur {total}…",
     "play.saved": "Partie enregistrée : {path}\n(skyjo-lan replay FICHIER pour la revoir ; skyjo-lan verify FICHIER pour la vérifier.)",
+    # --- the player's name, asked on the first run of play (issue 15 point 9) ---
+    "play.ask_name": "Votre nom à la table (Entrée pour {default} ; --name le change pour une partie) : ",
     "prompt.setup_wait": "On attend que {names} retourne ses cartes…",
     "prompt.dealing": "Distribution…",
     "prompt.scoring": "On retourne toutes les cartes et on compte…",
@@ -64,6 +66,11 @@ FR: dict[str, str] = {
     "help.back": "annuler le dernier choix",
     "help.scores": "la feuille de score",
     "help.chat": "parler à la table",
+    # --- the bell on your turn (issue 15 point 11) ---
+    "help.bell_on": "la sonnerie à votre tour : oui (b l'arrête)",
+    "help.bell_off": "la sonnerie à votre tour : non (b la remet)",
+    "bell.on": "La sonnerie retentit quand c'est à vous.",
+    "bell.off": "Plus de sonnerie à votre tour.",
     "help.quit": "quitter la partie",
     "help.help": "cette aide",
     "help.waiting": "Rien à décider pour l'instant : les autres jouent.",

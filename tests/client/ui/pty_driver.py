@@ -58,6 +58,11 @@ class Pty:
             "PYTHONPATH": str(ROOT),
         }
         environ.update(env or {})
+        if not (home / "config" / "skyjo-lan" / "name").exists() and "SKYJO_LAN_FIRST_RUN" not in environ:
+            # a returning player: `play` asks a new one for a name before its screen opens
+            (home / "config" / "skyjo-lan").mkdir(parents=True, exist_ok=True)
+            (home / "config" / "skyjo-lan" / "name").write_text("Zoé\n", encoding="utf-8")
+        environ.pop("SKYJO_LAN_FIRST_RUN", None)
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.child = pexpect.spawn(

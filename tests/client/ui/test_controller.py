@@ -109,7 +109,7 @@ def test_digits_choose_piles_and_esc_goes_back() -> None:
     ui.handle_key("esc")
     assert ui.ui.chosen == ()
     ui.handle_key("1")
-    [effect] = ui.handle_key("5")  # onto discard pile 1
+    [effect] = ui.handle_key("7")  # onto discard pile 1: its key is 7, as when picking from it
     assert effect == Submit(Move(0, "discard", index=0, pile=0))
 
 
