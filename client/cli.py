@@ -296,21 +296,26 @@ def _network_args(args: argparse.Namespace) -> None:
     `--name` for the table, still works when `--table` is not given: `--name` then names the table
     (with a one-line notice), and the player's name comes from `--nick`/`--as` or the default."""
     player = args.player
+    table_option = "--table"
     if args.command == "host" and args.name is None and player is not None:
         print(NAME_NOTICE, file=sys.stderr)
-        args.name, player = player, None
+        args.name, player, table_option = player, None, "--name"
     if args.command == "join" and args.table_flag is not None:
         if args.table is not None and args.table != args.table_flag:
             raise InputError("give the table once: as --table NAME or as the first argument")
         args.table = args.table_flag
     given = player if player is not None else args.nick
-    args.nick = _default_nick() if given is None else cmdline.nick(given)
+    args.nick = _default_nick() if given is None else cmdline.nick(given, "--name" if player else "--nick")
     if args.interface is not None:
         args.interface = cmdline.interface(args.interface)
     if args.command == "host":
         args.port = cmdline.port(args.port)
         cmdline.port_is_free(args.interface or "0.0.0.0", args.port)
-        args.name = cmdline.table_name(args.name) if args.name is not None else _default_table(args.nick)
+        args.name = (
+            cmdline.table_name(args.name, table_option)
+            if args.name is not None
+            else _default_table(args.nick)
+        )
     else:
         args.table = cmdline.join_target(args.table)
 

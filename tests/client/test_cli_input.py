@@ -119,14 +119,14 @@ HOST = ["host", "--no-mdns", "--interface", "127.0.0.1", "--bot", "greedy"]
         (["--interface", "192.0.2.1"], "--interface 192.0.2.1 is not an address of this machine"),
         (["--interface", "eth0"], "--interface 'eth0' is not an IPv4 address"),
         (["--interface", "224.0.0.251"], "multicast"),
-        (["--name", "x" * 64], "the table name is 64 bytes in UTF-8; at most 63"),
-        (["--name", "é" * 32], "the table name is 64 bytes in UTF-8"),
-        (["--name", "k" * 10_000], "10000 bytes"),
-        (["--name", "tab\there"], "U+0009"),
-        (["--name", "bell\x07"], "U+0007"),
-        (["--name", "   "], "the table name is empty"),
-        (["--name", "v1.2 table"], "cannot contain '.'"),
-        (["--name", "Anna:2"], "cannot contain ':'"),
+        (["--table", "x" * 64], "the table name is 64 bytes in UTF-8; at most 63"),
+        (["--table", "é" * 32], "the table name is 64 bytes in UTF-8"),
+        (["--table", "k" * 10_000], "10000 bytes"),
+        (["--table", "tab\there"], "U+0009"),
+        (["--table", "bell\x07"], "U+0007"),
+        (["--table", "   "], "the table name is empty"),
+        (["--table", "v1.2 table"], "cannot contain '.'"),
+        (["--table", "Anna:2"], "cannot contain ':'"),
         (["--nick", "n" * 33], "--nick: the name has 33 characters; at most 32"),
         (["--nick", "line\nbreak"], "U+000A"),
         (["--nick", ""], "--nick: the name is empty"),
@@ -142,7 +142,7 @@ def test_host_input_mistakes_are_one_line_and_exit_2(
 def test_host_table_name_that_is_not_utf8_is_refused(home: dict[str, str]) -> None:
     """argv bytes that are not UTF-8 reach Python as lone surrogates: they used to crash the host
     when the first joiner arrived (the lobby could not encode the name)."""
-    code, err = run([*HOST, "--name", b"caf\xe9 \xff"], home)
+    code, err = run([*HOST, "--table", b"caf\xe9 \xff"], home)
     assert_one_line(code, err, "host", "is not valid UTF-8 text", "\\xe9")
 
 
