@@ -347,3 +347,36 @@ def test_every_sentence_shown_starts_with_a_capital() -> None:
             if sentence.search(key) and key not in fragments:
                 first = text.lstrip("✓ (")[:1]
                 assert first.isupper() or first == "{", (key, text)
+
+
+def test_skip_bo_prompt_names_the_real_hand_count() -> None:
+    from client.ui.games.skipbo import model
+
+    from .scenes import OfflineTable
+
+    table = OfflineTable("skip-bo", 2, {}, seed=2, me=0, level="random")
+    seen = set()
+    for _ in range(2000):
+        state = table.state
+        moves = table.source().legal_moves()
+        if moves and state.turn == 0:
+            dec = model.decision(state, 0, moves, "en")
+            text, _ = model.prompt(state, 0, table.names, "en", dec, ())
+            cards = len(state.hands[0])
+            if "pick a card" in text:
+                want = f"hand 1-{cards}," if cards > 1 else "hand 1,"
+                assert want in text, (cards, text)
+                seen.add(cards)
+                # the discard piles: 7-0 to take from them and to put a card on them
+                keys = dec.key_map(1)
+                assert sorted(k for t, k in keys.items() if t.kind == "sdiscard") == ["0", "7", "8", "9"]
+        if len(seen) > 1 or not table.step():
+            break
+    assert len(seen) > 1, seen
+
+
+def test_seat_numbers_people_read_count_from_1() -> None:
+    from client.table.textlog import describe
+    from skyjo_p2p.core.events import GameOver
+
+    assert describe(GameOver((0, 1), (10, 10)), []) == "Game over: seat 1 and seat 2 won (10, 10)"
