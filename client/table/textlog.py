@@ -31,8 +31,8 @@ def describe(fact: Event, names: Sequence[str]) -> str | None:
             for s, raw in enumerate(fact.raw)
         )
         totals = ", ".join(f"{who(s)} {t}" for s, t in enumerate(fact.totals))
-        return f"Round {fact.round} over (ended by {who(fact.ender)}): {parts}; totals: {totals}"
+        return f"round {fact.round} over (ended by {who(fact.ender)}): {parts}; totals: {totals}"
     if isinstance(fact, GameOver):
         winners = " and ".join(who(s) for s in fact.winners)
-        return f"Game over: {winners} won ({', '.join(map(str, fact.totals))})"
+        return f"game over: {winners} won ({', '.join(map(str, fact.totals))})"
     return None

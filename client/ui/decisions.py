@@ -120,6 +120,8 @@ def nearest(previous: Rect | None, targets: list[Target], rects: dict[Target, Re
 # --- the help ---------------------------------------------------------------------------------------
 
 _BUTTON_KEYS = ("action.button.{}", "skipbo.button.{}", "skyjo.button.{}")
+_GROUPED = frozenset({"market", "hand", "building", "sdiscard"})
+"""Kinds whose keys are listed as one row when three or more follow each other ("3-6 market cards 1-4")."""
 
 
 def describe(
@@ -178,12 +180,34 @@ def help_rows(
     rows.append(("Tab", tr(lang, "help.tab")))
     keys = decision.key_map(len(chosen))
     unkeyed: list[Target] = []
+    runs: list[list[tuple[str, Target]]] = []
     for target in candidates(decision, chosen):
         key = keys.get(target)
-        if key:
-            rows.append((key, buttons.get(target) or describe(lang, decision, target, names, me)))
-        else:
+        if not key:
             unkeyed.append(target)
+        elif (
+            runs
+            and target.kind in _GROUPED
+            and runs[-1][-1][1].kind == target.kind
+            and int(runs[-1][-1][1][-1]) + 1 == int(target[-1])
+            and getattr(target, "seat", me) == me
+            and target not in buttons
+        ):
+            runs[-1].append((key, target))
+        else:
+            runs.append([(key, target)])
+    for run in runs:
+        if len(run) > 2:
+            first, last = run[0][1], run[-1][1]
+            rows.append(
+                (
+                    f"{run[0][0]}-{run[-1][0]}",
+                    tr(lang, f"target.{first.kind}.many", first=int(first[-1]) + 1, last=int(last[-1]) + 1),
+                )
+            )
+            continue
+        for key, target in run:
+            rows.append((key, buttons.get(target) or describe(lang, decision, target, names, me)))
     if any(t.kind == "held" and getattr(t, "seat", None) == me for t in unkeyed):
         rows.append((tr(lang, "help.k.held"), tr(lang, "help.held")))
     if chosen:

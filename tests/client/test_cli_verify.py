@@ -65,7 +65,7 @@ def test_biased_shuffle_blames_its_seat_and_exits_1(tmp_path, capsys):
     code, out, _ = run(["verify", str(path)], capsys)
     assert code == 1
     assert out.startswith("INVALID:") and "shuffle" in out
-    assert "to blame: seat 1 " in out
+    assert "to blame: seat 2 " in out  # seat index 1, as people count seats (from 1)
     verdict = json.loads(run(["verify", "--json", str(path)], capsys)[1])
     assert not verdict["valid"] and verdict["blame"] == 1
 

@@ -110,7 +110,8 @@ async def test_split_genesis_refused_at_the_link_and_nobody_blamed(caplog, sent)
 
     assert not frames(sent), "no game frame crossed the refused link"
     assert first.session.next_seq_of(1) == 0 and second.session.next_seq_of(0) == 0
-    for runner, other in ((first, "bob (seat 1)"), (second, "anna (seat 0)")):
+    # seats as people count them, from 1
+    for runner, other in ((first, "bob (seat 2)"), (second, "anna (seat 1)")):
         halted = runner.status.halted
         assert halted is not None and halted.startswith(
             f"{other} holds a different table than ours (genesis differs): the host gave us different tables"
@@ -167,7 +168,8 @@ async def test_split_genesis_signed_by_host_names_the_host(caplog, sent, forged)
     )
 
     assert not frames(sent)
-    for runner, other in ((bob, "carol (seat 2)"), (carol, "bob (seat 1)")):
+    # seats as people count them, from 1
+    for runner, other in ((bob, "carol (seat 3)"), (carol, "bob (seat 2)")):
         halted = runner.status.halted
         assert halted is not None and halted.startswith(
             f"{other} holds a different table than ours (genesis differs)"
@@ -178,7 +180,7 @@ async def test_split_genesis_signed_by_host_names_the_host(caplog, sent, forged)
             assert all(state.status != "blamed" for state in runner.links.values())
         else:
             assert named == [0], "the host, and only the host, is named"
-            assert "signed by the host anna (seat 0): the host gave us different tables" in halted
+            assert "signed by the host anna (seat 1): the host gave us different tables" in halted
             assert runner.links[0].status == "blamed"
             assert [s for s, state in runner.links.items() if state.status == "blamed"] == [0]
         assert runner.session.blamed == [], "the session itself blamed nobody"

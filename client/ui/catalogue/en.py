@@ -145,8 +145,12 @@ EN: dict[str, str] = {
     "target.drawn3": "drawn card {n}",
     "target.menu": "card {n} of the action discard",
     "target.button": "the button",
+    "target.market.many": "market cards {first}-{last}",
+    "target.hand.many": "hand cards {first}-{last}",
+    "target.building.many": "building piles {first}-{last}",
+    "target.sdiscard.many": "your discard piles {first}-{last}",
     "help.k.held": "Tab/←↑↓→ Enter",
-    "help.held": "an action card you hold (the row “Held:” under your grid): put the cursor on it, Enter, then 1 plays it now or 2 discards it unused; either is your whole turn. A card taken this turn can be played from your next turn.",
+    "help.held": "an action card you hold (after “Held:”): cursor on it, Enter, then 1 plays it now or 2 discards it unused; either is your turn.",
     # --- the common log ---
     "log.blame": "{who} broke the protocol: {reason}",
     "log.absent": "{who} stopped answering (left, or lost the link): the game cannot go on",

@@ -289,6 +289,7 @@ def test_action_help_says_how_to_play_a_held_card(lang: str) -> None:
     rows = ui.screen().help.rows
     assert (text.tr(lang, "help.k.held"), text.tr(lang, "help.held")) in rows
     assert ("7", text.tr(lang, "target.action")) in rows
+    assert ("3-6", text.tr(lang, "target.market.many", first=1, last=4)) in rows
     assert not [r for r in rows if "target." in r[1] or r[1].startswith("(")]
 
 
@@ -379,4 +380,4 @@ def test_seat_numbers_people_read_count_from_1() -> None:
     from client.table.textlog import describe
     from skyjo_p2p.core.events import GameOver
 
-    assert describe(GameOver((0, 1), (10, 10)), []) == "Game over: seat 1 and seat 2 won (10, 10)"
+    assert describe(GameOver((0, 1), (10, 10)), []) == "game over: seat 1 and seat 2 won (10, 10)"
