@@ -231,10 +231,12 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
         c.put(end, py, "_", "cursor")
         c.put(1, py + 1, tr(lang, "chat.hint"), "dim")
     else:
+        mine = next((s for s in view.seats if s.me), None)
+        idle = "lobby.press_ready" if mine is not None and not mine.ready else "lobby.waiting"
         status = (
             view.closed
             or view.status
-            or (tr(lang, "lobby.can_start") if view.is_host and view.can_start else tr(lang, "lobby.waiting"))
+            or (tr(lang, "lobby.can_start") if view.is_host and view.can_start else tr(lang, idle))
         )
         c.put(0, py, c.g("turn") + " ", "prompt.mark")
         c.put(2, py, status, "error" if view.closed else "prompt", width - 3)

@@ -169,7 +169,9 @@ class JoinLobby:
             refusal = dataclasses.replace(refusal, wait=wait_left(left))
         waiting = [s.name for s in seats if not s.ready and not s.empty]
         status = "connecting" if not message else "waiting for the host to start"
-        if message and waiting:
+        if message and not joiner.ready:
+            status = ""  # the screen says to press r, in the player's language
+        elif message and waiting:
             status = f"waiting for {', '.join(waiting)} to be ready"
         return LobbyView(
             table=str(message.get("table", "")) or joiner.table or joiner.address,

@@ -177,6 +177,7 @@ EN: dict[str, str] = {
     "lobby.help.ready": "ready / not ready",
     "lobby.help.start": "start the game (the host, once everyone is ready)",
     "lobby.help.leave": "leave the table",
+    "lobby.press_ready": "Press r when you are ready to play.",
     # --- a refused join (issue 15, point 5) ---
     "refused.title": "Not seated",
     "refused.at": "the table at {address}",

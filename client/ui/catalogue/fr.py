@@ -170,6 +170,7 @@ FR: dict[str, str] = {
     "lobby.help.ready": "prêt / pas prêt",
     "lobby.help.start": "lancer la partie (l'hôte, quand tout le monde est prêt)",
     "lobby.help.leave": "quitter la table",
+    "lobby.press_ready": "Appuyez sur r quand vous êtes prêt à jouer.",
     # --- a refused join (issue 15, point 5) ---
     "refused.title": "Pas de place",
     "refused.at": "la table à l'adresse {address}",
