@@ -26,6 +26,12 @@ EN: dict[str, str] = {
     "replay.prompt": "Replay: → or n for the next move, ← or p for the one before.",
     "replay.loading": "Checking the saved game",
     "replay.progress": "every signature and proof, as skyjo-lan verify does: frame {n} of {total}…",
+    # replay of an invalid file (issue 15, point 3)
+    "replay.invalid_mark": "INVALID",
+    "replay.invalid_title": "This saved game is INVALID",
+    "replay.invalid": "INVALID saved game: {reason}",
+    "replay.invalid_prompt": "Shown: only what checks, up to the fault. → or n next, ← or p back.",
+    "replay.invalid_end": "The check stops here: nothing after this point can be trusted.",
     "play.saved": "Game saved: {path}\n(skyjo-lan replay FILE steps through it; skyjo-lan verify FILE checks it.)",
     # --- prompt ---
     "prompt.setup_wait": "Waiting for {names} to turn their cards…",
@@ -74,6 +80,8 @@ EN: dict[str, str] = {
     "help.waiting": "Nothing to decide right now: the others are playing.",
     "round.title": "Round {n} is over",
     "round.continue": "any key: next round",
+    # the ended round shown, every card up, until a key (issue 15, point 7)
+    "round.held": "The round is over: any key shows the next one (the table goes on meanwhile).",
     "round.row": "{score:>4}",
     "round.row_doubled": "{raw:>4} ×2 = {score}",
     "round.total": "total {n}",

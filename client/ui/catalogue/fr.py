@@ -24,6 +24,12 @@ FR: dict[str, str] = {
     "replay.prompt": "Relecture : → ou n pour le coup suivant, ← ou p pour le précédent.",
     "replay.loading": "Vérification de la partie enregistrée",
     "replay.progress": "chaque signature et chaque preuve, comme skyjo-lan verify : trame {n} sur {total}…",
+    # replay of an invalid file (issue 15, point 3)
+    "replay.invalid_mark": "INVALIDE",
+    "replay.invalid_title": "Cette partie enregistrée est INVALIDE",
+    "replay.invalid": "Partie enregistrée INVALIDE : {reason}",
+    "replay.invalid_prompt": "Seul ce qui est vérifié est montré, jusqu'à la faute. → ou n suivant, ← ou p précédent.",
+    "replay.invalid_end": "La vérification s'arrête ici : rien après ce point n'est sûr.",
     "play.saved": "Partie enregistrée : {path}\n(skyjo-lan replay FICHIER pour la revoir ; skyjo-lan verify FICHIER pour la vérifier.)",
     "prompt.setup_wait": "On attend que {names} retourne ses cartes…",
     "prompt.dealing": "Distribution…",
@@ -69,6 +75,8 @@ FR: dict[str, str] = {
     "help.waiting": "Rien à décider pour l'instant : les autres jouent.",
     "round.title": "Fin de la manche {n}",
     "round.continue": "une touche : manche suivante",
+    # the ended round shown, every card up, until a key (issue 15, point 7)
+    "round.held": "La manche est finie : une touche montre la suivante (la table continue pendant ce temps).",
     "round.row": "{score:>4}",
     "round.row_doubled": "{raw:>4} ×2 = {score}",
     "round.total": "total {n}",
