@@ -7,7 +7,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from skyjo_p2p.core.errors import EngineError, OptionError
@@ -334,7 +334,7 @@ def cmd_host(args: argparse.Namespace) -> int:
 
     _setup_logging(args.verbose)
     if args.resume:
-        return run_resume(args.bot)
+        return _resume(args, run_resume)
     _network_args(args)
     options = _options(args)
     seats = args.seats
@@ -369,7 +369,7 @@ def cmd_join(args: argparse.Namespace) -> int:
 
     _setup_logging(args.verbose)
     if args.resume:
-        return run_resume(args.bot)
+        return _resume(args, run_resume)
     _network_args(args)
     if args.bot is None and _has_terminal() and sys.stdout.isatty():
         return _with_screen("join", args, {})
@@ -385,6 +385,16 @@ def cmd_join(args: argparse.Namespace) -> int:
         think_time=args.think_time,
     )
     return run_join(opts)
+
+
+def _resume(args: argparse.Namespace, run_resume: Callable[[str | None], int]) -> int:
+    """`--resume`: the game screen again for a person at a terminal, else a bot plays the seat."""
+    if args.bot is None and _has_terminal() and sys.stdout.isatty():
+        from .ui.network import run_resume_screen
+
+        return run_resume_screen(lang=args.lang, no_color=args.no_color, ascii_only=args.ascii)
+    _bot_without_screen(args, args.command)
+    return run_resume(args.bot)
 
 
 def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]) -> int:

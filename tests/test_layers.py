@@ -143,6 +143,12 @@ def test_the_ui_modules_import_each_other_in_no_circle() -> None:
     assert import_cycles("client.ui") == []
 
 
+@pytest.mark.parametrize("package", ["skyjo_p2p", "protocol", "client"])
+def test_no_package_has_an_import_circle(package: str) -> None:
+    """Issue 14: no import circle anywhere (across layers the one-way rule above already forbids one)."""
+    assert import_cycles(package) == []
+
+
 def test_the_check_finds_an_import_circle(tmp_path: Path) -> None:
     """The check itself can fail: a drawing that imports the frame that imports it is caught,
     lazy import or not."""

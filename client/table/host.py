@@ -47,6 +47,8 @@ class SeatInfo:
     host: str = ""
     port: int = 0
     returning: bool = False
+    ready: bool = True
+    """Ready to start: a person at a lobby screen says so with `r`; the host and bots always are."""
 
 
 @dataclass
@@ -108,6 +110,8 @@ class Host:
         """Every seat's address once the game has started."""
         self.config: TableConfig | None = None
         self.runner: PeerRunner | None = None
+        self.peer: Peer | None = None
+        """The host's own seat once the game has started (its saved game: `peer.writer`)."""
         self.problem: str | None = None
         """Why the last request to start was refused (see `start_problem`)."""
         self.admission = Admission(passwords=PasswordLimiter() if opts.password is not None else None)
@@ -125,7 +129,13 @@ class Host:
             "game": self.opts.game,
             "options": self.opts.options,
             "seats": [
-                {"name": s.name, "fp": fingerprint(s.key), "kind": s.kind, "returning": s.returning}
+                {
+                    "name": s.name,
+                    "fp": fingerprint(s.key),
+                    "kind": s.kind,
+                    "returning": s.returning,
+                    "ready": s.ready,
+                }
                 for s in self.seats
             ],
             "total": self.opts.seats,
@@ -149,9 +159,16 @@ class Host:
         if self.opts.headless is not None and taken >= self.opts.seats:
             self.start_now.set()
 
+    def not_ready(self) -> list[str]:
+        """The names of the seated people who have not said they are ready."""
+        return [s.name for s in self.seats if not s.ready]
+
     def start_problem(self) -> str | None:
         """Why the game cannot start with the players seated now (the options may not allow
-        fewer players than seats: teams, a stock size...); None when it can. Kept in `problem`."""
+        fewer players than seats: teams, a stock size...), kept in `problem`; or who is not ready
+        yet (not kept: the lobby screen shows that as it changes); None when it can."""
+        if waiting := self.not_ready():
+            return f"waiting for {', '.join(waiting)} to be ready (r)"
         try:
             check_hosted(self.opts, len(self.seats) + self.opts.bots)
         except OptionError as exc:
@@ -231,11 +248,11 @@ class Host:
                 if any(s.key == peer.key for s in self.seats):
                     return "this identity is already seated"
                 if len(self.seats) >= self.humans_wanted:
-                    return "the table is full"
+                    return f"the table is full ({len(self.seats) + self.opts.bots}/{self.opts.seats})"
                 return None
 
             try:
-                link, _hello = await accept(
+                link, hello = await accept(
                     stream,
                     self.identity,
                     name=self.opts.name,
@@ -275,7 +292,14 @@ class Host:
                 handshake.done()
             returning = storage.remember_peer(link.peer.key, link.peer.name)
             seat = SeatInfo(
-                link.peer.name, link.peer.key, "player", link, link.peer.host, link.peer.port, returning
+                link.peer.name,
+                link.peer.key,
+                "player",
+                link,
+                link.peer.host,
+                link.peer.port,
+                returning,
+                ready=hello.get("ready") is not False,  # an older program is ready when seated
             )
             self.seats.append(seat)
             self.say(f"{seat.name} joined [{fingerprint(seat.key)}]{' (seen before)' if returning else ''}")
@@ -289,6 +313,9 @@ class Host:
                             break
                         if message["t"] == "chat" and isinstance(message.get("text"), str):
                             self.chat.append((seat.name, message["text"][:200]))
+                            self._changed()
+                        elif message["t"] == "ready" and isinstance(message.get("ready"), bool):
+                            seat.ready = message["ready"]
                             self._changed()
                 except (LinkError, FramingError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     pass
@@ -371,6 +398,7 @@ class Host:
             )
             nursery.start_soon(bot.play)
         runner = me.build()
+        self.peer = me
         self.runner = runner
         await me.play(self.say)
         nursery.cancel_scope.cancel()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,6 +47,9 @@ class JoinOptions:
     save: bool = True
     found: Destination | None = None
     """The table, when it was found already (the screen finds it before it opens)."""
+    ready: bool = True
+    """Ready to start as soon as seated (a bot, a test); the lobby screen says False: the person
+    marks themself ready with `r` (`Joiner.set_ready`)."""
 
 
 @dataclass
@@ -55,6 +60,66 @@ class Destination:
 
     endpoints: list[tuple[str, int]]
     key: bytes | None = None
+    name: str = ""
+    """The table's announced name ("" when joined by HOST:PORT)."""
+
+
+@dataclass(frozen=True)
+class JoinRefusal:
+    """Why a table did not seat us, sorted for the screen (`refusal_of`)."""
+
+    kind: str
+    """password (needed, none given) | wrong_password | wait (too many wrong passwords) | full |
+    started | seated (this key is seated already) | version | other"""
+    reason: str
+    """The table's own words."""
+    table: str
+    """The table's announced name ("" when joined by HOST:PORT)."""
+    address: str = ""
+    """Where it was dialled (HOST:PORT), to name a table without a name."""
+    taken: int = 0
+    seats: int = 0
+    wait: float = 0.0
+    """Seconds before the next try is let in (kind "wait")."""
+
+    @property
+    def asks_password(self) -> bool:
+        """The screen asks for the password on the spot (then tries again with it)."""
+        return self.kind in ("password", "wrong_password", "wait")
+
+
+_SEATED = re.compile(r"\((\d+)/(\d+)\)")
+_WAIT = re.compile(r"try again in (\d+(?:\.\d+)?) s")
+
+
+def refusal_of(reason: str, table: str, address: str = "") -> JoinRefusal:
+    """Sort a refusal's reason (the host's words, or ours before the handshake) by kind."""
+    text = reason.lower()
+    kind = "other"
+    taken = seats = 0
+    wait = 0.0
+    if "needs a password" in text:
+        kind = "password"
+    elif text.startswith("wrong password"):
+        kind = "wrong_password"
+    elif (waiting := _WAIT.search(text)) is not None:
+        kind, wait = "wait", float(waiting.group(1))
+    elif "is full" in text:
+        kind = "full"
+        if (counted := _SEATED.search(text)) is not None:
+            taken, seats = int(counted.group(1)), int(counted.group(2))
+    elif "already started" in text:
+        kind = "started"
+    elif "already seated" in text:
+        kind = "seated"
+    elif "version" in text:
+        kind = "version"
+    return JoinRefusal(kind, reason, table, address, taken, seats, wait)
+
+
+def wait_left(seconds: float) -> int:
+    """A wait as a person reads it: whole seconds, rounded up, never below zero."""
+    return max(0, math.ceil(seconds))
 
 
 async def find_table(opts: JoinOptions, say: Say) -> Destination:
@@ -84,6 +149,9 @@ async def find_table(opts: JoinOptions, say: Say) -> Destination:
     if target:
         usable = [ad for ad in usable if ad.name == target]
         if not usable:
+            other = next((ad for ad in tables if ad.name == target and not ad.compatible), None)
+            if other is not None:
+                raise Refused(f"{target!r} runs another version of skyjo-lan ({other.problem})")
             raise LinkError(f"no table named {target!r} answered on the LAN")
     if not usable:
         raise LinkError("no table found on the LAN (try `skyjo-lan join HOST:PORT`)")
@@ -94,7 +162,7 @@ async def find_table(opts: JoinOptions, say: Say) -> Destination:
     endpoints = on_our_networks_first(chosen.endpoints)
     shown = shown_addresses([host for host, _ in endpoints], chosen.port)
     say(f"joining {chosen.name!r} ({chosen.game}, {seated}) at {shown}")
-    return Destination(endpoints, chosen.key or None)
+    return Destination(endpoints, chosen.key or None, chosen.name)
 
 
 class Joiner:
@@ -113,6 +181,9 @@ class Joiner:
         self.link: Link | None = None
         self.runner: PeerRunner | None = None
         self.peer: Peer | None = None
+        self.table = ""
+        """The table's name as found ("" when joined by HOST:PORT)."""
+        self.ready = opts.ready
 
     def _changed(self) -> None:
         self.lobby_changed.set()
@@ -121,6 +192,12 @@ class Joiner:
     async def send_chat(self, text: str) -> None:
         if self.link is not None and text.strip():
             self.link.send({"t": "chat", "text": text.strip()[:200]})
+
+    async def set_ready(self, ready: bool) -> None:
+        """Tell the host this person is ready (or no longer) to start."""
+        self.ready = ready
+        if self.link is not None and not self.started:
+            self.link.send({"t": "ready", "ready": ready})
 
     async def leave(self) -> None:
         if self.link is not None:
@@ -133,6 +210,7 @@ class Joiner:
         check_saving(opts.save)  # before taking a seat: SaveError, one line
         table = await find_table(opts, say)
         self.address = ", ".join(f"{host}:{port}" for host, port in table.endpoints[:1])
+        self.table = table.name
         listener = await open_listener(opts.interface)
         my_port = listener.socket.getsockname()[1]
         gate = OneSeatGate()  # two addresses of one host must not seat us twice
@@ -149,6 +227,7 @@ class Joiner:
                     port=my_port,
                     password=opts.password,
                     expect_key=table.key,
+                    extra={"ready": self.ready},
                 )
             except BaseException:
                 gate.release(gated)
@@ -193,6 +272,8 @@ class Joiner:
             nursery.cancel_scope.cancel()
         await link.aclose()
         if failure is not None or start is None:
+            with trio.CancelScope(shield=True):
+                await listener.aclose()
             self.closed = str(failure or "the host closed the table")
             self._changed()
             raise LinkError(f"the lobby connection failed: {failure}")

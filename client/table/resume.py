@@ -27,7 +27,16 @@ log = logging.getLogger("skyjo_lan.net")
 async def resume(
     identity: Ed25519PrivateKey, info: ResumeInfo, headless: str | None, say: Say = print_line
 ) -> PeerRunner:
-    """Continue a game after a crash: rebuild the session from the transcript, rejoin the mesh.
+    """Continue a game after a crash: rebuild the session from the transcript, rejoin the mesh."""
+    peer = await restore(identity, info, headless, say)
+    return await peer.play(say)
+
+
+async def restore(
+    identity: Ed25519PrivateKey, info: ResumeInfo, headless: str | None, say: Say = print_line
+) -> Peer:
+    """The seat of a game to continue, its session rebuilt from the transcript (`Peer.runner`
+    ready for a screen), not yet back in the mesh (`Peer.play` rejoins it).
 
     The transcript is first cut back to its last whole, valid record (a kill mid-write leaves a
     torn one, a bad disk a corrupt one): appended after such a record, the rest of the game
@@ -53,7 +62,7 @@ async def resume(
     )
     peer.build(restored=(frames, info.secrets), keep=keep)
     say(f"resuming {config.game} as seat {info.seat + 1} from {len(frames)} saved frames")
-    return await peer.play(say)
+    return peer
 
 
 def _saved_frames(info: ResumeInfo) -> tuple[int, list[bytes], str]:

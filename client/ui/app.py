@@ -18,11 +18,12 @@ from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
 
 from . import decisions, games
-from .canvas import Frame, Rect, Target
+from .canvas import Frame, Rect, Span, Target
 from .games import GameScreen
 from .i18n import tr, who_key
 from .model import Decision, HelpView, LinkView, ResultView, ScreenModel, UiView
-from .narrate import LogLike, Narrator
+from .narrate import Item, Line, LogLike, Narrator
+from .roundend import ended_round
 
 
 class Source(Protocol):
@@ -85,6 +86,8 @@ class UiState:
     result_closed: bool = False
     decision_key: tuple[str, tuple[Move, ...]] | None = None
     """The decision shown (its kind and moves): a new one resets the picks and the cursor."""
+    ended: TableState | None = None
+    """The round just ended, every card up: shown with its summary until a key closes it."""
 
 
 class GameUI:
@@ -102,6 +105,8 @@ class GameUI:
         self._state: TableState | None = None
         self.bell = True
         """Ring when it becomes this seat's turn (`--no-bell`; the `b` key toggles it)."""
+        self._seen: tuple[TableState, int] | None = None
+        """The last state read, and the log's length then (to rebuild a round's end)."""
 
     # --- reading the table ------------------------------------------------------------------------
 
@@ -135,12 +140,28 @@ class GameUI:
                 self.ui.rounds_seen = rounds
                 if state.phase != "game_over" and self.ui.overlay is None:
                     self.ui.overlay = "round"
+                    self.ui.ended = self._ended_round(rounds)
             if (
                 state.phase == "game_over"
                 and not self.ui.result_closed
                 and self.ui.overlay in (None, "round")
             ):
                 self.ui.overlay = "result"
+            self._seen = (state, len(source.log()))
+
+    def _ended_round(self, rounds: int) -> TableState | None:
+        """The round that just ended, its cards up, from the last state seen of it and the log."""
+        if self._seen is None:
+            return None
+        before, length = self._seen
+        if sum(1 for r in before.history if isinstance(r, RoundEnded)) != rounds - 1:
+            return None
+        facts = [getattr(item, "fact", None) for item in self.source.log()[length:]]
+        return ended_round(before, [f for f in facts if f is not None])
+
+    def holding(self) -> TableState | None:
+        """The ended round shown instead of the table (until a key closes its summary)."""
+        return self.ui.ended if self.ui.overlay == "round" else None
 
     def _set_decision(self, dec: Decision | None) -> None:
         ui = self.ui
@@ -195,11 +216,20 @@ class GameUI:
         narrator = self._narrator(state)
         narrator.update(source.log())
         model.log = narrator.lines(60)
+        model.since = since_last_turn(narrator, me)
         halted = source.halted()
         if state is None:
             model.notice = "\n".join([tr(lang, "notice.keys"), tr(lang, "notice.keys_hint")])
             if halted:
                 model.notice = "\n".join([tr(lang, "notice.halted"), halted])
+        elif (ended := self.holding()) is not None:
+            # the round just ended, every card up, until a key closes its summary (the table
+            # goes on meanwhile: others do not wait for it)
+            model.subtitle = ad.subtitle(ended, lang)
+            model.table = ad.table_model(ended, me, names, lang)
+            model.prompt, model.prompt_style = tr(lang, "round.held"), "dim"
+            model.scores = ad.score_sheet(state, names, me, lang)
+            model.round_over = self._round_over(ended, names)
         else:
             model.subtitle = ad.subtitle(state, lang)
             model.turn_text = ad.turn_text(state, me, names, lang)
@@ -218,14 +248,16 @@ class GameUI:
             if state.phase == "game_over":
                 model.result = self._result(state, names)
             model.round_over = self._round_over(state, names)
-        candidates = self._candidates()
-        keys = self.decision.key_map(len(ui.chosen)) if self.decision is not None else {}
+        live = self.decision is not None and self.holding() is None
+        candidates = self._candidates() if live else []
+        keys = self.decision.key_map(len(ui.chosen)) if self.decision is not None and live else {}
         focus: frozenset[Target] = frozenset()
-        if self.decision is not None and ui.cursor is not None:
+        if self.decision is not None and live and ui.cursor is not None:
             focus = self.decision.focus.get(ui.cursor, frozenset())
         model.ui = UiView(
             candidates=frozenset(candidates),
-            cursor=ui.cursor,
+            # no frame on a card while it is not this player's decision (others play)
+            cursor=ui.cursor if live else None,
             chosen=ui.chosen,
             keys={t: k for t, k in keys.items() if t in candidates},
             focus=focus,
@@ -337,6 +369,7 @@ class GameUI:
                 return [Quit()]
             previous = ui.overlay
             ui.overlay = None
+            ui.ended = None
             if key == "s" and previous != "scores":
                 ui.overlay = "scores"
             elif key == "?" and previous != "help":
@@ -487,3 +520,39 @@ def busy_text(state: TableState, lang: str) -> str:
     if isinstance(first, RevealRequest):
         return tr(lang, "busy.reveal")
     return ""
+
+
+_OWN_LINES = ("chat", "blame", "absent", "info", "round", "gameover")
+"""Log items told on their own line even in the summary since the player's last turn."""
+
+
+def since_last_turn(narrator: Narrator, me: int | None) -> tuple[int, list[Line]] | None:
+    """What happened since `me`'s last turn, one line per other player (their turns, lines and
+    last-turn notices joined), other news on its own line; and how many log lines that replaces.
+    None before `me` has played."""
+    items = narrator.items
+    last = next(
+        (i for i in range(len(items) - 1, -1, -1) if items[i].kind == "turn" and items[i].seat == me),
+        None,
+    )
+    if me is None or last is None:
+        return None
+    after: list[Item] = items[last + 1 :]
+    full = 0
+    out: list[Line] = []
+    by_seat: dict[int, Line] = {}
+    for item in after:
+        told = narrator.tell(item)
+        full += len(told)
+        if item.seat is None or item.seat == me or item.kind in _OWN_LINES:
+            out.extend(told)
+            continue
+        line = by_seat.get(item.seat)
+        if line is None:
+            line = by_seat[item.seat] = []
+            out.append(line)
+        for sentence in told:
+            if line:
+                line.append(Span(" "))
+            line.extend(sentence)
+    return full, out

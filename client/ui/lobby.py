@@ -12,6 +12,8 @@ from typing import Any, Protocol
 
 import trio
 
+from client.table.join import JoinRefusal
+
 from . import games
 from .canvas import Canvas, Frame, Rect, Span, wrap
 from .caps import Caps, detect_caps, detect_lang
@@ -58,6 +60,7 @@ class LobbyView:
     failed_passwords: int = 0  # host only: wrong passwords given at this table so far...
     failed_from: str = ""  # ...and the address the last one came from (someone may be guessing)
     code: str = ""  # host only: the generated word code, shown so it can be read aloud
+    refusal: JoinRefusal | None = None  # joiner only: the table did not seat us (shown instead)
 
 
 class LobbySource(Protocol):
@@ -77,6 +80,10 @@ class LobbySource(Protocol):
 
     async def send_chat(self, text: str) -> None: ...
 
+    async def retry(self, password: str | None) -> None:
+        """Joiner only: try again after a refusal, with the password typed on the screen."""
+        ...
+
     async def leave(self) -> None: ...
 
 
@@ -89,6 +96,7 @@ class LobbyScreen:
     overlay: str | None = None  # help | quit
     chat: str | None = None
     cursor: str | None = None
+    password: str = ""  # typed on the refusal screen
 
 
 def _option_text(options: Mapping[str, Any]) -> str:
@@ -121,6 +129,9 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
         too_small(c, lang)
         return c.frame()
     view = screen.view
+    if view.refusal is not None:
+        _render_refusal(c, screen, view.refusal)
+        return c.frame()
     c.fill(Rect(0, 0, width, 1), " ", "header")
     x = logo(c, 0, view.game)
     taken = sum(1 for s in view.seats if not s.empty)
@@ -220,10 +231,12 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
         c.put(end, py, "_", "cursor")
         c.put(1, py + 1, tr(lang, "chat.hint"), "dim")
     else:
+        mine = next((s for s in view.seats if s.me), None)
+        idle = "lobby.press_ready" if mine is not None and not mine.ready else "lobby.waiting"
         status = (
             view.closed
             or view.status
-            or (tr(lang, "lobby.can_start") if view.is_host and view.can_start else tr(lang, "lobby.waiting"))
+            or (tr(lang, "lobby.can_start") if view.is_host and view.can_start else tr(lang, idle))
         )
         c.put(0, py, c.g("turn") + " ", "prompt.mark")
         c.put(2, py, status, "error" if view.closed else "prompt", width - 3)
@@ -255,6 +268,57 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
     return c.frame()
 
 
+def refusal_lines(refusal: JoinRefusal, lang: str) -> tuple[str, str]:
+    """What the refusal screen says: what happened, and what to do next."""
+    table = refusal.table or tr(lang, "refused.at", address=refusal.address or "?")
+    kind = refusal.kind
+    what = tr(
+        lang,
+        f"refused.{kind}",
+        table=table,
+        taken=refusal.taken,
+        seats=refusal.seats,
+        wait=round(refusal.wait),
+        reason=refusal.reason,
+    )
+    if kind == "full" and not refusal.seats:
+        what = tr(lang, "refused.full_plain", table=table)
+    if kind == "wait" and refusal.wait <= 0:
+        what = tr(lang, "refused.wait_over")
+    return what[:1].upper() + what[1:], tr(lang, f"refused.{kind}.next")
+
+
+def _render_refusal(c: Canvas, screen: LobbyScreen, refusal: JoinRefusal) -> None:
+    """A join the table refused: the refusal in words, what to do next, the password field."""
+    lang, width, height = screen.lang, c.width, c.height
+    c.fill(Rect(0, 0, width, 1), " ", "header")
+    x = logo(c, 0, screen.view.game) if screen.view.game else 0
+    right = c.put_right(width - 1, 0, f" {tr(lang, 'refused.title')} ", "header.turn")
+    c.put(x + 1, 0, refusal.table or refusal.address, "header", right - x - 2)
+    what, then = refusal_lines(refusal, lang)
+    y = 3
+    for line in wrap(what, width - 4):
+        c.put(2, y, line, "warn")
+        y += 1
+    y += 1
+    for line in wrap(then, width - 4):
+        c.put(2, y, line, "text")
+        y += 1
+    y += 1
+    if refusal.asks_password:
+        x = 2 + c.put(2, y, tr(lang, "refused.password_label"), "title") + 1
+        x += c.put(x, y, "*" * min(len(screen.password), width - x - 2), "input")
+        c.put(x, y, "_", "cursor")
+        keys = tr(lang, "refused.keys_password")
+    else:
+        keys = tr(lang, "refused.keys")
+    py = height - 3
+    c.put(0, py, c.g("turn") + " ", "prompt.mark")
+    c.put(2, py, keys, "prompt", width - 3)
+    c.fill(Rect(0, height - 1, width, 1), " ", "status")
+    c.put_right(width - 1, height - 1, keys, "status.keys")
+
+
 def _link(c: Canvas, lang: str, seat: LobbySeat) -> tuple[str, str, str]:
     if seat.me:
         return c.g("dot"), "dim", tr(lang, "lobby.link.me")
@@ -272,7 +336,7 @@ def _link(c: Canvas, lang: str, seat: LobbySeat) -> tuple[str, str, str]:
 
 @dataclass(frozen=True)
 class LobbyAction:
-    name: str  # ready | unready | start | chat | leave
+    name: str  # ready | unready | start | chat | retry | leave
     text: str = ""
 
 
@@ -294,6 +358,8 @@ class LobbyUI:
     def handle_key(self, key: str) -> list[LobbyAction]:
         s = self.screen_state
         view = s.view
+        if view.refusal is not None:
+            return self._refused_key(key, view.refusal)
         if view.closed:
             return [LobbyAction("closed")]
         if s.chat is not None:
@@ -337,6 +403,26 @@ class LobbyUI:
             s.overlay = "quit"
         return []
 
+    def _refused_key(self, key: str, refusal: JoinRefusal) -> list[LobbyAction]:
+        """Keys on the refusal screen: the password typed on the spot (Esc leaves, since `q` may
+        be in a password), else Enter tries again and q or Esc leave."""
+        s = self.screen_state
+        if key == "esc" or (key == "q" and not refusal.asks_password):
+            return [LobbyAction("leave")]
+        if key == "enter":
+            if not refusal.asks_password:
+                return [LobbyAction("retry")]
+            text, s.password = s.password.strip(), ""
+            return [LobbyAction("retry", text)] if text else []
+        if refusal.asks_password:
+            if key == "backspace":
+                s.password = s.password[:-1]
+            elif key == "space":
+                s.password += " "
+            elif len(key) == 1 and key.isprintable():
+                s.password += key
+        return []
+
 
 async def run_lobby_ui(
     source: LobbySource,
@@ -377,6 +463,8 @@ async def run_lobby_ui(
                 nursery.start_soon(source.start)
             elif action.name == "chat":
                 nursery.start_soon(source.send_chat, action.text)
+            elif action.name == "retry":
+                nursery.start_soon(source.retry, action.text or None)
             elif action.name == "leave":
                 await source.leave()
                 outcome["result"] = "leave"

@@ -124,6 +124,9 @@ class ScreenModel:
     prompt_style: str = "prompt"
     buttons: list[Button] = field(default_factory=list)
     log: list[list[Span]] = field(default_factory=list)
+    since: tuple[int, list[list[Span]]] | None = None
+    """Since this player's last turn: how many of `log`'s last lines, and the same told as one
+    line per other player (what a log too short for them shows instead)."""
     links: list[LinkView] = field(default_factory=list)
     ui: UiView = field(default_factory=UiView)
     overlay: str | None = None  # help | scores | round | quit | result | chat

@@ -8,7 +8,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import sys
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -18,11 +21,15 @@ from client import storage
 from client.net import wordcode
 from client.net.addresses import shown_addresses
 from client.net.framing import FramingError
-from client.net.link import LinkError
+from client.net.link import LinkError, Refused
 from client.table.host import Host, HostOptions
-from client.table.join import Joiner, JoinOptions, find_table
+from client.table.join import Joiner, JoinOptions, JoinRefusal, find_table, refusal_of, wait_left
+from client.table.resume import restore
+from client.table.saved import ResumeInfo
+from client.table.seat import Peer
 
-from .caps import Caps, detect_caps
+from .caps import Caps, detect_caps, detect_lang
+from .i18n import tr
 from .lobby import LobbySeat, LobbySource, LobbyView, run_lobby_ui
 from .run import run_game_ui
 from .terminal import open_terminal
@@ -47,7 +54,7 @@ class HostLobby:
             LobbySeat(
                 name=s.name,
                 fingerprint=storage.fingerprint(s.key),
-                ready=True,
+                ready=s.ready,
                 host=(s.kind == "host"),
                 me=storage.fingerprint(s.key) == mine,
                 known=s.returning if s.kind != "host" else None,
@@ -65,7 +72,10 @@ class HostLobby:
         if others:
             address += f"  (or {shown_addresses(others, host.lobby_port, most=2)})"
         status = "waiting for players" if players < opts.seats else "every seat is taken"
-        if host.problem is not None:
+        waiting = host.not_ready()
+        if waiting:
+            status = f"waiting for {', '.join(waiting)} to be ready (r)"
+        elif host.problem is not None:
             status = f"cannot start yet: {host.problem}"
         guesses = host.admission.passwords  # wrong passwords so far: someone may be guessing
         return LobbyView(
@@ -77,7 +87,7 @@ class HostLobby:
             is_host=True,
             address=address,
             status=status,
-            can_start=players >= 2,
+            can_start=players >= 2 and not waiting,
             starting=host.started,
             chat=list(host.chat),
             failed_passwords=guesses.failed_total if guesses is not None else 0,
@@ -95,6 +105,9 @@ class HostLobby:
     async def start(self) -> None:
         self.host.start_now.set()
 
+    async def retry(self, password: str | None) -> None:
+        return None
+
     async def send_chat(self, text: str) -> None:
         if text.strip():
             self.host.chat.append((self.host.opts.name, text.strip()[:200]))
@@ -105,10 +118,24 @@ class HostLobby:
 
 
 class JoinLobby:
-    """A joiner's lobby as the lobby screen sees it."""
+    """A joiner's lobby as the lobby screen sees it; a refused join as a refusal, tried again on
+    the screen's word (`retry`, with the password typed there)."""
 
     def __init__(self, joiner: Joiner) -> None:
         self.joiner = joiner
+        self.known = set(storage.known_peers())
+        """The fingerprints this machine has seen before (its own known_peers.json)."""
+        self.refusal: JoinRefusal | None = None
+        self.refused_at = 0.0
+        self.retried = trio.Event()
+        self.password: str | None = None
+
+    def refused(self, refusal: JoinRefusal) -> None:
+        """Show `refusal` until the person tries again or leaves."""
+        self.refusal, self.refused_at = refusal, trio.current_time()
+        self.retried = trio.Event()
+        self.joiner.lobby = {}
+        self.joiner._changed()
 
     def lobby(self) -> LobbyView:
         joiner = self.joiner
@@ -123,10 +150,10 @@ class JoinLobby:
                 LobbySeat(
                     name=str(entry.get("name", "?"))[:32],
                     fingerprint=fp,
-                    ready=True,
+                    ready=(joiner.ready if fp == mine else entry.get("ready") is not False),
                     host=entry.get("kind") == "host",
                     me=fp == mine,
-                    known=bool(entry.get("returning")) if fp != mine else None,
+                    known=(fp in self.known) if fp != mine else None,
                 )
             )
         bots = int(message.get("bots", 0) or 0)
@@ -136,28 +163,46 @@ class JoinLobby:
         chat = [
             (str(c[0]), str(c[1])) for c in message.get("chat", []) if isinstance(c, list) and len(c) == 2
         ]
+        refusal = self.refusal
+        if refusal is not None and refusal.wait:
+            left = refusal.wait - (trio.current_time() - self.refused_at)
+            refusal = dataclasses.replace(refusal, wait=wait_left(left))
+        waiting = [s.name for s in seats if not s.ready and not s.empty]
+        status = "connecting" if not message else "waiting for the host to start"
+        if message and not joiner.ready:
+            status = ""  # the screen says to press r, in the player's language
+        elif message and waiting:
+            status = f"waiting for {', '.join(waiting)} to be ready"
         return LobbyView(
-            table=str(message.get("table", "")),
+            table=str(message.get("table", "")) or joiner.table or joiner.address,
             game=str(message.get("game", "")),
             seats=seats,
             options=dict(message.get("options", {}) or {}),
             password=bool(message.get("password")),
             is_host=False,
             address=joiner.address,
-            status="connecting" if not message else "waiting for the host to start",
+            status=status,
             starting=joiner.started,
             closed=joiner.closed,
             chat=chat,
+            refusal=refusal,
         )
 
     def changed(self) -> trio.Event:
         return self.joiner.lobby_changed
 
     async def set_ready(self, ready: bool) -> None:
-        return None
+        await self.joiner.set_ready(ready)
 
     async def start(self) -> None:
         return None
+
+    async def retry(self, password: str | None) -> None:
+        if password is not None:
+            self.password = wordcode.canonical(password)
+        self.refusal = None
+        self.joiner._changed()
+        self.retried.set()
 
     async def send_chat(self, text: str) -> None:
         await self.joiner.send_chat(text)
@@ -177,10 +222,13 @@ async def host_with_screen(
 ) -> int:
     host = Host(opts, identity, _quiet)
     caps = detect_caps(no_color=no_color, ascii_only=ascii_only, no_bell=no_bell)
-    async with trio.open_nursery() as nursery:
-        await nursery.start(host.run)
-        code = await _lobby_then_game(HostLobby(host), host, lang, caps)
-        nursery.cancel_scope.cancel()
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(host.run)
+            code = await _lobby_then_game(HostLobby(host), host, lang, caps)
+            nursery.cancel_scope.cancel()
+    finally:
+        _print_saved(host.peer, lang)
     return code
 
 
@@ -194,22 +242,97 @@ async def join_with_screen(
     no_bell: bool = False,
 ) -> int:
     # choose the table before the screen is taken (the list of tables is a plain prompt)
-    opts.found = await find_table(opts, print)
+    first: JoinRefusal | None = None
+    try:
+        opts.found = await find_table(opts, print)
+    except Refused as exc:  # a table of another version: shown on the screen like any refusal
+        first = refusal_of(str(exc), opts.target or "", opts.target or "")
+    opts.ready = False  # a person says so with `r`
     joiner = Joiner(opts, identity, _quiet)
+    lobby = JoinLobby(joiner)
 
     async def play() -> None:
-        try:
-            await joiner.run()
-        except (LinkError, FramingError, OSError) as exc:
-            joiner.closed = str(exc)
-            joiner._changed()
+        refusal = first
+        while True:
+            if refusal is not None:
+                lobby.refused(refusal)
+                await lobby.retried.wait()
+                if lobby.password is not None:
+                    opts.password = lobby.password
+            try:
+                await joiner.run()
+                return
+            except (Refused, LinkError) as exc:
+                if joiner.link is not None or not (isinstance(exc, Refused) or "version" in str(exc)):
+                    joiner.closed = str(exc)  # not a refusal at the door: the lobby ended
+                    joiner._changed()
+                    return
+                refusal = refusal_of(str(exc), joiner.table, joiner.address)
+            except (FramingError, OSError) as exc:
+                joiner.closed = str(exc)
+                joiner._changed()
+                return
 
     caps = detect_caps(no_color=no_color, ascii_only=ascii_only, no_bell=no_bell)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(play)
-        code = await _lobby_then_game(JoinLobby(joiner), joiner, lang, caps)
-        nursery.cancel_scope.cancel()
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play)
+            code = await _lobby_then_game(lobby, joiner, lang, caps)
+            nursery.cancel_scope.cancel()
+    finally:
+        _print_saved(joiner.peer, lang)
     return code
+
+
+def run_resume_screen(*, lang: str | None, no_color: bool, ascii_only: bool) -> int:
+    """`host --resume` / `join --resume` at a terminal: this machine's latest unfinished game,
+    on the game screen (a one-line error, as `run_resume` says it, when there is none)."""
+    from client.table.commands import _network_errors
+    from client.table.saved import latest_resumable
+
+    identity = storage.load_identity()
+    info = latest_resumable()
+    if info is None:
+        print("skyjo-lan: no unfinished game to resume on this machine", file=sys.stderr, flush=True)
+        return 2
+
+    async def main() -> int:
+        return await resume_with_screen(identity, info, lang=lang, no_color=no_color, ascii_only=ascii_only)
+
+    return _network_errors(lambda: trio.run(main), "resume")
+
+
+async def resume_with_screen(
+    identity: Ed25519PrivateKey, info: ResumeInfo, *, lang: str | None, no_color: bool, ascii_only: bool
+) -> int:
+    """`--resume` with a person at the seat: the game screen again, as it was before the crash."""
+    peer = await restore(identity, info, None, _quiet)
+    runner = peer.runner
+    assert runner is not None
+    caps = detect_caps(no_color=no_color, ascii_only=ascii_only)
+    try:
+        async with open_terminal(caps) as terminal, trio.open_nursery() as nursery:
+            nursery.start_soon(peer.play, _quiet)
+            await run_game_ui(runner, lang=lang, terminal=terminal, saved=str(info.transcript))
+            nursery.cancel_scope.cancel()
+    finally:
+        _print_saved(peer, lang)
+    return 0 if runner.status.finished else 1
+
+
+def _print_saved(peer: Peer | None, lang: str | None) -> None:
+    """Where the game was saved, once the screen is closed (as `play` says it)."""
+    path = saved_path(peer)
+    if path is not None:
+        print(tr(detect_lang(lang), "play.saved", path=path), flush=True)
+
+
+def saved_path(peer: Peer | None) -> Path | None:
+    """The saved game of this seat, None when there is none (no game started, or not saved)."""
+    if peer is None or peer.writer is None:
+        return None
+    path = peer.writer.path
+    return path if path.exists() else None
 
 
 async def _lobby_then_game(lobby: LobbySource, peer: Host | Joiner, lang: str | None, caps: Caps) -> int:
@@ -220,5 +343,6 @@ async def _lobby_then_game(lobby: LobbySource, peer: Host | Joiner, lang: str | 
             return 1
         while peer.runner is None:
             await trio.sleep(0.05)
-        await run_game_ui(peer.runner, lang=lang, terminal=terminal)
+        saved = saved_path(peer.peer)
+        await run_game_ui(peer.runner, lang=lang, terminal=terminal, saved=str(saved or ""))
         return 0 if peer.runner.status.finished else 1

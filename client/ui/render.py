@@ -16,7 +16,7 @@ from .canvas import Canvas, Frame, Rect, Span, clip, text_width, wrap
 from .caps import Caps
 from .i18n import tr
 from .model import ScreenModel
-from .widgets import MIN_HEIGHT, MIN_WIDTH, dialog, draw_buttons, draw_log, too_small
+from .widgets import MIN_HEIGHT, MIN_WIDTH, ROUND_PANEL, dialog, draw_buttons, draw_log, too_small
 
 WIDE = 150
 """From this width on, the log has its own panel on the right."""
@@ -199,7 +199,7 @@ def overlay(c: Canvas, m: ScreenModel) -> None:
         dialog(c, m.help.title, lines, tr(m.lang, "help.close"))
     elif m.overlay == "scores" and m.scores is not None:
         score_sheet(c, m)
-    elif m.overlay == "round" and m.round_over is not None:
+    elif m.overlay == "round" and m.round_over is not None and ROUND_PANEL not in c.targets:
         title, summary = m.round_over
         dialog(c, title, [[Span(r)] for r in summary], tr(m.lang, "round.continue"))
     elif m.overlay == "quit":
@@ -231,13 +231,11 @@ def score_sheet(c: Canvas, m: ScreenModel) -> None:
     for number, cells in rounds:
         row = [Span(tr(lang, "scores.round", n=number).ljust(label_w), "dim")]
         for cell in cells:
-            mark = ""
+            mark = c.g("flag") if cell.ender else ""  # the round's ender, doubled or not
             style = "dialog.body"
             if cell.doubled:
-                mark = c.g("times")
+                mark += c.g("times")
                 style = "warn"
-            elif cell.ender:
-                mark = c.g("flag")
             row.append(Span(f"{mark}{cell.points}".rjust(col), style))
         lines.append(row)
     if sheet.live and any(v is not None for v in sheet.live):
@@ -252,7 +250,7 @@ def score_sheet(c: Canvas, m: ScreenModel) -> None:
     notes = []
     if any(cell.doubled for _, cells in sheet.rounds for cell in cells):
         notes.append(tr(lang, "scores.doubled_note", mark=c.g("times")))
-    if any(cell.ender and not cell.doubled for _, cells in sheet.rounds for cell in cells):
+    if any(cell.ender for _, cells in sheet.rounds for cell in cells):
         notes.append(tr(lang, "scores.ender_note", mark=c.g("flag")))
     notes.append(tr(lang, "scores.lowest" if sheet.lowest_wins else "scores.highest"))
     lines.append([])

@@ -5,13 +5,17 @@ proof is checked on the way), and the table is kept after every move: each step 
 as everyone saw it once that move was played and its cards revealed (hands and private cards stay
 hidden, as they were). Keys: → n l Space next, ← p h back, Home/End first/last, PgUp/PgDn a
 round back/forward, s the score sheet, q quit.
+
+The file is first checked as `skyjo-lan verify` checks it. An invalid file is still shown, but
+only as far as it can be trusted (the steps the observer accepted before the fault), with the
+verdict's reason on every step; `replay` then exits 1, as `verify` does.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import trio
@@ -19,6 +23,7 @@ import trio
 from protocol.events import Blamed, ChatReceived, Halted, RoundSigned, Updated
 from protocol.session import Session
 from protocol.transcript import load_checked
+from protocol.verify import verify_bytes
 from skyjo_p2p.core.events import Moved, RoundEnded
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
@@ -27,6 +32,7 @@ from .app import GameUI, Quit
 from .caps import detect_caps, detect_lang
 from .i18n import tr
 from .model import LinkView, ScreenModel
+from .roundend import ended_round
 
 
 @dataclass
@@ -44,6 +50,8 @@ class Step:
     state: TableState
     log_len: int
     round: int
+    ended: bool = False
+    """The table as a round ended, every card up (rebuilt by `roundend`): shown with the summary."""
 
 
 @dataclass
@@ -53,17 +61,27 @@ class Replay:
     steps: list[Step] = field(default_factory=list)
     log: list[LogItem] = field(default_factory=list)
     problem: str = ""
+    fault: str | None = None
+    """Why `skyjo-lan verify` finds the file invalid (None: valid); the steps stop at the fault."""
+    foreign: bool = False
+    """The file's genesis does not match its frames (verify exits 2 for it)."""
 
 
 def load_replay(data: bytes, progress: Callable[[int, int], None] | None = None) -> Replay:
-    """Replay a transcript file's bytes into steps. Raises `MalformedMessage` if it is not one."""
+    """Check then replay a transcript file's bytes into steps. Raises `MalformedMessage` if it is
+    not one. An invalid file keeps the steps that check up to its fault, and the fault."""
+    verdict = verify_bytes(data)
     config, frames, _ = load_checked(data)
     names = list(config.names) or [f"#{s + 1}" for s in range(config.players)]
     replay = Replay(config.game, names)
+    if not verdict.valid:
+        replay.fault = verdict.fault or "invalid"
+        replay.foreign = verdict.not_this_game
     observer = Session(config, None, None)
     observer.start()
     log = replay.log
     snapshots: list[tuple[TableState, int]] = []
+    ended: list[Step] = []
     for number, frame in enumerate(frames):
         observer.receive_frame(frame)
         for event in observer.next_events():
@@ -78,10 +96,12 @@ def load_replay(data: bytes, progress: Callable[[int, int], None] | None = None)
             elif isinstance(event, Halted):
                 replay.problem = event.reason
         if observer.state is not None and (not snapshots or snapshots[-1][0] is not observer.state):
+            if snapshots:
+                ended.extend(_ended_rounds(snapshots[-1], observer.state, log))
             snapshots.append((observer.state, len(log)))
         if progress is not None and number % 25 == 0:
             progress(number, len(frames))
-        if observer.halted:
+        if observer.halted or observer.culprit is not None:
             break
     moves = [i for i, item in enumerate(log) if isinstance(item.fact, Moved)]
     boundaries = [*moves, len(log) + 1]
@@ -98,9 +118,26 @@ def load_replay(data: bytes, progress: Callable[[int, int], None] | None = None)
         rounds = sum(1 for item in log[:length] if isinstance(item.fact, RoundEnded))
         if not replay.steps or replay.steps[-1].state is not state:
             replay.steps.append(Step(state, length, rounds))
+    for step in ended:  # each between the last step of its round and the first of the next
+        at = next((i for i, s in enumerate(replay.steps) if s.log_len >= step.log_len), len(replay.steps))
+        replay.steps.insert(at, step)
     if progress is not None:
         progress(len(frames), len(frames))
     return replay
+
+
+def _ended_rounds(before: tuple[TableState, int], now: TableState, log: list[LogItem]) -> list[Step]:
+    """The ended round's table (cards up) when `now` is past a round end that did not end the game."""
+    state, length = before
+    rounds = sum(1 for r in now.history if isinstance(r, RoundEnded))
+    if now.phase == "game_over" or rounds <= sum(1 for r in state.history if isinstance(r, RoundEnded)):
+        return []
+    facts = [item.fact for item in log[length:]]
+    table = ended_round(state, [f for f in facts if f is not None])
+    if table is None:
+        return []
+    end = next(i for i in range(length, len(log)) if isinstance(log[i].fact, RoundEnded))
+    return [Step(table, end + 1, rounds, ended=True)]
 
 
 class ReplaySource:
@@ -158,6 +195,14 @@ class ReplayUI:
             self.game.ui.result_closed = False
             if self.game.ui.overlay == "result":
                 self.game.ui.overlay = None
+        step = self.replay.steps[index] if self.replay.steps else None
+        if step is not None and step.ended:
+            # the replay stops on every round's end: the grids turned up, with the summary
+            self.game.ui.rounds_seen = step.round
+            if self.game.ui.overlay is None:
+                self.game.ui.overlay = "round"
+        elif self.game.ui.overlay == "round":
+            self.game.ui.overlay = None
 
     def round_jump(self, direction: int) -> None:
         steps = self.replay.steps
@@ -175,21 +220,38 @@ class ReplayUI:
         model = self.game.screen()
         total = len(self.replay.steps)
         label = tr(self.lang, "replay.step", n=self.source.index + 1 if total else 0, total=total)
-        model.subtitle = f"{tr(self.lang, 'header.replay')} · {label} · {model.subtitle}"
+        head = tr(self.lang, "header.replay")
+        if self.replay.fault is not None:
+            head = f"{head} · {tr(self.lang, 'replay.invalid_mark')}"
+        model.subtitle = f"{head} · {label} · {model.subtitle}"
         model.footer = tr(self.lang, "replay.keys")
-        model.ui.candidates = frozenset()
+        model.ui = replace(model.ui, candidates=frozenset(), cursor=None, focus=frozenset())
         if not model.prompt or model.prompt_style != "error":
             model.prompt = tr(self.lang, "replay.prompt")
             model.prompt_style = "dim"
         model.buttons = []
+        if self.replay.fault is not None:
+            self._invalid(model, total)
         return model
+
+    def _invalid(self, model: ScreenModel, total: int) -> None:
+        """The verdict of an invalid file on every step: the reason, and how far it is trusted."""
+        lang, fault = self.lang, self.replay.fault
+        model.flash = tr(lang, "replay.invalid", reason=fault)
+        last = self.source.index >= total - 1
+        model.prompt = tr(lang, "replay.invalid_end" if last else "replay.invalid_prompt")
+        model.prompt_style = "error" if last else "dim"
+        if model.table is None:
+            model.notice = "\n".join(
+                [tr(lang, "replay.invalid_title"), fault or "", tr(lang, "replay.invalid_end")]
+            )
 
     def on_frame(self, frame: Any) -> None:
         self.game.on_frame(frame)
 
     def handle_key(self, key: str) -> list[Any]:
         game = self.game
-        if game.ui.overlay in ("help", "scores", "round", "quit") or key in ("s", "?", "t"):
+        if game.ui.overlay in ("help", "scores", "quit") or key in ("s", "?", "t"):
             if key == "t":
                 return []
             effects = game.handle_key(key)
@@ -284,4 +346,8 @@ def replay(path: str, *, lang: str | None, no_color: bool, ascii_only: bool) -> 
     if outcome.get("error"):
         print(f"skyjo-lan replay: {path} is not a readable transcript: {outcome['error']}", file=sys.stderr)
         return 2
+    loaded: Replay | None = outcome.get("replay")
+    if loaded is not None and loaded.fault is not None:
+        print(f"skyjo-lan replay: {path} is INVALID: {loaded.fault}", file=sys.stderr)
+        return 2 if loaded.foreign else 1
     return 0

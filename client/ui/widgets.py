@@ -9,8 +9,13 @@ from __future__ import annotations
 from .canvas import Canvas, Rect, Span, clip, text_width, wrap
 from .i18n import tr
 from .model import Button, ScreenModel
+from .targets import ButtonTarget
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
+
+ROUND_PANEL = ButtonTarget("round-summary")
+"""Marked on the canvas when a game drew the round summary in its table (`round_panel`): the
+frame then does not draw it again as a box over the table."""
 
 
 def too_small(c: Canvas, lang: str) -> None:
@@ -35,7 +40,11 @@ def draw_log(c: Canvas, rect: Rect, m: ScreenModel, title: bool = False) -> None
         c.put(rect.x, y, tr(m.lang, "log.title"), "dim")
         y += 1
         rows -= 1
-    lines = m.log[-rows:] if rows > 0 else []
+    log = m.log
+    if m.since is not None and m.since[0] > rows:
+        # too short for every line since the player's last turn: one line per other player
+        log = [*m.log[: len(m.log) - m.since[0]], *m.since[1]]
+    lines = log[-rows:] if rows > 0 else []
     for offset, line in enumerate(lines):
         x = rect.x
         for span in line:
@@ -91,3 +100,36 @@ def dialog(
         text = clip(f" {c.text(footer)} ", w - 4)
         c.put(rect.right - 2 - text_width(text), rect.bottom - 1, text, "dialog.footer")
     return rect
+
+
+def round_panel_lines(m: ScreenModel, width: int) -> list[str]:
+    """The round summary's lines, wrapped to `width` (empty when no summary is shown)."""
+    if m.overlay != "round" or m.round_over is None:
+        return []
+    out: list[str] = []
+    for row in m.round_over[1]:
+        out.extend([row] if text_width(row) <= width else wrap(row, width))  # keep the columns
+    return out
+
+
+def round_panel(c: Canvas, rect: Rect, m: ScreenModel) -> Rect | None:
+    """The round summary in a box at the top of `rect`, beside the ended round's grids (never over
+    them); returns the box, or None when there is no summary or it does not fit."""
+    if m.round_over is None or rect.w < 30:
+        return None
+    lines = round_panel_lines(m, rect.w - 4)
+    if not lines or len(lines) + 2 > rect.h:
+        return None
+    width = min(rect.w, max(text_width(c.text(line)) for line in lines) + 4)
+    width = max(
+        width, text_width(c.text(m.round_over[0])) + 6, text_width(c.text(tr(m.lang, "round.continue"))) + 6
+    )
+    box = Rect(rect.x, rect.y, min(width, rect.w), len(lines) + 2)
+    c.fill(box, " ", "dialog.body")
+    c.box(
+        box, "dialog", "round", m.round_over[0], "dialog.title", tr(m.lang, "round.continue"), "dialog.footer"
+    )
+    for i, line in enumerate(lines):
+        c.put(box.x + 2, box.y + 1 + i, line, "dialog.body", box.w - 4)
+    c.mark(ROUND_PANEL, box)
+    return box

@@ -188,11 +188,18 @@ def skyjo_scenes(lang: str = "en") -> list[Scene]:
     scenes.append(Scene("skyjo-flip", _ui(t, lang)))
     t = _table("skyjo", 4, {}, 3, lambda s: s.phase == "turn" and s.turn == 2 and s.round == 1)
     scenes.append(Scene("skyjo-waiting", _ui(t, lang), ("?",)))
-    t = _table("skyjo", 4, {}, 3, lambda s: s.round == 2 and s.phase == "setup", level="greedy")
+    t = OfflineTable("skyjo", 4, {}, seed=3, me=0, level="greedy")
+    last = t.source()  # the last table the screen saw of round 1
+    while not (t.state.round == 2 and t.state.phase == "setup"):
+        if t.state.round == 1:
+            last = t.source()
+        assert t.step()
 
-    def round_over(t: OfflineTable = t) -> GameUI:
-        ui = GameUI(t.source(), lang)
-        ui.ui.rounds_seen = 0
+    def round_over(t: OfflineTable = t, last: OfflineSource = last) -> GameUI:
+        # the screen read round 1, then round 2's setup: it shows round 1's end, every card up
+        ui = GameUI(last, lang)
+        ui.screen()
+        ui.source = t.source()
         return ui
 
     scenes.append(Scene("skyjo-round-over", round_over))

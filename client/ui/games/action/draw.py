@@ -8,8 +8,8 @@ from ...cards import SIZES, CardView, draw_card
 from ...i18n import tr
 from ...model import ScreenModel
 from ...targets import Drawn3Target, MarketTarget, MenuTarget
-from ...widgets import dialog, draw_log
-from ..skyjo.draw import draw_others, plan_others
+from ...widgets import dialog, draw_log, round_panel
+from ..skyjo.draw import COUNT_WIDTH, draw_others, plan_others
 from ..skyjo.grid import draw_cards, draw_held, grid_size
 from ..skyjo.model import DISCARD, DRAW
 from .model import ACTION_DISCARD, ACTION_PILE, ActionTable
@@ -55,10 +55,12 @@ def draw_piles(c: Canvas, x: int, y: int, t: ActionTable, size: str, m: ScreenMo
         row.append((tr(lang, "pile.drawn"), t.holding, None, who))
     if t.in_play:
         row.append((tr(lang, "action.in_play"), t.in_play[-1], None, ""))
+    widest = tr(lang, "pile.count", n=COUNT_WIDTH)  # columns that do not move as the pile shrinks
     for label, card, target, below in row:
         cards = card if isinstance(card, list) else [card]
         span = len(cards) * (w + 1) - 1
-        col = max(span + 2, text_width(c.text(label)) + 2, text_width(c.text(below)) + 1)
+        room = widest if target == DRAW else below
+        col = max(span + 2, text_width(c.text(label)) + 2, text_width(c.text(room)) + 1)
         live = target is not None and target in ui.candidates
         c.put(
             px,
@@ -181,8 +183,17 @@ def draw_table(c: Canvas, area: Rect, m: ScreenModel) -> None:
         py = y + 1 if mine.held else y
     else:
         px, pile_size, py = x, "M", y
-    draw_piles(c, px, py, t, pile_size, m)
     log_top = y + block + 1
+    log_rect = Rect(area.x + 2, log_top, area.w - 4, area.bottom - log_top)
+    summary = (
+        round_panel(c, Rect(px, py, area.right - px - 1, area.bottom - py), m)
+        if m.overlay == "round"
+        else None
+    )
+    if summary is None:
+        draw_piles(c, px, py, t, pile_size, m)
+    elif summary.bottom > log_top:  # the round is over: its summary where the piles were
+        log_rect = Rect(log_rect.x, log_top, summary.x - 2 - log_rect.x, log_rect.h)
     if area.bottom - log_top >= 2:
-        draw_log(c, Rect(area.x + 2, log_top, area.w - 4, area.bottom - log_top), m)
+        draw_log(c, log_rect, m)
     draw_menu(c, m)

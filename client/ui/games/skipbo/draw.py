@@ -8,7 +8,7 @@ from ...cards import SIZES, CardView, draw_card
 from ...i18n import tr
 from ...model import ScreenModel
 from ...targets import BuildingTarget, HandTarget, SeatDiscardTarget, StockTarget
-from ...widgets import draw_log
+from ...widgets import draw_log, round_panel
 from .model import SkipBoSeat, SkipBoTable
 
 
@@ -118,6 +118,7 @@ def draw_table(c: Canvas, area: Rect, m: ScreenModel) -> None:
         y += 1
 
     # building piles and the draw pile
+    table_y = y
     step = cw + 3
     bx = area.x + 2 + (cw + 3 + 5 * (cw + 1))  # above the hand
     bx = min(bx, area.right - 4 * step - 14)
@@ -165,3 +166,6 @@ def draw_table(c: Canvas, area: Rect, m: ScreenModel) -> None:
                     c.put(px, y + 1 + ch, clip(f"{c.g('up')}{shown}{more}", cw + 1), "dim")
         y += 1 + ch + (fan_rows if big else 1)
     draw_log(c, Rect(area.x + 2, y, area.w - 4, area.bottom - y), m)
+    if m.overlay == "round":  # the round is over: its summary beside the stock piles
+        sx = area.x + 2 + (cw + 3 if mine is not None else 0)
+        round_panel(c, Rect(sx, table_y, area.right - sx - 1, area.bottom - table_y), m)

@@ -6,9 +6,12 @@ from ...canvas import Canvas, Rect, Target, clip, text_width
 from ...cards import SIZES, CardView, draw_card
 from ...i18n import tr
 from ...model import ScreenModel
-from ...widgets import draw_log
+from ...widgets import draw_log, round_panel
 from .grid import box_size, draw_cards, draw_seat_box, grid_size, seat_style
 from .model import DISCARD, DRAW, GridSeat, SkyjoTable
+
+COUNT_WIDTH = 888
+"""A pile count as wide as any (three digits): the columns after it keep their place."""
 
 
 def plan_others(others: list[GridSeat], width: int, height_budget: int) -> tuple[str, int, int, int]:
@@ -70,8 +73,10 @@ def draw_piles(c: Canvas, x: int, y: int, t: SkyjoTable, size: str, m: ScreenMod
         who = "" if t.holder == t.me else (m.names[t.holder] if t.holder is not None else "")
         items.append((labels[2], t.holding, None, who))
     px = x
+    widest = tr(lang, "pile.count", n=COUNT_WIDTH)  # columns that do not move as the pile shrinks
     for label, card, target, below in items:
-        col = max(w + 2, text_width(c.text(label)) + 2, text_width(c.text(below)) + 1)
+        room = widest if target == DRAW else below
+        col = max(w + 2, text_width(c.text(label)) + 2, text_width(c.text(room)) + 1)
         live = target is not None and target in ui.candidates
         c.put(px, y, label, "title" if live else "dim", col - 1)
         if card is not None:
@@ -152,9 +157,17 @@ def draw_table(c: Canvas, area: Rect, m: ScreenModel) -> None:
     else:
         px = x
         pile_size = "M"
+    log_rect = Rect(area.x + 2, y + own_h + 1, area.w - 4, area.bottom - (y + own_h + 1))
+    summary = (
+        round_panel(c, Rect(px, y, area.right - px - 1, area.bottom - y), m) if m.overlay == "round" else None
+    )
+    if summary is not None:  # the round is over: its summary where the piles were
+        if summary.bottom > log_rect.y:
+            log_rect = Rect(log_rect.x, log_rect.y, summary.x - 2 - log_rect.x, log_rect.h)
+        draw_log(c, log_rect, m)
+        return
     used = draw_piles(c, px, y, t, pile_size, m)
     panel_x = px + used + 2
-    log_rect = Rect(area.x + 2, y + own_h + 1, area.w - 4, area.bottom - (y + own_h + 1))
     room_right = area.right - panel_x - 1
     if log_rect.h >= 2:
         if room_right >= 20:
