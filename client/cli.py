@@ -392,7 +392,9 @@ def _resume(args: argparse.Namespace, run_resume: Callable[[str | None], int]) -
     if args.bot is None and _has_terminal() and sys.stdout.isatty():
         from .ui.network import run_resume_screen
 
-        return run_resume_screen(lang=args.lang, no_color=args.no_color, ascii_only=args.ascii)
+        return run_resume_screen(
+            lang=args.lang, no_color=args.no_color, ascii_only=args.ascii, no_bell=args.no_bell
+        )
     _bot_without_screen(args, args.command)
     return run_resume(args.bot)
 

@@ -5,8 +5,9 @@ fields given as `Span`s (a coloured card value inside a sentence). A key ending 
 variant used when the subject is the player themself ("You drew" / "Vous avez pioché");
 `who_key` picks it. `tidy` applies the small rules of each language to the filled text: "an 8",
 "an 11" in English, "d'Anna" in French, and a capital at the start of a sentence that begins with
-a name ("You ended the round", not "you ..."). `tests/client/ui/test_i18n.py` checks that both
-languages have every key with the same fields, and that every key the code uses exists.
+"you" or a card ("You ended the round", not "you ..."); a person's name stays as they typed it.
+`tests/client/ui/test_i18n.py` checks that both languages have every key with the same fields, and
+that every key the code uses exists.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from .catalogue import CATALOGUE
 
 _formatter = string.Formatter()
 
-# fields that, first in a template, start a sentence: a name ("you" for the player), a card's name
+# fields that, first in a template, start a sentence: a name ("you" for the player), a card's name;
+# a person's name stays as they typed it, only the program's own words get the capital
 _SUBJECTS = frozenset({"who", "names", "card"})
 # English "an": before a vowel sound; of the numbers, those said "eight...", "eleven", "eighteen"
 _EN_DOUBLE = re.compile(r"(?<![\w'-])(the|The|a|A|an|An) (?:a|an) (?=\S)")
@@ -50,9 +52,18 @@ def tidy(lang: str, text: str, *, sentence: bool = False) -> str:
     return text
 
 
-def _starts_sentence(template: str) -> bool:
+def _starts_sentence(lang: str, template: str, fields: dict[str, Any]) -> bool:
+    """Whether the text starts with a word of the program's (a card, "you") that needs a capital."""
     for literal, name, _spec, _conv in _formatter.parse(template):
-        return not literal and name in _SUBJECTS
+        if literal or name not in _SUBJECTS:
+            return False
+        value = fields.get(name)
+        text = str(value.text if isinstance(value, Span) else value or "")
+        if name == "card":
+            return True
+        table = CATALOGUE.get(lang) or CATALOGUE["en"]
+        you = table.get("you") or "you"
+        return text == you or text.startswith((you + " ", you + ","))
     return False
 
 
@@ -66,7 +77,7 @@ def tr(lang: str, key: str, **fields: Any) -> str:
         text = template.format(**plain)
     except (KeyError, IndexError, ValueError):
         return template
-    return tidy(lang, text, sentence=_starts_sentence(template))
+    return tidy(lang, text, sentence=_starts_sentence(lang, template, fields))
 
 
 def tr_spans(lang: str, key: str, style: str = "text", **fields: Any) -> list[Span]:
@@ -84,7 +95,7 @@ def tr_spans(lang: str, key: str, style: str = "text", **fields: Any) -> list[Sp
             out.append(value)
         else:
             out.append(Span(format(value, spec or ""), style))
-    return _tidy_spans(lang, out, _starts_sentence(template))
+    return _tidy_spans(lang, out, _starts_sentence(lang, template, fields))
 
 
 def _tidy_spans(lang: str, spans: list[Span], sentence: bool) -> list[Span]:

@@ -284,7 +284,7 @@ async def join_with_screen(
     return code
 
 
-def run_resume_screen(*, lang: str | None, no_color: bool, ascii_only: bool) -> int:
+def run_resume_screen(*, lang: str | None, no_color: bool, ascii_only: bool, no_bell: bool = False) -> int:
     """`host --resume` / `join --resume` at a terminal: this machine's latest unfinished game,
     on the game screen (a one-line error, as `run_resume` says it, when there is none)."""
     from client.table.commands import _network_errors
@@ -297,19 +297,27 @@ def run_resume_screen(*, lang: str | None, no_color: bool, ascii_only: bool) -> 
         return 2
 
     async def main() -> int:
-        return await resume_with_screen(identity, info, lang=lang, no_color=no_color, ascii_only=ascii_only)
+        return await resume_with_screen(
+            identity, info, lang=lang, no_color=no_color, ascii_only=ascii_only, no_bell=no_bell
+        )
 
     return _network_errors(lambda: trio.run(main), "resume")
 
 
 async def resume_with_screen(
-    identity: Ed25519PrivateKey, info: ResumeInfo, *, lang: str | None, no_color: bool, ascii_only: bool
+    identity: Ed25519PrivateKey,
+    info: ResumeInfo,
+    *,
+    lang: str | None,
+    no_color: bool,
+    ascii_only: bool,
+    no_bell: bool = False,
 ) -> int:
     """`--resume` with a person at the seat: the game screen again, as it was before the crash."""
     peer = await restore(identity, info, None, _quiet)
     runner = peer.runner
     assert runner is not None
-    caps = detect_caps(no_color=no_color, ascii_only=ascii_only)
+    caps = detect_caps(no_color=no_color, ascii_only=ascii_only, no_bell=no_bell)
     try:
         async with open_terminal(caps) as terminal, trio.open_nursery() as nursery:
             nursery.start_soon(peer.play, _quiet)

@@ -325,6 +325,9 @@ def test_a_sentence_starting_with_a_name_starts_with_a_capital() -> None:
     assert spans[0].text == "You"
     assert i18n.tr("en", "skyjo.prompt.drawn", v=8).startswith("You drew an 8:")
     assert i18n.tr("fr", "target.grid.other", n=2, who="Anna") == "carte 2 de la grille d'Anna"
+    # a person's name is shown as they typed it, first in a sentence too
+    assert i18n.tr("en", "round.ender", who="ben").startswith("ben ended")
+    assert i18n.tr("fr", "round.ender", who="vous").startswith("Vous")
     # a field in the middle is left as it is
     assert i18n.tr("en", "target.grid.other", n=2, who="zoé") == "card 2 of zoé's grid"
 
