@@ -182,14 +182,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return replay(args.file, lang=args.lang, no_color=args.no_color, ascii_only=args.ascii)
 
 
-def _setup_logging(verbose: bool) -> None:
-    import logging
+def _setup_logging(verbose: bool, command: str = "skyjo-lan") -> None:
+    """The log goes to a file (`client.logs`); to standard error too until a screen takes the
+    terminal (warnings, or everything with `verbose`)."""
+    from . import logs
 
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING,
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
-        stream=sys.stderr,
-    )
+    logs.setup(command, verbose)
 
 
 PASSWORD_ENV = "SKYJO_LAN_PASSWORD"
@@ -303,7 +301,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     from .table.commands import run_host, run_resume
     from .table.host import HostOptions
 
-    _setup_logging(args.verbose)
+    _setup_logging(args.verbose, args.command)
     if args.resume:
         return run_resume(args.bot)
     _network_args(args)
@@ -338,7 +336,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     from .table.commands import run_join, run_resume
     from .table.join import JoinOptions
 
-    _setup_logging(args.verbose)
+    _setup_logging(args.verbose, args.command)
     if args.resume:
         return run_resume(args.bot)
     _network_args(args)
@@ -570,11 +568,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(args, "game") and args.game not in games():
         print(f"skyjo-lan: the game {args.game!r} is not available yet", file=sys.stderr)
         return 2
+    if args.command in ("play", "replay", "discover"):
+        _setup_logging(False, args.command)  # host and join: with their --verbose
     try:
         code: int = args.func(args)
     except (OptionError, EngineError, InputError) as exc:
         print(f"skyjo-lan {args.command}: {exc.reason}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except BaseException as exc:  # Ctrl-C anywhere: one line, never a traceback
+        from . import logs
+
+        if not logs.is_interrupt(exc):
+            raise
+        print(logs.interrupted(args.command), file=sys.stderr, flush=True)
         return 130
     return code
