@@ -360,7 +360,9 @@ def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]
     """host/join in the terminal UI (a person at this seat)."""
     import trio
 
-    from . import storage
+    from . import logs, storage
+
+    logs.screen_owns_terminal()  # the log goes to its file only: nothing lands on the screen
     from .table.commands import _network_errors
     from .table.host import HostOptions
     from .table.join import JoinOptions

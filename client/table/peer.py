@@ -376,7 +376,7 @@ class PeerRunner:
                 self.log.append(
                     LogEntry("absent", seat=seat, text=event.reason, waited=waited, no_link=no_link)
                 )
-            if event.left is None:
+            if event.left is None and not event.absent:  # those are told as what they are, above
                 self.log.append(LogEntry("info", text=f"game stopped: {event.reason}"))
             log.info("game stopped: %s", event.reason)
         elif isinstance(event, FrameRejected):
