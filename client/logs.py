@@ -92,7 +92,7 @@ def log_path() -> Path | None:
 
 
 def log_hint() -> str:
-    """ " (log: PATH)" to end a line that reports a problem, or "" without a log file."""
+    """The end of a line that reports a problem, " (log: PATH)"; "" without a log file."""
     path = log_path()
     return f" (log: {path})" if path is not None else ""
 

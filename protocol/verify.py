@@ -310,7 +310,7 @@ def _seat(verdict: Verdict, seat: int) -> str:
 
 
 def _seat_from_one(verdict: Verdict, seat: int) -> str:
-    """ "Anna (seat 2)": seats numbered from 1, as people count them."""
+    """A seat as people count them, from 1: Anna (seat 2)."""
     name = verdict.names[seat] if seat < len(verdict.names) else "?"
     return f"{name} (seat {seat + 1})"
 

@@ -282,8 +282,8 @@ async def _narrate(runner: PeerRunner, say: Say) -> None:
 
 
 def stopped_answering(names: list[str], seat: int | None, waited: float | None, no_link: bool) -> str:
-    """ "Anna (seat 2) stopped answering (no link for 5 min); the game cannot go on.": a seat the
-    table waited for in vain, said as what it is (never a cheat; seats numbered from 1)."""
+    """The line for a seat the table waited for in vain, said as what it is (never a cheat;
+    seats numbered from 1): Anna (seat 2) stopped answering (no link for 5 min); ..."""
     who = names[seat] if seat is not None and seat < len(names) else "?"
     number = seat + 1 if seat is not None else "?"
     why = "no link" if no_link else "no answer"
@@ -293,12 +293,9 @@ def stopped_answering(names: list[str], seat: int | None, waited: float | None, 
 
 
 def duration(seconds: float) -> str:
-    """ "40 s", "5 min", "1 min 30 s": a wait as a person says it."""
+    """A wait as a person says it, as the screen does: "40 s", "5 min"."""
     whole = max(0, round(seconds))
-    if whole < 60:
-        return f"{whole} s"
-    minutes, rest = divmod(whole, 60)
-    return f"{minutes} min" if rest < 5 else f"{minutes} min {rest} s"
+    return f"{whole} s" if whole < 90 else f"{round(whole / 60)} min"
 
 
 async def open_listener(host: str, port: int = 0) -> trio.SocketListener:

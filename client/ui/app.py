@@ -259,7 +259,7 @@ class GameUI:
         return f"{said} {tr(self.lang, 'prompt.stopped_keys')}"
 
     def _links_lost(self, links: Sequence[LinkView]) -> str:
-        """ "Anna: link lost 40 s ago" for each seat whose link is down (counts while it lasts)."""
+        """For each seat whose link is down, "Anna: link lost 40 s ago" (counts while it lasts)."""
         now = time.monotonic()
         lost = self.ui.lost_since
         parts = []

@@ -124,8 +124,8 @@ class Narrator:
         return None
 
     def stop_sentence(self, item: Item) -> Line:
-        """ "Anna left the table; the game cannot go on.", "Anna stopped answering (no link for
-        5 min); ...": never a cheat."""
+        """The sentence for a seat that left or stopped answering, never a cheat: "Anna left the
+        table; the game cannot go on.", "Anna stopped answering (no link for 5 min); ..."."""
         lang = self.lang
         if item.kind == "left":
             return tr_spans(lang, who_key("log.left", item.seat, self.me), "error", who=self.who(item.seat))
