@@ -224,7 +224,7 @@ class GameUI:
             elif ui.leaving:
                 model.prompt = tr(lang, "prompt.leaving")
                 model.prompt_style = "dim"
-            else:
+            elif self.decision is None:  # waiting for the others: say whose link is down, since when
                 lost = self._links_lost(model.links)
                 if lost:
                     model.prompt = f"{model.prompt} ({lost})" if model.prompt else lost

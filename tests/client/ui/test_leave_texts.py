@@ -63,12 +63,14 @@ def test_a_timeout_is_told_as_what_it_is() -> None:
 
 
 def test_a_lost_link_shows_since_when() -> None:
-    ui, source = _ui()
-    source.link_states[1] = "reconnecting"  # type: ignore[attr-defined]
+    table = OfflineTable("skyjo", 3, {"target_score": 30}, seed=3, me=None)  # nothing to decide
+    source = table.source()
+    ui = GameUI(source, "en")
+    source.link_states[1] = "reconnecting"
     assert "Ben: link lost 0 s ago" in ui.screen().prompt
     ui.ui.lost_since[1] -= 40
     assert "Ben: link lost 40 s ago" in ui.screen().prompt
-    source.link_states[1] = "connected"  # type: ignore[attr-defined]
+    source.link_states[1] = "connected"
     assert "link lost" not in ui.screen().prompt and 1 not in ui.ui.lost_since
 
 
