@@ -527,7 +527,12 @@ def build_parser() -> argparse.ArgumentParser:
             help="listen and announce on this IPv4 address of this machine only",
         )
         p.add_argument("--think-time", type=float, default=0.0, help=argparse.SUPPRESS)
-        p.add_argument("-v", "--verbose", action="store_true", help="log network events to standard error")
+        p.add_argument(
+            "-v",
+            "--verbose",
+            action="store_true",
+            help="log everything to standard error too (without a screen)",
+        )
         p.add_argument("--lang", choices=("en", "fr"), default=None, help="language of the screen")
         p.add_argument("--no-color", action="store_true", help="no colours (also NO_COLOR or TERM=dumb)")
         p.add_argument("--ascii", action="store_true", help="ASCII drawing instead of Unicode")
