@@ -139,7 +139,9 @@ def _print_verdict(verdict: Any) -> None:
             f"valid: {verdict.game}, {verdict.players} players, {verdict.frames} frames, "
             f"{verdict.rounds_signed} round(s) signed by every seat, game {state}"
         )
-        if not verdict.finished:
+        if not verdict.finished and getattr(verdict, "left", None) is not None:
+            print(f"  {verdict.stops_at}")  # "stopped: Anna (seat 2) left the table"
+        elif not verdict.finished:
             print(f"  stops {verdict.stops_at or 'before the end of the game'}")
             print("  everything up to there checks; nothing after it can be judged")
         if verdict.truncated:

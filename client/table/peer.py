@@ -363,7 +363,7 @@ class PeerRunner:
                 link = self.links.setdefault(event.seat, LinkState())
                 link.status, link.reason = "left", event.reason
             self.log.append(LogEntry("left", seat=event.seat, text=event.reason))
-            log.info("seat %s left the table: %s", event.seat, event.reason)
+            log.info("seat %d (from 1) left the table: %s", event.seat + 1, event.reason)
         elif isinstance(event, Halted):
             self.status.halted = event.reason
             waited = trio.current_time() - self._wait[1] if self._wait is not None else None
