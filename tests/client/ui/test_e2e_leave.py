@@ -52,6 +52,17 @@ def _port(host: Pty) -> str:
     return found.group(1)
 
 
+def _start(host: Pty, guest: Pty) -> None:
+    """Ben ready (`r` where the lobby asks for it), then the host starts."""
+    row = re.compile(r"\bben\b.*(✓ ready|not yet)")
+    shown = host.wait(lambda t: row.search(t) is not None, 30, "the guest seated in the host's lobby")
+    found = row.search(shown)
+    if found is not None and found.group(1) == "not yet":
+        guest.send("r")
+        host.wait(lambda t: re.search(r"\bben\b.*✓ ready", t) is not None, 30, "the guest ready")
+    host.send("s")
+
+
 def _no_log_on_screen(screen: Pty) -> None:
     raw = screen.raw.decode("utf-8", "replace")
     for word in (" INFO ", " WARNING ", " ERROR ", "Traceback", "ExceptionGroup"):
@@ -65,8 +76,7 @@ def test_a_player_who_leaves_is_shown_as_leaving_at_once(tmp_path: Path) -> None
         port = _port(host)
         guest = Pty(["join", f"127.0.0.1:{port}", "--nick", "ben", "--lang", "en"], tmp_path / "guest")
         guest.wait(lambda t: "Kitchen table" in t and "ben" in t, 30, "the guest's lobby")
-        host.wait("ben", 30, "the guest seated in the host's lobby")
-        host.send("s")
+        _start(host, guest)
         for screen in (host, guest):
             screen.wait("cards face up", 120, "the game's setup prompt")
         guest.send("q")
@@ -155,8 +165,7 @@ def test_a_seat_that_stops_answering_is_never_a_cheat(tmp_path: Path) -> None:
             ["join", f"127.0.0.1:{port}", "--nick", "ben", "--lang", "en"], tmp_path / "guest", env=env
         )
         guest.wait("ben", 30, "the guest's lobby")
-        host.wait("ben", 30, "the guest seated in the host's lobby")
-        host.send("s")
+        _start(host, guest)
         host.wait("cards face up", 120, "the game's setup prompt")
         host.send("enter", "enter")  # ana turns her two cards: ben's move is awaited next
         host.wait("to turn their cards", 30, "ana's setup done")
