@@ -139,7 +139,9 @@ def _print_verdict(verdict: Any) -> None:
             f"valid: {verdict.game}, {verdict.players} players, {verdict.frames} frames, "
             f"{verdict.rounds_signed} round(s) signed by every seat, game {state}"
         )
-        if not verdict.finished:
+        if not verdict.finished and getattr(verdict, "left", None) is not None:
+            print(f"  {verdict.stops_at}")  # "stopped: Anna (seat 2) left the table"
+        elif not verdict.finished:
             print(f"  stops {verdict.stops_at or 'before the end of the game'}")
             print("  everything up to there checks; nothing after it can be judged")
         if verdict.truncated:
@@ -183,14 +185,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return replay(args.file, lang=args.lang, no_color=args.no_color, ascii_only=args.ascii)
 
 
-def _setup_logging(verbose: bool) -> None:
-    import logging
+def _setup_logging(verbose: bool, command: str = "skyjo-lan") -> None:
+    """The log goes to a file (`client.logs`); to standard error too until a screen takes the
+    terminal (warnings, or everything with `verbose`)."""
+    from . import logs
 
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING,
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
-        stream=sys.stderr,
-    )
+    logs.setup(command, verbose)
 
 
 PASSWORD_ENV = "SKYJO_LAN_PASSWORD"
@@ -332,7 +332,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     from .table.commands import run_host, run_resume
     from .table.host import HostOptions
 
-    _setup_logging(args.verbose)
+    _setup_logging(args.verbose, args.command)
     if args.resume:
         return _resume(args, run_resume)
     _network_args(args)
@@ -367,7 +367,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     from .table.commands import run_join, run_resume
     from .table.join import JoinOptions
 
-    _setup_logging(args.verbose)
+    _setup_logging(args.verbose, args.command)
     if args.resume:
         return _resume(args, run_resume)
     _network_args(args)
@@ -403,7 +403,9 @@ def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]
     """host/join in the terminal UI (a person at this seat)."""
     import trio
 
-    from . import storage
+    from . import logs, storage
+
+    logs.screen_owns_terminal()  # the log goes to its file only: nothing lands on the screen
     from .table.commands import _network_errors
     from .table.host import HostOptions
     from .table.join import JoinOptions
@@ -575,7 +577,12 @@ def build_parser() -> argparse.ArgumentParser:
             help="listen and announce on this IPv4 address of this machine only",
         )
         p.add_argument("--think-time", type=float, default=0.0, help=argparse.SUPPRESS)
-        p.add_argument("-v", "--verbose", action="store_true", help="log network events to standard error")
+        p.add_argument(
+            "-v",
+            "--verbose",
+            action="store_true",
+            help="log everything to standard error too (without a screen)",
+        )
         p.add_argument("--lang", choices=("en", "fr"), default=None, help="language of the screen")
         p.add_argument("--no-color", action="store_true", help="no colours (also NO_COLOR or TERM=dumb)")
         p.add_argument("--ascii", action="store_true", help="ASCII drawing instead of Unicode")
@@ -625,11 +632,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(args, "game") and args.game not in games():
         print(f"skyjo-lan: the game {args.game!r} is not available yet", file=sys.stderr)
         return 2
+    if args.command in ("play", "replay", "discover"):
+        _setup_logging(False, args.command)  # host and join: with their --verbose
     try:
         code: int = args.func(args)
     except (OptionError, EngineError, InputError) as exc:
         print(f"skyjo-lan {args.command}: {exc.reason}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except BaseException as exc:  # Ctrl-C anywhere: one line, never a traceback
+        from . import logs
+
+        if not logs.is_interrupt(exc):
+            raise
+        print(logs.interrupted(args.command), file=sys.stderr, flush=True)
         return 130
     return code

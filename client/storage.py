@@ -35,6 +35,8 @@ from protocol.config import TableConfig
 from protocol.transcript import header, record
 from skyjo_p2p.core.errors import OptionError
 
+from . import logs
+
 log = logging.getLogger("skyjo_lan.storage")
 
 APP = "skyjo-lan"
@@ -211,6 +213,7 @@ class TranscriptWriter:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            logs.note_saved(path)  # told on Ctrl-C ("Interrupted: the game is saved in ...")
             size = os.fstat(self._fd).st_size
             if keep is not None and keep < size:
                 os.ftruncate(self._fd, keep)

@@ -68,17 +68,30 @@ class Blamed:
 
 
 @dataclass(frozen=True, slots=True)
+class Left:
+    """`seat` left the table for good: it signed a `leave` frame (never a blame).
+
+    Reported before the `Halted` that ends the game (the game cannot go on without the seat).
+    """
+
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Halted:
     """The session stopped; nothing more will be played in it.
 
     `culprit` is the seat proven (by signed evidence) to have broken the protocol, if any;
-    `absent` are the seats that stopped answering (a player who left, a lost link: not a cheat).
-    A stop with neither is one this peer could not attribute (an unsettled dispute, say).
+    `absent` are the seats that stopped answering (a lost link, a closed lid: not a cheat);
+    `left` is the seat that said it leaves (a signed `leave`). A stop with none of them is one
+    this peer could not attribute (an unsettled dispute, say).
     """
 
     reason: str
     culprit: int | None = None
     absent: tuple[int, ...] = ()
+    left: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +112,7 @@ SessionEvent = (
     | ChatReceived
     | FrameRejected
     | Blamed
+    | Left
     | Halted
     | TimerRequest
 )

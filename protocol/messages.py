@@ -124,9 +124,12 @@ SCHEMAS: Mapping[str, Mapping[str, Check]] = {
         "absent": _list_of(SEAT, 8),
         "evidence": _list_of(_frame_bytes, 8),
     },
+    # the sender leaves the table for good: the game stops for everyone, blaming nobody (a
+    # later version may add fields, such as a key share with its proof, so others play on)
+    "leave": {"reason": _text},
 }
 
-SIDE_KINDS = frozenset({"echo", "chat", "evidence", "complaint", "want", "halt"})
+SIDE_KINDS = frozenset({"echo", "chat", "evidence", "complaint", "want", "halt", "leave"})
 """Kinds handled on arrival; every other kind is a step of the game, consumed in order."""
 
 _BODY_KEYS = ("v", "sid", "seat", "seq", "prev", "kind", "data")

@@ -35,11 +35,18 @@ did) or the echo timer runs out: then the game stops naming the echoer absent, b
 (nothing signed shows who lied).
 
 A seat that does not send an automatic message within `step_timeout` stops the game when the timer
-expires a second time, named as *absent* (`Halted.absent`), never as a cheat: a player who left,
-a closed lid and a lost link look the same. At the first expiry the other seats' frames it has
-not acknowledged are relayed to it (one may have been lost, or withheld from it by another seat).
+expires a second time, named as *absent* (`Halted.absent`), never as a cheat: a closed lid and a
+lost link look the same. At the first expiry the other seats' frames it has not acknowledged are
+relayed to it (one may have been lost, or withheld from it by another seat). A move is waited for
+`move_timeout` in all (the relay comes `min(step_timeout, move_timeout / 2)` before the end).
 Unless a check put off until then (a batch of shuffle proofs) shows that an earlier message was
 bad: its author is blamed instead.
+
+**Leaving.** A player who leaves for good says so: `leave()` signs a `leave` side frame (in the
+seat's chain, so in every transcript) and every peer that receives it, whatever job runs, stops
+the game with `Left(seat)` and `Halted(left=seat)`, blaming nobody, and relays the frame once (a
+peer whose link to the leaver was down gets it too). A leave after the end of the game is
+ignored (the result stands); a leave after another stop changes nothing.
 
 **Verdicts.** Only a seat whose signed frames prove a fault is blamed (`Halted.culprit`). Every
 stop is announced in a signed `halt` side frame carrying its evidence; a peer that receives one
@@ -84,6 +91,7 @@ from .events import (
     Finished,
     FrameRejected,
     Halted,
+    Left,
     MoveRefused,
     SessionEvent,
     Started,
@@ -168,6 +176,8 @@ class Session:
         """The seat proven (by signed evidence) to have broken the protocol, once halted."""
         self.absent: tuple[int, ...] = ()
         """The seats that stopped answering, if that is why the game stopped."""
+        self.left: int | None = None
+        """The seat that left the table (a signed leave), if that is why the game stopped."""
         self._final = False
         """A proven verdict: nothing more is checked. After a stop without proof (a timeout, a
         halt another peer sent) the session keeps checking what arrives, quietly, so a proof
@@ -372,7 +382,9 @@ class Session:
             session.replaying = False
             session._paused = False
         session._acks = []
-        session._events = [e for e in session._events if isinstance(e, Blamed | Halted | FrameRejected)]
+        session._events = [
+            e for e in session._events if isinstance(e, Blamed | Left | Halted | FrameRejected)
+        ]
         session._advance()
         return session
 
@@ -458,6 +470,41 @@ class Session:
                 return False
         return self._blocked is not None and self._blocked.name == name
 
+    def leave(self, reason: str = "left the table") -> bool:
+        """This peer's player leaves the table for good: sign and send a `leave` frame and stop
+        (`Left`, then `Halted` with `left` set). False (nothing sent) for an observer, after the
+        end of the game, or once the game has stopped."""
+        if self.me is None or self.halted or self._final or self._game_over():
+            return False
+        reason = reason.strip()[:MAX_TEXT] or "left the table"
+        self._flush_acks()
+        self._emit("leave", {"reason": reason})
+        self._left(self.me, reason)
+        return True
+
+    def _game_over(self) -> bool:
+        return self.state is not None and self.state.phase == "game_over"
+
+    def _left(self, seat: int, reason: str) -> None:
+        """`seat` signed a leave: the game stops for everyone, blaming nobody. (Where a later
+        version lets a bot play the seat instead, this is the place.)"""
+        who = seat_names(self.config)[seat]
+        self._events.append(Left(seat, reason))
+        self._halt(f"{who} (seat {seat + 1}) left the table", left=seat, announce=False)
+
+    def _leave_frame(self, envelope: Envelope) -> None:
+        if envelope.seat == self.me:
+            if self.replaying and not self.halted:  # our own leave, read back after a restart
+                self._left(envelope.seat, envelope.data["reason"])
+            return
+        if self.halted or self._game_over():
+            return  # the game already stopped, or is over: a leave changes nothing
+        self.check_postponed()  # a batch of proofs we put off may show a fault first
+        if self.halted:
+            return
+        self._publish([envelope.frame])  # a peer whose link to the leaver was down gets it too
+        self._left(envelope.seat, envelope.data["reason"])
+
     def stop(self, reason: str, culprit: int | None = None, absent: tuple[int, ...] = ()) -> None:
         """Stop the game from outside (the link layer found a split table, the player quit):
         a `Halted` event, and a signed halt frame telling the other peers."""
@@ -492,8 +539,7 @@ class Session:
         if name not in self._reminded:
             self._reminded.add(name)
             self._publish(self._unacknowledged(blocked.seats))
-            seconds = self.step_timeout if blocked.automatic else self.move_timeout
-            self._events.append(TimerRequest(name, seconds or self.step_timeout))
+            self._events.append(TimerRequest(name, self._timer_seconds(blocked)[1]))
             return
         # Not a cheat: a player who left, a closed lid or a lost link looks the same.
         names = ", ".join(map(str, blocked.seats))
@@ -657,6 +703,8 @@ class Session:
             self._serve_want(envelope.seat, envelope.data["seat"], envelope.data["from"])
         elif envelope.kind == "halt":
             self._halt_frame(envelope)
+        elif envelope.kind == "leave":
+            self._leave_frame(envelope)
         elif envelope.kind == "evidence":
             self._relayed(envelope.seat, envelope.data["frame"])
         elif envelope.kind == "complaint":
@@ -873,10 +921,17 @@ class Session:
         if blocked.name == self._timer_for:
             return
         self._timer_for = blocked.name
-        if blocked.automatic:
-            self._events.append(TimerRequest(blocked.name, self.step_timeout))
-        elif self.move_timeout is not None and blocked.seats:
-            self._events.append(TimerRequest(blocked.name, self.move_timeout))
+        if blocked.automatic or (self.move_timeout is not None and blocked.seats):
+            self._events.append(TimerRequest(blocked.name, self._timer_seconds(blocked)[0]))
+
+    def _timer_seconds(self, blocked: Blocked) -> tuple[float, float]:
+        """The two waits before a seat is named absent: until the frames it may lack are relayed
+        to it, then until the stop. A protocol step: `step_timeout` each. A move: `move_timeout`
+        in all, as documented (the relay comes shortly before the end)."""
+        if blocked.automatic or self.move_timeout is None:
+            return self.step_timeout, self.step_timeout
+        last = min(self.step_timeout, self.move_timeout / 2)
+        return self.move_timeout - last, last
 
     # --- what a job sees (`protocol.jobs.JobContext`) ------------------------------------------
 
@@ -993,6 +1048,7 @@ class Session:
         absent: tuple[int, ...] = (),
         evidence: tuple[bytes, ...] = (),
         announce: bool = True,
+        left: int | None = None,
     ) -> None:
         """Stop the game with a verdict and tell every peer in a signed halt frame.
 
@@ -1004,10 +1060,11 @@ class Session:
         self.halted = reason
         self.culprit = culprit
         self.absent = tuple(absent)
+        self.left = left
         self._blocked = None
         if culprit is not None:
             self._final = True
-        self._events.append(Halted(reason, culprit, self.absent))
+        self._events.append(Halted(reason, culprit, self.absent, left))
         if announce and self.me is not None and not self.replaying:
             if culprit is not None:
                 # what the others may lack to check the evidence themselves (frames ahead of it

@@ -18,7 +18,8 @@ game messages after the end of the game, frames after the check stopped) is repo
 The verdict is one of three kinds (protocol/PROTOCOL.md, section 11):
 
 * ``finished``: valid, the game is over and every round is signed; `totals` and `winners`;
-* ``unfinished``: valid as far as it goes; `stops_at` says which step waits for which seat;
+* ``unfinished``: valid as far as it goes; `stops_at` says which step waits for which seat, or
+  that a seat left the table (`left`: it signed a leave; not a fault);
 * ``invalid``: the first fault; `blame` names a seat only when that seat signed the evidence.
 """
 
@@ -33,7 +34,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from .config import TableConfig
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame
-from .events import Blamed, FrameRejected, Halted, RoundSigned, SessionEvent
+from .events import Blamed, FrameRejected, Halted, Left, RoundSigned, SessionEvent
 from .messages import Envelope, open_frame, verifiers_for
 from .session import Session
 from .transcript import load_checked
@@ -81,6 +82,8 @@ class Verdict:
     stops_at: str | None = None
     unconsumed: list[str] = field(default_factory=list)
     not_this_game: bool = False
+    left: int | None = None
+    """The seat that left the table (its signed leave ends the game), if one did."""
 
     def as_dict(self) -> dict[str, Any]:
         """The verdict as JSON-ready data (`skyjo-lan verify --json`)."""
@@ -101,6 +104,7 @@ class Verdict:
             "blame": self.blame,
             "not_this_game": self.not_this_game,
             "stops_at": self.stops_at,
+            "left": self.left,
             "unconsumed": self.unconsumed,
             "rejected_frames": self.rejected,
         }
@@ -244,6 +248,8 @@ class _Report:
     blame: int | None = None
     stopped: str | None = None
     """Why the game was stopped, when the stop proves nothing against anyone."""
+    left: int | None = None
+    """The seat whose signed leave stopped the game."""
     rounds_signed: int = 0
     rejected: list[str] = field(default_factory=list)
 
@@ -253,6 +259,8 @@ class _Report:
                 self.rounds_signed += 1
             elif isinstance(event, FrameRejected):
                 self.rejected.append(event.reason)
+            elif isinstance(event, Left) and self.left is None and self.stopped is None:
+                self.left = event.seat
             elif isinstance(event, Blamed) and self.fault is None:
                 self.accused = event.seat
                 # The seat signed the evidence: one frame of it is the seat's, and every frame is
@@ -299,6 +307,12 @@ def _blocked(observer: Session) -> tuple[int, str, tuple[int, ...]] | None:
 
 def _seat(verdict: Verdict, seat: int) -> str:
     return f"seat {seat} ({verdict.names[seat]})" if seat < len(verdict.names) else f"seat {seat}"
+
+
+def _seat_from_one(verdict: Verdict, seat: int) -> str:
+    """A seat as people count them, from 1: Anna (seat 2)."""
+    name = verdict.names[seat] if seat < len(verdict.names) else "?"
+    return f"{name} (seat {seat + 1})"
 
 
 def _after_the_end(observer: Session) -> list[str]:
@@ -416,6 +430,9 @@ def verify_bytes(data: bytes) -> Verdict:
     elif after_end:
         more = f" (and {len(after_end) - 1} more)" if len(after_end) > 1 else ""
         verdict._invalid(f"{after_end[0]}{more}: no step of the game consumes it, so nothing checked it")
+    elif report.left is not None:
+        verdict.kind, verdict.finished, verdict.left = "unfinished", False, report.left
+        verdict.stops_at = f"stopped: {_seat_from_one(verdict, report.left)} left the table"
     elif report.stopped is not None:
         verdict.kind, verdict.finished = "unfinished", False
         verdict.stops_at = f"the game was stopped: {report.stopped}"

@@ -37,6 +37,8 @@ from .linkproto import PeerIdentity, field
 
 log = logging.getLogger("skyjo_lan.mesh")
 
+_SETTLED = ("blamed", "left", "absent")
+"""Link states the session decided (a cheat, a leave, a timeout): a closed link keeps them."""
 GENESIS_SIGNATURE_LABEL = b"skyjo-lan/v1/genesis-signature"
 HOST_SEAT = 0
 
@@ -276,7 +278,8 @@ class Mesh:
             if self.runner.status.finished and not self.links:
                 return
             wait = delay * (0.5 + self._rng.random())  # jitter: peers do not retry in lockstep
-            state.status, state.retry_in = "reconnecting", wait
+            if state.status not in _SETTLED:
+                state.status, state.retry_in = "reconnecting", wait
             self.runner.changed.set()
             await trio.sleep(wait)
             state.retry_in = None
@@ -332,7 +335,7 @@ class Mesh:
             await link.aclose()
             if self.links.get(seat) is link:
                 del self.links[seat]
-                if state.status != "blamed":
+                if state.status not in _SETTLED:
                     state.status = "gone" if self.runner.status.finished else "reconnecting"
                 self.runner.changed.set()
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import trio
 
-from client import cmdline, storage
+from client import cmdline, logs, storage
 from client.net.addresses import Unresolved
 from client.net.framing import FramingError
 from client.net.link import LinkError, Refused
@@ -66,7 +66,7 @@ def _one_line(exc: BaseException) -> tuple[str, int] | None:
     """The line and exit status that tell `exc` (a single error or a group of them), or None
     when it holds anything else (a bug: its traceback is worth more than a summary)."""
     leaves = _leaves(exc)
-    if any(isinstance(leaf, KeyboardInterrupt) for leaf in leaves):
+    if logs.is_interrupt(exc):
         return "", 130
     if not leaves or not all(isinstance(leaf, _KNOWN_ERRORS) for leaf in leaves):
         return None
@@ -91,8 +91,9 @@ def _one_line(exc: BaseException) -> tuple[str, int] | None:
 def _network_errors(run: Callable[[], int], command: str) -> int:
     """Run a network command; what ends it that is not a bug (a refused or broken connection, a
     port in use, a table the options refuse), even raised inside a trio nursery as an exception
-    group, is one line on standard error: ``skyjo-lan COMMAND: ...``. Exit status 2 for what was
-    typed (options, a port, an address), 1 for the network, 130 for Ctrl-C (quietly)."""
+    group, is one line on standard error: ``skyjo-lan COMMAND: ...`` naming the log file. Exit
+    status 2 for what was typed (options, a port, an address), 1 for the network, 130 for Ctrl-C
+    ("Interrupted", and where the game is saved if it is)."""
     try:
         return run()
     except BaseException as exc:
@@ -100,9 +101,13 @@ def _network_errors(run: Callable[[], int], command: str) -> int:
         if told is None:
             raise
         line, code = told
-        if line:
+        if code == 130:
+            log.info("%s interrupted", command)
+            print(logs.interrupted(command), file=sys.stderr, flush=True)
+        elif line:
             log.info("%s ends: %s", command, line, exc_info=exc)
-            print(f"skyjo-lan {command}: {line}", file=sys.stderr, flush=True)
+            hint = logs.log_hint() if code == 1 else ""
+            print(f"skyjo-lan {command}: {line}{hint}", file=sys.stderr, flush=True)
         return code
 
 

@@ -29,6 +29,7 @@ from protocol.events import (
     Finished,
     FrameRejected,
     Halted,
+    Left,
     MoveRefused,
     RoundSigned,
     SessionEvent,
@@ -58,10 +59,14 @@ Broadcast = Callable[[bytes], Awaitable[None]]
 class LogEntry:
     """One line of the table's history: a fact from the engine, or a message about the game."""
 
-    kind: str  # "fact" | "chat" | "info" | "blame" | "absent" (stopped answering: not a cheat)
+    kind: str  # "fact" | "chat" | "info" | "blame" | "absent" (stopped answering) | "left"
     fact: EngineEvent | None = None
     seat: int | None = None
     text: str = ""
+    waited: float | None = None
+    """For "absent": how long the seat was waited for, in seconds (None: not known here)."""
+    no_link: bool = False
+    """For "absent": our link to the seat was down when the game stopped."""
 
 
 @dataclass
@@ -72,6 +77,8 @@ class PeerStatus:
     waiting_for: tuple[int, ...] = ()
     busy: str | None = None  # "shuffling", "revealing" ... while crypto work runs
     blamed: list[Blamed] = field(default_factory=list)
+    left: int | None = None
+    """The seat that left the table (its signed leave stopped the game), if one did."""
 
 
 class PeerRunner:
@@ -118,6 +125,11 @@ class PeerRunner:
         self._bot_busy = False
         self._moves_seen = 0
         self._turn_seen = False
+        self._wait: tuple[str, float] | None = None
+        """The step the session waits for now and since when (trio time): how long a seat that
+        stops answering was waited for."""
+        self.closed = trio.Event()
+        """Set once the links are closed (`close`): what we sent has gone out."""
 
     # --- for the UI -----------------------------------------------------------------------------
 
@@ -149,6 +161,20 @@ class PeerRunner:
             if self.seat is not None and text.strip():
                 self.log.append(LogEntry("chat", seat=self.seat, text=text.strip()[:500]))
             await self._after_session()
+
+    async def leave(self) -> bool:
+        """This seat's player leaves the table for good: a signed leave goes to every seat and
+        the game stops for everyone, blaming nobody. False if the game is over or stopped."""
+        async with self._lock:
+            left = self.session.leave()
+            await self._after_session()
+        if left:
+            log.info("left the table")
+        return left
+
+    async def wait_closed(self) -> None:
+        """Wait until the links are closed (what we sent has gone out)."""
+        await self.closed.wait()
 
     async def stop(self, reason: str, culprit: int | None = None) -> None:
         """Stop the game for this peer for a reason the links found (the table is split), naming
@@ -230,6 +256,7 @@ class PeerRunner:
     def close(self) -> None:
         with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError):
             self._inbox_send.send_nowait(None)
+        self.closed.set()
 
     async def _after_session(self) -> None:
         """Send what the session produced, record it, handle its events."""
@@ -330,21 +357,36 @@ class PeerRunner:
             self.links[event.seat].reason = event.reason
             self.log.append(LogEntry("blame", seat=event.seat, text=event.reason))
             log.warning("seat %s blamed: %s", event.seat, event.reason)
+        elif isinstance(event, Left):
+            self.status.left = event.seat
+            if event.seat != self.seat:
+                link = self.links.setdefault(event.seat, LinkState())
+                link.status, link.reason = "left", event.reason
+            self.log.append(LogEntry("left", seat=event.seat, text=event.reason))
+            log.info("seat %d (from 1) left the table: %s", event.seat + 1, event.reason)
         elif isinstance(event, Halted):
             self.status.halted = event.reason
+            waited = trio.current_time() - self._wait[1] if self._wait is not None else None
             for seat in event.absent:  # stopped answering: not a cheat
                 link = self.links.setdefault(seat, LinkState())
+                no_link = link.status not in ("connected", "local")
                 if link.status != "blamed":
                     link.status = "absent"
                     link.reason = event.reason
-                self.log.append(LogEntry("absent", seat=seat, text=event.reason))
-            self.log.append(LogEntry("info", text=f"game stopped: {event.reason}"))
+                self.log.append(
+                    LogEntry("absent", seat=seat, text=event.reason, waited=waited, no_link=no_link)
+                )
+            if event.left is None and not event.absent:  # those are told as what they are, above
+                self.log.append(LogEntry("info", text=f"game stopped: {event.reason}"))
+            log.info("game stopped: %s", event.reason)
         elif isinstance(event, FrameRejected):
             log.info("frame refused: %s", event.reason)
         elif isinstance(event, RoundSigned):
             self.log.append(LogEntry("info", text=f"round {event.round} signed by every seat"))
             self._retry_save = True
         elif isinstance(event, TimerRequest) and self._nursery is not None:
+            if event.name.startswith("job:") and (self._wait is None or self._wait[0] != event.name):
+                self._wait = (event.name, trio.current_time())
             self._nursery.start_soon(self._timer, event)
 
     def _trace(self, facts: tuple[EngineEvent, ...]) -> None:

@@ -271,11 +271,31 @@ async def _narrate(runner: PeerRunner, say: Say) -> None:
                 who = names[entry.seat] if entry.seat is not None else "?"
                 say(f"BLAME seat {entry.seat} ({who}): {entry.text}")
             elif entry.kind == "absent":
+                say(stopped_answering(names, entry.seat, entry.waited, entry.no_link))
+            elif entry.kind == "left":
                 who = names[entry.seat] if entry.seat is not None else "?"
-                say(f"ABSENT seat {entry.seat} ({who}) stopped answering (not a cheat): {entry.text}")
+                seat = entry.seat + 1 if entry.seat is not None else "?"
+                say(f"{who} (seat {seat}) left the table; the game cannot go on.")
             else:
                 say(entry.text)
         await runner.changed.wait()
+
+
+def stopped_answering(names: list[str], seat: int | None, waited: float | None, no_link: bool) -> str:
+    """The line for a seat the table waited for in vain, said as what it is (never a cheat;
+    seats numbered from 1): Anna (seat 2) stopped answering (no link for 5 min); ..."""
+    who = names[seat] if seat is not None and seat < len(names) else "?"
+    number = seat + 1 if seat is not None else "?"
+    why = "no link" if no_link else "no answer"
+    if waited is not None:
+        why += f" for {duration(waited)}"
+    return f"{who} (seat {number}) stopped answering ({why}); the game cannot go on."
+
+
+def duration(seconds: float) -> str:
+    """A wait as a person says it, as the screen does: "40 s", "5 min"."""
+    whole = max(0, round(seconds))
+    return f"{whole} s" if whole < 90 else f"{round(whole / 60)} min"
 
 
 async def open_listener(host: str, port: int = 0) -> trio.SocketListener:

@@ -9,6 +9,7 @@ the controller itself is synchronous and easy to test. Keys are names: "left", "
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -56,7 +57,10 @@ class Chat:
 
 @dataclass(frozen=True)
 class Quit:
-    pass
+    """Close the screen. `leave`: the player confirmed leaving a game that is still on (the
+    others are told with a signed leave before the screen closes)."""
+
+    leave: bool = False
 
 
 Effect = Submit | Chat | Quit
@@ -88,6 +92,10 @@ class UiState:
     """The decision shown (its kind and moves): a new one resets the picks and the cursor."""
     ended: TableState | None = None
     """The round just ended, every card up: shown with its summary until a key closes it."""
+    leaving: bool = False
+    """The player confirmed leaving: the others are being told."""
+    lost_since: dict[int, float] = field(default_factory=dict)
+    """Seat -> when (time.monotonic) our link to it was seen down: "link lost 40 s ago"."""
 
 
 class GameUI:
@@ -242,8 +250,15 @@ class GameUI:
                     model.prompt = busy
                     model.prompt_style = "dim"
             if halted:
-                model.prompt = tr(lang, "prompt.halted", reason=halted)
+                model.prompt = self._stop_text(halted)
                 model.prompt_style = "error"
+            elif ui.leaving:
+                model.prompt = tr(lang, "prompt.leaving")
+                model.prompt_style = "dim"
+            elif self.decision is None:  # waiting for the others: say whose link is down, since when
+                lost = self._links_lost(model.links)
+                if lost:
+                    model.prompt = f"{model.prompt} ({lost})" if model.prompt else lost
             model.scores = ad.score_sheet(state, names, me, lang)
             if state.phase == "game_over":
                 model.result = self._result(state, names)
@@ -268,6 +283,28 @@ class GameUI:
         model.chat = ui.chat
         model.flash = ui.flash
         return model
+
+    def _stop_text(self, halted: str) -> str:
+        """Why the game stopped, said as what it is ("Anna left the table; the game cannot go
+        on."; a timeout is never a cheat), and how to leave."""
+        line = self.narrator.stopped_by() if self.narrator is not None else None
+        said = "".join(span.text for span in line) if line else tr(self.lang, "prompt.halted", reason=halted)
+        return f"{said} {tr(self.lang, 'prompt.stopped_keys')}"
+
+    def _links_lost(self, links: Sequence[LinkView]) -> str:
+        """For each seat whose link is down, "Anna: link lost 40 s ago" (counts while it lasts)."""
+        now = time.monotonic()
+        lost = self.ui.lost_since
+        parts = []
+        for link in links:
+            if link.seat == self.source.seat or link.status in ("connected", "local"):
+                lost.pop(link.seat, None)
+                continue
+            if link.status not in ("reconnecting", "connecting"):
+                continue
+            since = lost.setdefault(link.seat, now)
+            parts.append(tr(self.lang, "prompt.link_lost", who=link.name, s=round(now - since)))
+        return "; ".join(parts)
 
     def _result(self, state: TableState, names: list[str]) -> ResultView:
         me = self.source.seat
@@ -360,10 +397,18 @@ class GameUI:
             return self._chat_key(key)
         if ui.overlay == "quit":
             if key in ("y", "Y", "o", "O"):
-                return [Quit()]
+                ui.overlay = None
+                if self._game_over() or self.source.halted():
+                    return [Quit()]
+                ui.leaving = True
+                return [Quit(leave=True)]
             if key in ("n", "N", "esc", "q"):
                 ui.overlay = None
             return []
+        if ui.leaving:
+            return []
+        if self.source.halted() and ui.overlay is None and key in ("q", "enter", "esc"):
+            return [Quit()]  # the game stopped: nothing to confirm
         if ui.overlay in ("help", "scores", "round"):
             if key == "q" and self._game_over():
                 return [Quit()]

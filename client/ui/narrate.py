@@ -68,7 +68,10 @@ class Narrator:
         elif entry.kind == "blame":
             self.items.append(Item("blame", entry.text, entry.seat))
         elif entry.kind == "absent":
-            self.items.append(Item("absent", entry.text, entry.seat))
+            waited = getattr(entry, "waited", None)
+            self.items.append(Item("absent", (waited, bool(getattr(entry, "no_link", False))), entry.seat))
+        elif entry.kind == "left":
+            self.items.append(Item("left", entry.text, entry.seat))
         elif entry.kind == "info":
             self.items.append(Item("info", entry.text))
 
@@ -96,8 +99,8 @@ class Narrator:
             return [[self.who(item.seat), Span(": ", "chat"), Span(str(item.data), "chat")]]
         if item.kind == "blame":
             return [tr_spans(lang, "log.blame", "error", who=self.who(item.seat), reason=str(item.data))]
-        if item.kind == "absent":
-            return [tr_spans(lang, "log.absent", "error", who=self.who(item.seat))]
+        if item.kind in ("absent", "left"):
+            return [self.stop_sentence(item)]
         if item.kind == "info":
             return [self.info(str(item.data))]
         if item.kind == "round":
@@ -112,6 +115,28 @@ class Narrator:
                 key = "log.gameover.me" if self.me in fact.winners else "log.gameover"
             return [tr_spans(lang, key, "good", names=join_names(lang, names), total=total)]
         return []
+
+    def stopped_by(self) -> Line | None:
+        """Why the game stopped, when a seat left or stopped answering: the last such sentence."""
+        for item in reversed(self.items):
+            if item.kind in ("absent", "left"):
+                return self.stop_sentence(item)
+        return None
+
+    def stop_sentence(self, item: Item) -> Line:
+        """The sentence for a seat that left or stopped answering, never a cheat: "Anna left the
+        table; the game cannot go on.", "Anna stopped answering (no link for 5 min); ..."."""
+        lang = self.lang
+        if item.kind == "left":
+            return tr_spans(lang, who_key("log.left", item.seat, self.me), "error", who=self.who(item.seat))
+        waited, no_link = item.data if isinstance(item.data, tuple) else (None, False)
+        if waited is None:
+            why = tr(lang, "log.absent.unknown")
+        else:
+            why = tr(
+                lang, "log.absent.no_link" if no_link else "log.absent.no_answer", time=duration(lang, waited)
+            )
+        return tr_spans(lang, "log.absent", "error", who=self.who(item.seat), why=why)
 
     def info(self, text: str) -> Line:
         lang = self.lang
@@ -165,6 +190,14 @@ class Narrator:
         if seat == self.me:
             return Span(tr(self.lang, "you" if plain else "You"), style)
         return Span(self.name(seat), style)
+
+
+def duration(lang: str, seconds: float) -> str:
+    """A wait as a person says it: "40 s", "5 min"."""
+    whole = max(0, round(seconds))
+    if whole < 90:
+        return tr(lang, "time.seconds", n=whole)
+    return tr(lang, "time.minutes", n=round(whole / 60))
 
 
 def value_span(value: int | None, band: Callable[[int], str], text: str | None = None) -> Span:

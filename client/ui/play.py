@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from typing import Any
 
 import trio
 
+from client.logs import interrupted, is_interrupt
 from skyjo_p2p.bots import make_bot
 from skyjo_p2p.engine import new_game
 
@@ -117,8 +117,13 @@ def play(
             await run_game_ui(table.human, lang=language, terminal=terminal, saved=saved)
             nursery.cancel_scope.cancel()
 
-    with contextlib.suppress(KeyboardInterrupt):
+    try:
         trio.run(main)
+    except BaseException as exc:  # Ctrl-C: one line (the terminal is given back already)
+        if not is_interrupt(exc):
+            raise
+        print(interrupted("play"), file=sys.stderr, flush=True)
+        return 130
     if saved:
         print(tr(language, "play.saved", path=saved))
     return 0

@@ -173,8 +173,10 @@ def _link_look(c: Canvas, lang: str, status: str, retry_in: float | None) -> tup
     if status in ("reconnecting", "connecting"):
         extra = f" {tr(lang, 'link.retry', s=max(0, round(retry_in)))}" if retry_in is not None else ""
         return c.g("wait"), "link.wait", extra
-    if status == "blamed":
+    if status == "blamed":  # proven by signed evidence, never for a timeout or a leave
         return c.g("bad"), "link.bad", f" {tr(lang, 'link.blamed')}"
+    if status in ("left", "absent"):
+        return c.g("bad"), "link.wait", f" {tr(lang, f'link.{status}')}"
     return c.g("bad"), "link.bad", f" {tr(lang, 'link.gone')}"
 
 

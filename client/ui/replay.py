@@ -20,6 +20,7 @@ from typing import Any
 
 import trio
 
+from client.logs import interrupted, is_interrupt
 from protocol.events import Blamed, ChatReceived, Halted, RoundSigned, Updated
 from protocol.session import Session
 from protocol.transcript import load_checked
@@ -341,7 +342,10 @@ def replay(path: str, *, lang: str | None, no_color: bool, ascii_only: bool) -> 
 
     try:
         trio.run(main)
-    except KeyboardInterrupt:
+    except BaseException as exc:  # Ctrl-C: one line (the terminal is given back already)
+        if not is_interrupt(exc):
+            raise
+        print(interrupted("replay"), file=sys.stderr, flush=True)
         return 130
     if outcome.get("error"):
         print(f"skyjo-lan replay: {path} is not a readable transcript: {outcome['error']}", file=sys.stderr)

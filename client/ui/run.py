@@ -128,6 +128,17 @@ class _LoopState:
         self.event.set()
 
 
+LEAVE_WAIT = 5.0
+"""Seconds a player who leaves waits at most for the leave to go out before the screen closes."""
+
+
+async def _leave(runner: GameRunner) -> None:
+    """Tell the others with a signed leave, and let it go out before the program closes."""
+    if await runner.leave():
+        with trio.move_on_after(LEAVE_WAIT):
+            await runner.wait_closed()
+
+
 async def run_game_ui(
     runner: GameRunner,
     *,
@@ -166,6 +177,8 @@ async def run_game_ui(
             elif isinstance(effect, Chat):
                 nursery.start_soon(runner.send_chat, effect.text)
             elif isinstance(effect, Quit):
+                if effect.leave:
+                    await _leave(runner)
                 return True
             return False
 

@@ -87,6 +87,14 @@ class GameRunner(Protocol):
 
     async def send_chat(self, text: str) -> None: ...
 
+    async def leave(self) -> bool:
+        """Leave the table for good (a signed leave to every seat); False if the game is over."""
+        ...
+
+    async def wait_closed(self) -> None:
+        """Return once the links are closed (what was sent has gone out)."""
+        ...
+
 
 class RunnerSource:
     """A live table: one `GameRunner` as a `app.Source`."""

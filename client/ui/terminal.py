@@ -18,6 +18,8 @@ from typing import Any
 
 import trio
 
+from client.logs import screen_owns_terminal
+
 from .canvas import Frame, text_width
 from .caps import Caps, setup_locale
 
@@ -329,7 +331,9 @@ class Terminal:
 
 @contextlib.asynccontextmanager
 async def open_terminal(caps: Caps) -> AsyncIterator[Terminal]:
-    """Take over the terminal; give it back as it was, whatever happens."""
+    """Take over the terminal; give it back as it was, whatever happens. From now on the log
+    goes to its file only (`client.logs`): nothing writes over the screen."""
+    screen_owns_terminal()
     setup_locale()
     os.environ.setdefault("ESCDELAY", "25")
     screen = curses.initscr()

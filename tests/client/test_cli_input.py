@@ -460,8 +460,9 @@ def test_port_taken_after_the_check_is_still_one_line(busy_port: int, capsys: An
         (ExceptionGroup("g", [OSError(errno.ECONNREFUSED, "Connection refused")]), 1, "Connection refused"),
         # a handshake reset by a flooded host used to escape as a trio traceback
         (ExceptionGroup("g", [trio.BrokenResourceError()]), 1, "closed by the other end"),
-        (BaseExceptionGroup("g", [KeyboardInterrupt(), OSError("x")]), 130, None),
-        (KeyboardInterrupt(), 130, None),
+        # Ctrl-C: one line, "Interrupted" (issue 15 asks for it; it used to leave quietly)
+        (BaseExceptionGroup("g", [KeyboardInterrupt(), OSError("x")]), 130, "Interrupted"),
+        (KeyboardInterrupt(), 130, "Interrupted"),
     ],
 )
 def test_errors_in_exception_groups_are_one_line(
@@ -473,7 +474,7 @@ def test_errors_in_exception_groups_are_one_line(
     assert _network_errors(fail, "host") == code
     err = capsys.readouterr().err
     if line is None:
-        assert err == ""  # Ctrl-C leaves quietly
+        assert err == ""
     else:
         assert err.count("\n") == 1 and err.startswith("skyjo-lan host: ") and line in err
 

@@ -201,6 +201,7 @@ def test_every_kind_of_frame_opens_and_chains(config: TableConfig) -> None:
         "complaint",
         "want",
         "halt",
+        "leave",
     }
     assert kinds == set(SCHEMAS)
     prev = config.genesis_hash.hex()

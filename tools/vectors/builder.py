@@ -263,6 +263,8 @@ class Builder(CryptoSections):
             ),
             # a proven fault: seat 2 signed a malformed frame; the frame is the evidence
             self.culprit_halt(),
+            # the player at seat 1 leaves the table for good (PROTOCOL.md 10.7)
+            ("leave", {"reason": "left the table"}),
         ]
         prev = config.genesis_hash
         out = []

@@ -136,7 +136,8 @@ def test_overlays_chat_and_quit() -> None:
     ui.handle_key("n")
     assert ui.screen().overlay is None
     ui.handle_key("q")
-    assert ui.handle_key("y") == [Quit()]
+    # issue 15: leaving a game that is on tells the others (a signed leave) before closing
+    assert ui.handle_key("y") == [Quit(leave=True)]
 
 
 def test_a_refused_move_is_reported_and_the_decision_offered_again() -> None:

@@ -340,6 +340,11 @@ def test_every_sentence_shown_starts_with_a_capital() -> None:
     )
     fragments = {"skyjo.log.replaced", "skyjo.log.replaced_hidden", "skyjo.log.replaced_unknown"}
     fragments |= {
+        "log.absent.no_link",
+        "log.absent.no_answer",
+        "log.absent.unknown",
+    }  # the {why} of log.absent
+    fragments |= {
         "skyjo.log.discarded",
         "skyjo.log.flipped",
         "skipbo.log.and_discarded",
