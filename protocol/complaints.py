@@ -93,11 +93,11 @@ def verdict(
     if judged == "sender":
         return Misbehaviour(
             sender,
-            f"sent seat {complaint.seat} private shares that do not check (its complaint proves it)",
+            f"sent seat {complaint.seat + 1} private shares that do not check (its complaint proves it)",
             (frame, complaint.frame),
         )
     return Misbehaviour(
         complaint.seat,
-        f"complained about private shares from seat {sender} that do check",
+        f"complained about private shares from seat {sender + 1} that do check",
         (complaint.frame, frame),
     )

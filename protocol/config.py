@@ -153,4 +153,4 @@ def _check_options(options: Mapping[str, Any]) -> None:
 
 
 def seat_names(config: TableConfig) -> Sequence[str]:
-    return config.names or tuple(f"seat {s}" for s in range(config.players))
+    return config.names or tuple(f"seat {s + 1}" for s in range(config.players))

@@ -249,7 +249,7 @@ class Loopback:
         elif isinstance(event, YourMove | MoveRefused):
             self.want_move[seat] = True
         elif self.strict and isinstance(event, Blamed | Halted):
-            raise TableStopped(f"seat {seat}: {event}")
+            raise TableStopped(f"seat {seat + 1}: {event}")
 
     def collected(self, seat: int) -> None:
         """Called after each `collect(seat)` (a hook for subclasses)."""

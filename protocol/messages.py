@@ -245,10 +245,10 @@ def open_frame(
     try:
         public.verify(signature, body)
     except InvalidSignature:
-        raise BadSignature(f"signature of a frame claiming seat {seat} does not verify") from None
+        raise BadSignature(f"signature of a frame claiming seat {seat + 1} does not verify") from None
     reason = _contents_error(head)
     if reason is not None:
-        raise MalformedSignedFrame(f"seat {seat} signed a malformed frame: {reason}", seat, frame)
+        raise MalformedSignedFrame(f"seat {seat + 1} signed a malformed frame: {reason}", seat, frame)
     return Envelope(seat, head["seq"], head["prev"], head["kind"], head["data"], body, frame)
 
 

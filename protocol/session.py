@@ -316,14 +316,14 @@ class Session:
             if chain.ahead:
                 first = min(chain.ahead)
                 out.append(
-                    f"{len(chain.ahead)} frame(s) of seat {seat} from #{first} wait behind a gap "
+                    f"{len(chain.ahead)} frame(s) of seat {seat + 1} from #{first} wait behind a gap "
                     f"(frame #{chain.next_seq} is missing)"
                 )
             queue = self._queues[seat]
             if queue:
                 head = queue[0]
                 out.append(
-                    f"{len(queue)} game message(s) of seat {seat} from #{head.seq} ({head.kind}) "
+                    f"{len(queue)} game message(s) of seat {seat + 1} from #{head.seq} ({head.kind}) "
                     "were never consumed"
                 )
         return out
@@ -542,7 +542,7 @@ class Session:
             self._events.append(TimerRequest(name, self._timer_seconds(blocked)[1]))
             return
         # Not a cheat: a player who left, a closed lid or a lost link looks the same.
-        names = ", ".join(map(str, blocked.seats))
+        names = ", ".join(str(s + 1) for s in blocked.seats)
         self._halt(f"seat(s) {names} did not answer in time ({name})", absent=blocked.seats)
 
     def _unacknowledged(self, seats: Iterable[int]) -> list[bytes]:
@@ -630,7 +630,7 @@ class Session:
                 or self._ahead_bytes[envelope.seat] + size > self.max_ahead_bytes
             ):
                 self._events.append(
-                    FrameRejected(f"too many frames ahead of a gap from seat {envelope.seat}: dropped")
+                    FrameRejected(f"too many frames ahead of a gap from seat {envelope.seat + 1}: dropped")
                 )
                 return
             chain.ahead[envelope.seq] = envelope
@@ -825,9 +825,9 @@ class Session:
         if liars and (seat, seq) in self._disputes:
             # Nobody can prove who lied (the author may have signed another version for the
             # echoer only): the game stops, naming nobody.
-            names = ", ".join(map(str, liars))
+            names = ", ".join(str(s + 1) for s in liars)
             self._halt(
-                f"seat(s) {names} echoed a frame #{seq} of seat {seat} other than ours "
+                f"seat(s) {names} echoed a frame #{seq} of seat {seat + 1} other than ours "
                 "and showed no signed version",
                 absent=tuple(liars),
             )
@@ -1039,7 +1039,7 @@ class Session:
         self._events.append(event)
         self._publish(fault.evidence)
         if halt:
-            self._halt(f"seat {fault.seat}: {fault.reason}", culprit=fault.seat, evidence=fault.evidence)
+            self._halt(f"seat {fault.seat + 1}: {fault.reason}", culprit=fault.seat, evidence=fault.evidence)
 
     def _halt(
         self,
@@ -1111,7 +1111,7 @@ class Session:
         if claimed is None or (claimed == self.me and not self._all_ours(data["evidence"])):
             # A stop without proof, or one naming us with frames signed by our key that we never
             # sent (then our key is not ours alone): we stop, blaming nobody.
-            self._halt(f"{who} (seat {sender}) stopped the game: {data['reason']}", absent=absent)
+            self._halt(f"{who} (seat {sender + 1}) stopped the game: {data['reason']}", absent=absent)
             return
         pending: set[tuple[int, int]] = set()
         for frame in data["evidence"]:
@@ -1125,7 +1125,9 @@ class Session:
                 pending.add((other.seat, other.seq))  # until a step consumes it
             elif other.kind in SIDE_KINDS and other.seq >= self._chains[other.seat].next_seq:
                 pending.add((other.seat, other.seq))  # until it takes its place in its chain
-        self._halt(f"{who} (seat {sender}) stopped the game, blaming seat {claimed}: {data['reason']}")
+        self._halt(
+            f"{who} (seat {sender + 1}) stopped the game, blaming seat {claimed + 1}: {data['reason']}"
+        )
         if data["evidence"]:
             self._halt_claims.append((sender, claimed, envelope.frame, pending))
             self._advance()
@@ -1168,7 +1170,7 @@ class Session:
             self._blame(
                 Misbehaviour(
                     sender,
-                    f"halted the game blaming seat {claimed} with evidence that proves nothing",
+                    f"halted the game blaming seat {claimed + 1} with evidence that proves nothing",
                     (frame,),
                 )
             )

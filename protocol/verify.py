@@ -178,7 +178,7 @@ def _not_this_game(config: TableConfig, survey: _Survey, count: int) -> str | No
     """Why the file's genesis does not match its signed frames (None if it does)."""
     if survey.other_session is not None:
         return (
-            f"it holds a frame seat {survey.other_session} signed in another session: its genesis "
+            f"it holds a frame seat {survey.other_session + 1} signed in another session: its genesis "
             "does not match the signed frames"
         )
     firsts = [e for (_, seq), versions in survey.versions.items() if seq == 0 for e in versions.values()]
@@ -197,7 +197,7 @@ def _equivocation(survey: _Survey) -> tuple[int, str, tuple[bytes, ...]] | None:
     for (seat, seq), versions in sorted(survey.versions.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         if len(versions) > 1:
             first, second = (versions[d].frame for d in sorted(versions)[:2])
-            return seat, f"equivocation: seat {seat} signed two different frames #{seq}", (first, second)
+            return seat, f"equivocation: seat {seat + 1} signed two different frames #{seq}", (first, second)
     return None
 
 
@@ -213,7 +213,7 @@ def _holes(survey: _Survey, players: int) -> list[str]:
         if missing is not None:
             hidden = sum(1 for q in seqs if q > missing)
             out.append(
-                f"frame #{missing} of seat {seat} is missing from the file: its {hidden} later "
+                f"frame #{missing} of seat {seat + 1} is missing from the file: its {hidden} later "
                 "frame(s) could not be checked"
             )
     return out
@@ -272,7 +272,7 @@ class _Report:
                     self.fault, self.blame = event.reason, event.seat
                 else:
                     self.fault = (
-                        f"{event.reason} (the check names seat {event.seat}, but no frame signed "
+                        f"{event.reason} (the check names seat {event.seat + 1}, but no frame signed "
                         "by it in the file proves it)"
                     )
             elif isinstance(event, Halted):
@@ -306,7 +306,7 @@ def _blocked(observer: Session) -> tuple[int, str, tuple[int, ...]] | None:
 
 
 def _seat(verdict: Verdict, seat: int) -> str:
-    return f"seat {seat} ({verdict.names[seat]})" if seat < len(verdict.names) else f"seat {seat}"
+    return f"seat {seat + 1} ({verdict.names[seat]})" if seat < len(verdict.names) else f"seat {seat + 1}"
 
 
 def _seat_from_one(verdict: Verdict, seat: int) -> str:
@@ -325,7 +325,9 @@ def _after_the_end(observer: Session) -> list[str]:
     step = None if observer.settled else _blocked(observer)
     job = step[0] if step is not None and step[1] == "roundsig" else None
     late = [e for e in _queued(observer) if not (e.kind == "roundsig" and e.data.get("job") == job)]
-    return [f"seat {e.seat} sent game message #{e.seq} ({e.kind}) after the end of the game" for e in late]
+    return [
+        f"seat {e.seat + 1} sent game message #{e.seq} ({e.kind}) after the end of the game" for e in late
+    ]
 
 
 def _stops_at(verdict: Verdict, observer: Session) -> str:
@@ -401,7 +403,7 @@ def verify_bytes(data: bytes) -> Verdict:
     equivocation = _equivocation(survey)
     holes = _holes(survey, config.players)
     gaps = [
-        f"seat {s}'s frames stop being checked at #{observer.next_seq_of(s)}"
+        f"seat {s + 1}'s frames stop being checked at #{observer.next_seq_of(s)}"
         for s in range(config.players)
         if survey.seqs(s) and observer.next_seq_of(s) <= survey.seqs(s)[-1] and not observer.halted
     ]
@@ -416,7 +418,7 @@ def verify_bytes(data: bytes) -> Verdict:
     elif observer.disputes:  # live, a timer decides; offline, nothing can
         seat, seq = observer.disputes[0]
         verdict._invalid(
-            f"an echo disagrees with frame #{seq} of seat {seat} and no signed frame in the "
+            f"an echo disagrees with frame #{seq} of seat {seat + 1} and no signed frame in the "
             "transcript settles it"
         )
     elif verdict.rejected:

@@ -86,7 +86,7 @@ def verify_coin_reveal(
     expected = _check_bytes(commitment, COMMITMENT_BYTES, "coin commitment")
     actual = coin_commitment(label, context, seat, reveal.nonce, reveal.value)
     if not hmac.compare_digest(expected, actual):
-        raise InvalidCommitment(f"coin reveal of seat {seat} does not match its commitment")
+        raise InvalidCommitment(f"coin reveal of seat {seat + 1} does not match its commitment")
 
 
 def combine_coins(label: str, context: bytes, values: Mapping[int, bytes], n: int, index: int = 0) -> int:

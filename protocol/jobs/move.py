@@ -39,7 +39,7 @@ class MoveJob(Job):
         except MalformedMove as exc:
             raise Misbehaviour(seat, f"malformed move: {exc.reason}", (envelope.frame,)) from None
         if move.seat != seat:
-            raise Misbehaviour(seat, f"sent a move for seat {move.seat}", (envelope.frame,))
+            raise Misbehaviour(seat, f"sent a move for seat {move.seat + 1}", (envelope.frame,))
         assert ctx.state is not None
         try:
             state, events = apply(ctx.state, move)

@@ -139,7 +139,9 @@ class RevealsJob(Job):
                 packets = [crypto.PrivateShares.from_wire(wire) for wire in data["private"]]
                 for packet, (to, _) in zip(packets, sealed, strict=True):
                     if packet.to != to:
-                        raise crypto.MalformedData(f"a private share packet for seat {packet.to}, not {to}")
+                        raise crypto.MalformedData(
+                            f"a private share packet for seat {packet.to + 1}, not {to + 1}"
+                        )
                     crypto.check_packet(packet, context, seat)
             except CryptoError as exc:
                 raise crypto_fault(seat, "invalid decryption shares", exc, envelope.frame) from None

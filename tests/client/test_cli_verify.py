@@ -97,10 +97,10 @@ def test_unfinished_game_is_valid_says_where_it_stops_and_exits_0(saved_game, tm
     code, out, _ = run(["verify", str(path)], capsys)
     assert code == 0
     assert out.startswith("valid: skyjo, 2 players") and "game unfinished" in out
-    assert "stops in round" in out and "waits for the move of seat 0 (p0)" in out
+    assert "stops in round" in out and "waits for the move of seat 1 (p0)" in out
     verdict = json.loads(run(["verify", "--json", str(path)], capsys)[1])
     assert verdict["valid"] and not verdict["finished"] and verdict["kind"] == "unfinished"
-    assert "seat 0" in verdict["stops_at"]
+    assert "seat 1 (p0)" in verdict["stops_at"]  # counted from 1, as people do
 
 
 def test_edited_genesis_is_not_this_games_transcript_and_exits_2(saved_game, tmp_path, capsys):
@@ -133,5 +133,5 @@ def test_deleted_frame_is_invalid_and_exits_1(saved_game, tmp_path, capsys):
     path.write_bytes(dump(config, frames[:index] + frames[index + 1 :]))
     code, out, _ = run(["verify", str(path)], capsys)
     assert code == 1
-    assert out.startswith("INVALID: frame #30 of seat 1 is missing")
+    assert out.startswith("INVALID: frame #30 of seat 2 is missing")
     assert "to blame: no seat named" in out and "not checked:" in out

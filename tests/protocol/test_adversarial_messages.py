@@ -108,7 +108,7 @@ def test_frame_signed_with_another_seats_key_is_refused(mid_game: Net) -> None:
     frames = [
         msgpack.packb([body, key.sign(body)]) for key in (net.keys[RECEIVER], Ed25519PrivateKey.generate())
     ]
-    refuse_and_go_on(net, frames, "signature of a frame claiming seat 0")
+    refuse_and_go_on(net, frames, "signature of a frame claiming seat 1")
 
 
 def test_stranger_claiming_a_seat_that_does_not_exist_is_refused(mid_game: Net) -> None:

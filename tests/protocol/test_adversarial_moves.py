@@ -64,8 +64,8 @@ SETUP_CHEATS: dict[str, tuple[dict[str, Any], str]] = {
     "three-cards": ({"seat": 1, "move": "reveal", "slots": [0, 1, 2]}, "illegal move"),
     "not-now": ({"seat": 1, "move": "draw", "from": "deck"}, "illegal move"),
     # a move in another seat's name
-    "for-seat-0": ({"seat": 0, "move": "reveal", "slots": [0, 1]}, "move for seat 0"),
-    "for-no-seat": ({"seat": 7, "move": "reveal", "slots": [0, 1]}, "move for seat 7"),
+    "for-seat-0": ({"seat": 0, "move": "reveal", "slots": [0, 1]}, "move for seat 1"),
+    "for-no-seat": ({"seat": 7, "move": "reveal", "slots": [0, 1]}, "move for seat 8"),
     # malformed move maps
     "unknown-kind": ({"seat": 1, "move": "teleport"}, "malformed move"),
     "missing-field": ({"seat": 1, "move": "reveal"}, "malformed move"),

@@ -236,7 +236,7 @@ def test_want_and_halt_frames(config: TableConfig) -> None:
     with pytest.raises(MalformedSignedFrame) as refused:
         open_frame(evidence, config)
     assert refused.value.seat == 2 and refused.value.frame == evidence
-    assert proven["reason"] == garbage["refused_because"] == f"seat 2: {refused.value.reason}"
+    assert proven["reason"] == garbage["refused_because"] == f"seat 3: {refused.value.reason}"
 
 
 def _sign(config: TableConfig, seat: int, seq: int, prev: bytes, kind: str, data: dict[str, Any]) -> bytes:

@@ -102,14 +102,14 @@ def test_verify_illegal_move_after_game_end_is_invalid(game: Net) -> None:
     verdict = check(game.config, after_the_end(game))
     assert not verdict.valid and not verdict.finished, verdict
     assert verdict.kind == "invalid"
-    assert "after the end of the game" in (verdict.fault or "") and "seat 1" in (verdict.fault or "")
+    assert "after the end of the game" in (verdict.fault or "") and "seat 2 " in (verdict.fault or "")
     assert verdict.unconsumed, "the unchecked frame is listed"
 
 
 def test_verify_frame_deleted_mid_game_is_invalid(game: Net) -> None:
     verdict = check(game.config, without_seat1_frame(game, 60))
     assert not verdict.valid and verdict.kind == "invalid", verdict
-    assert "frame #60 of seat 1 is missing" in (verdict.fault or ""), verdict.fault
+    assert "frame #60 of seat 2 is missing" in (verdict.fault or ""), verdict.fault
     assert verdict.blame is None, "a deleted frame proves nothing against its seat"
     assert any("behind a gap" in line for line in verdict.unconsumed), verdict.unconsumed
 
@@ -163,13 +163,13 @@ def test_verify_unfinished_game_says_where_it_stops(game: Net) -> None:
     assert verdict.valid and not verdict.finished, verdict
     assert verdict.kind == "unfinished" and verdict.fault is None and verdict.blame is None
     assert verdict.stops_at is not None and "after the last round" in verdict.stops_at
-    assert "round signature of seat 1 (p1)" in verdict.stops_at
+    assert "round signature of seat 2 (p1)" in verdict.stops_at
 
     first_move = next(i for i, e in enumerate(envs) if e.seat == 0 and e.kind == "move")
     verdict = check(game.config, frames[:first_move])  # what seat 0 had saved just before it moved
     assert verdict.kind == "unfinished" and verdict.valid and not verdict.finished, verdict
     assert verdict.fault is None and verdict.blame is None and verdict.unconsumed == []
-    assert verdict.stops_at is not None and "waits for the move of seat 0 (p0)" in verdict.stops_at
+    assert verdict.stops_at is not None and "waits for the move of seat 1 (p0)" in verdict.stops_at
     assert "job 4" in verdict.stops_at, verdict.stops_at
 
 
@@ -178,7 +178,7 @@ def test_verify_duplicate_seq_in_file_blames_signer(game: Net) -> None:
     for order in (frames, frames[::-1]):
         verdict = check(game.config, order)
         assert verdict.blame == 1 and not verdict.valid, verdict
-        assert f"equivocation: seat 1 signed two different frames #{seq}" == verdict.fault
+        assert f"equivocation: seat 2 signed two different frames #{seq}" == verdict.fault
         assert verdict.kind == "invalid"
 
 

@@ -255,7 +255,7 @@ class Builder(CryptoSections):
             (
                 "halt",
                 {
-                    "reason": "seat(s) 0 did not answer in time (job:2:shuffle:0)",
+                    "reason": "seat(s) 1 did not answer in time (job:2:shuffle:0)",
                     "culprit": [],
                     "absent": [0],
                     "evidence": [],
@@ -295,7 +295,7 @@ class Builder(CryptoSections):
         try:
             open_frame(frame, self.config)
         except MalformedSignedFrame as exc:
-            reason = f"seat {exc.seat}: {exc.reason}"  # what the session's halt says
+            reason = f"seat {exc.seat + 1}: {exc.reason}"  # what the session's halt says
         else:
             raise RuntimeError("the garbage vector opened as a valid frame")
         self.garbage_json = {
