@@ -269,7 +269,7 @@ async def _narrate(runner: PeerRunner, say: Say) -> None:
                 say(f"<{names[entry.seat] if entry.seat is not None else '?'}> {entry.text}")
             elif entry.kind == "blame":
                 who = names[entry.seat] if entry.seat is not None else "?"
-                say(f"BLAME seat {entry.seat} ({who}): {entry.text}")
+                say(f"BLAME seat {entry.seat + 1 if entry.seat is not None else '?'} ({who}): {entry.text}")
             elif entry.kind == "absent":
                 say(stopped_answering(names, entry.seat, entry.waited, entry.no_link))
             elif entry.kind == "left":
