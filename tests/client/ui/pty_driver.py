@@ -9,6 +9,7 @@ is ever asserted after a fixed delay.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -165,3 +166,22 @@ class Pty:
             raise ScreenTimeout(f"the program did not exit; the screen:\n{self.text}")
         self.child.close()
         return self.child.exitstatus
+
+
+LOBBY_ADDRESS = re.compile(r"join 127\.0\.0\.1:(\d+)")
+
+
+def lobby_address(host: Pty, timeout: float = 30.0) -> tuple[str, str]:
+    """Wait for a loopback host's lobby to show its address and keys; return (screen, port).
+
+    The port is the one the host's lobby shows (chosen by the system: a port picked here and freed
+    before the host binds it could be taken by another test in the meantime), read once the line
+    under it is drawn too, so the number is whole."""
+    shown = host.wait(
+        lambda t: LOBBY_ADDRESS.search(t) is not None and "Check each key" in t,
+        timeout,
+        "the host's lobby and its address",
+    )
+    found = LOBBY_ADDRESS.search(shown)
+    assert found is not None, shown
+    return shown, found.group(1)

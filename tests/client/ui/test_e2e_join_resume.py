@@ -10,7 +10,7 @@ import re
 import signal
 from pathlib import Path
 
-from .pty_driver import Pty
+from .pty_driver import Pty, lobby_address
 
 HOST_ARGS = ["--no-mdns", "--interface", "127.0.0.1", "--name", "Kitchen", "--nick", "ana", "--lang", "en"]
 
@@ -18,15 +18,10 @@ HOST_ARGS = ["--no-mdns", "--interface", "127.0.0.1", "--name", "Kitchen", "--ni
 def _open_host(home: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[Pty, str, str]:
     """The host's screen, its lobby port and its key's fingerprint as its lobby shows them."""
     host = Pty(["host", *extra, *HOST_ARGS], home, env=env)
-    shown = host.wait(
-        lambda t: re.search(r"join 127\.0\.0\.1:\d+", t) is not None and "Check each key" in t,
-        30,
-        "the host's lobby and its address",
-    )
-    port = re.search(r"join 127\.0\.0\.1:(\d+)", shown)
+    shown, port = lobby_address(host)
     key = re.search(r"ana \(you, host\)\s+(\S+)", shown)
-    assert port is not None and key is not None, shown
-    return host, port.group(1), key.group(1)
+    assert key is not None, shown
+    return host, port, key.group(1)
 
 
 def _saved_line(screen: Pty) -> str:

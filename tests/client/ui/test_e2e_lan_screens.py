@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from .pty_driver import Pty
+from .pty_driver import Pty, lobby_address
 
 
 def test_host_and_join_screens_lobby_then_game(tmp_path: Path) -> None:
@@ -30,19 +29,8 @@ def test_host_and_join_screens_lobby_then_game(tmp_path: Path) -> None:
     )
     guest = None
     try:
-        # the port is the one the host's lobby shows (chosen by the system: a port picked here
-        # and freed before the host binds it could be taken by another test in the meantime);
-        # read once the line under it is drawn too, so the number is whole
-        shown = host.wait(
-            lambda t: re.search(r"join 127\.0\.0\.1:\d+", t) is not None and "Check each key" in t,
-            30,
-            "the host's lobby and its address",
-        )
-        found = re.search(r"join 127\.0\.0\.1:(\d+)", shown)
-        assert found is not None
-        guest = Pty(
-            ["join", f"127.0.0.1:{found.group(1)}", "--nick", "ben", "--lang", "en"], tmp_path / "guest"
-        )
+        _, port = lobby_address(host)  # the port the system chose, as the lobby shows it
+        guest = Pty(["join", f"127.0.0.1:{port}", "--nick", "ben", "--lang", "en"], tmp_path / "guest")
         lobby = guest.wait(
             lambda t: "Kitchen table" in t and "ana" in t and "ben" in t, 30, "the guest's lobby"
         )

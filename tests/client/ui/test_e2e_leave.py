@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .pty_driver import ROOT, Pty
+from .pty_driver import ROOT, Pty, lobby_address
 
 
 def _host(home: Path) -> Pty:
@@ -42,14 +42,7 @@ def _host(home: Path) -> Pty:
 
 
 def _port(host: Pty) -> str:
-    shown = host.wait(
-        lambda t: re.search(r"join 127\.0\.0\.1:\d+", t) is not None and "Check each key" in t,
-        30,
-        "the host's lobby and its address",
-    )
-    found = re.search(r"join 127\.0\.0\.1:(\d+)", shown)
-    assert found is not None
-    return found.group(1)
+    return lobby_address(host)[1]
 
 
 def _start(host: Pty, guest: Pty) -> None:
