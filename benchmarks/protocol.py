@@ -77,7 +77,6 @@ class Table(Loopback):
         )
         self.ops: list[Counter[str]] = [Counter() for _ in range(players)]
         self.count_ops = False
-        _apply_to_table(self)
 
     def call(self, seat: int, fn: Callable[..., T], *args: Any) -> T:
         before = group.OPS.snapshot() if self.count_ops else None
@@ -340,12 +339,13 @@ def profile_reveals(samples: int) -> pstats.Stats:
 
 
 CATEGORIES = (
-    ("crypto_scalarmult_ed25519_noclamp", "variable-base scalar multiplication (libsodium)"),
-    ("crypto_scalarmult_ed25519_base_noclamp", "fixed-base scalar multiplication (libsodium)"),
-    ("crypto_core_ed25519_is_valid_point", "point validation in decode_point (libsodium)"),
-    ("crypto_core_ed25519_add", "point addition (libsodium)"),
-    ("crypto_core_ed25519_sub", "point addition (libsodium)"),
-    ("crypto_core_ed25519_from_uniform", "hash to the group (libsodium)"),
+    ("crypto_scalarmult_ristretto255_base", "fixed-base scalar multiplication (libsodium)"),
+    ("crypto_scalarmult_ristretto255", "variable-base scalar multiplication (libsodium)"),
+    ("crypto_core_ristretto255_is_valid_point", "point validation in decode_point (libsodium)"),
+    ("crypto_core_ristretto255_add", "point addition (libsodium)"),
+    ("crypto_core_ristretto255_sub", "point addition (libsodium)"),
+    ("crypto_core_ristretto255_from_hash", "hash to the group (libsodium)"),
+    ("crypto_core_ristretto255_scalar", "secret scalar arithmetic (libsodium)"),
     ("Ed25519PublicKey' objects>", "Ed25519 signature verification (cryptography)"),
     ("'verify' of", "Ed25519 signature verification (cryptography)"),
     ("'sign' of", "Ed25519 signing (cryptography)"),
@@ -369,7 +369,7 @@ def categorize(stats: pstats.Stats) -> dict[str, float]:
                 out[category] += row[2]
                 break
         else:
-            out["Python: protocol/, nacl/ wrappers, builtins"] += row[2]
+            out["Python: protocol/, builtins"] += row[2]
     return dict(out.most_common())
 
 
@@ -493,34 +493,17 @@ def raw_profile(stats: pstats.Stats, top: int) -> str:
 
 EXPERIMENTS = (
     "structural-decode",
-    "libsodium-verify",
     "verify-at-end",
 )
 """What each experiment changes (in this benchmark process only; protocol/ is not modified):
 
-structural-decode  received shuffle decks and proofs: length, canonical y and not-identity checks
-                   only (libsodium validates each point when the verification multiplies it)
-libsodium-verify   frame signatures verified with PyNaCl (libsodium) instead of `cryptography`
+structural-decode  received shuffle decks and proofs: length, canonical s and not-identity checks
+                   only (libsodium decodes each point when the verification multiplies it)
 verify-at-end      a seat does not verify the shuffles before its own; all are checked at the end
 (One echo per burst, no self-check in `seal` and shares sent at the start of a reveal job were
-experiments here; the session does all three now.)
+experiments here; the session does all three now. Verifying signatures with PyNaCl's libsodium was
+one too, dropped with PyNaCl: rbcl has no signatures.)
 """
-
-
-class _NaclVerifier:
-    def __init__(self, raw: bytes) -> None:
-        from nacl.signing import VerifyKey
-
-        self.key = VerifyKey(raw)
-
-    def verify(self, signature: bytes, body: bytes) -> None:
-        from cryptography.exceptions import InvalidSignature
-        from nacl.exceptions import BadSignatureError
-
-        try:
-            self.key.verify(body, signature)
-        except BadSignatureError:
-            raise InvalidSignature() from None
 
 
 class Experiment:
@@ -550,15 +533,14 @@ class Experiment:
         from protocol.crypto.errors import InvalidPoint
 
         if "structural-decode" in self.names:
-            mask = (1 << 255) - 1
 
             def structural(data: object) -> Any:
                 if not isinstance(data, bytes) or len(data) != 32:
                     raise InvalidPoint("a point is 32 bytes")
-                y = int.from_bytes(data, "little") & mask
-                if y >= 2**255 - 19:
+                s = int.from_bytes(data, "little")
+                if s >= 2**255 - 19 or s & 1:
                     raise InvalidPoint("non-canonical point encoding")
-                if y == 1:
+                if s == 0:
                     raise InvalidPoint("the identity point is not allowed")
                 return data
 
@@ -581,14 +563,6 @@ class Experiment:
             setattr(owner, name, original)
         self.saved.clear()
         Experiment.active = frozenset()
-
-
-def _apply_to_table(table: Table) -> None:
-    if "libsodium-verify" in Experiment.active:
-        for session in table.sessions:
-            session._verifiers = {  # type: ignore[assignment]
-                seat: _NaclVerifier(key) for seat, key in enumerate(table.config.identities)
-            }
 
 
 def bench_experiments(configs: list[tuple[str, ...]], repeats: int, latency: float) -> dict[str, Any]:
@@ -719,13 +693,13 @@ def machine() -> dict[str, Any]:
                     break
     except OSError:
         pass
-    import nacl
+    from importlib.metadata import version
 
     return {
         "cpu": cpu,
         "cores": os.cpu_count(),
         "python": platform.python_version(),
-        "pynacl": nacl.__version__,
+        "rbcl": version("rbcl"),
         "msgpack": ".".join(map(str, msgpack.version)),
     }
 

@@ -1,8 +1,9 @@
 """protocol.crypto: the sans-IO cryptographic primitives of skyjo-lan's mental-poker deck.
 
-Pure functions and frozen dataclasses over the prime-order subgroup of edwards25519 (libsodium via
-PyNaCl): no sockets, no trio, no message formats. The message layer moves proofs and shares with
-their `to_wire()` / `from_wire()` forms (bytes and ints only); `from_wire` validates every field.
+Pure functions and frozen dataclasses over the prime-order group ristretto255 (libsodium via rbcl,
+imported by `group` only): no sockets, no trio, no message formats. The message layer moves proofs
+and shares with their `to_wire()` / `from_wire()` forms (bytes and ints only); `from_wire`
+validates every field.
 See docs/crypto.md for the constructions, references, validation rules and measured costs.
 """
 

@@ -1,4 +1,4 @@
-"""ElGamal over the prime-order subgroup of edwards25519, card encodings and the public deck.
+"""ElGamal over the prime-order group ristretto255, card encodings and the public deck.
 
 Additive notation: a ciphertext of the point M under the joint key Y is (c1, c2) = (rG, M + rY);
 re-encryption adds an encryption of zero, (c1 + sG, c2 + sY); decryption is M = c2 - x*c1, and with

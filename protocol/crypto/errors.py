@@ -17,7 +17,7 @@ class MalformedData(CryptoError):
 
 
 class InvalidPoint(MalformedData):
-    """Bytes that are not the canonical encoding of a non-identity point of the prime-order subgroup."""
+    """Bytes that are not the canonical encoding of a non-identity ristretto255 element."""
 
 
 class InvalidScalar(MalformedData):

@@ -1,70 +1,118 @@
-"""The prime-order subgroup of edwards25519, through libsodium (PyNaCl) and nothing else.
+"""The ristretto255 group (RFC 9496), through rbcl (libsodium's own ristretto255) and nothing else.
 
 Why this module exists: every other module of `protocol.crypto` does group arithmetic only through
-the functions below, so there is exactly one place that talks to libsodium, one place that decides
+the functions below, so there is exactly one place that imports the library, one place that decides
 what a valid point is, and one place that counts the expensive operations for the benchmarks.
+Another backend (another libsodium binding, a Rust extension with multi-scalar multiplication)
+is a change of this one file: nothing else imports `rbcl`.
 
 Representation
-- A point is its 32-byte canonical encoding (`Point`, a `bytes` NewType). The group has prime order
-  `L`; the base point `BASE` (G) generates it. We never implement curve arithmetic ourselves.
+- ristretto255 is a prime-order group of order `L` (the order of edwards25519's prime-order
+  subgroup) built on edwards25519: there is no cofactor, every valid encoding is a group element,
+  and two encodings never name the same element. A point is its canonical 32-byte encoding
+  (`Point`, a `bytes` NewType; RFC 9496, Section 4.3.2). `BASE` (G) is the RFC's generator.
+  We never implement curve arithmetic ourselves.
 - A scalar is a Python `int` in [0, L). It becomes 32 little-endian bytes only at the libsodium call
-  and on the wire. Scalar arithmetic (products, sums mod L) is plain Python, which costs ~0.3 us
-  against ~90 us for a variable-base multiplication.
+  and on the wire. Public scalar arithmetic (challenges, verifier coefficients) is plain Python;
+  arithmetic with secret scalars goes through `scalar_add`/`scalar_mul`/`scalar_muladd`, which run
+  libsodium's fixed-length scalar code (see their docstrings).
+
+Costs (this machine, loaded, medians of benchmarks/crypto_micro.py; through the wrappers below):
+variable-base `mul` ~38 us, `mul_base` ~12 us, `add` ~10 us (decoding and re-encoding both points
+is most of it), `decode_point` ~4 us, `from_hash` ~10 us, a secret scalar product ~1.5 us. The
+edwards25519 backend it replaced (PyNaCl) took ~80, ~15, ~5, ~45 us for the first four.
 
 Validation (`decode_point`): every point received from another peer goes through `decode_point`
-once. libsodium's `crypto_core_ed25519_is_valid_point` rejects non-canonical encodings (y >= p),
-points not on the curve, the eight small-order points (identity included, with or without the sign
-bit) and points outside the prime-order subgroup (it multiplies by L). It does NOT accept anything
-but `bytes` of length 32 (PyNaCl raises a TypeError instead), so we check type and length first; we
-also test canonicity and the identity in Python before calling it, which gives a precise reason.
+once. The type, the length, the identity (all zero), a non-canonical field element (s >= p, which
+includes every encoding with bit 255 set) and a negative one (s odd) are refused in Python, each
+with its own reason; the rest of RFC 9496's decoding (Section 4.3.1: a square root must exist, t
+must be non-negative, y non-zero) is libsodium's `crypto_core_ristretto255_is_valid_point`, refused
+as "not a ristretto255 encoding". That is the whole check: with no cofactor, there are no
+small-order or mixed-order points to look for. The Python test of bit 255 is not redundant:
+libsodium's decoder ignores that bit, so it accepts a second encoding (the top-bit twin) of every
+element, which RFC 9496 forbids and which would make frames malleable.
 
-The identity and the zero scalar: libsodium's scalar multiplications refuse a zero scalar and an
-identity result, and refuse the identity as input. Honest data never *transmits* the identity
-(received identities are rejected), but a verifier recomputing commitments from adversarial
-responses can legitimately meet it (a zero response, a sum of commitments that cancels). So `mul`
-and `mul_base` return `IDENTITY` for a zero scalar or an identity input, and `add`/`sub` (which
-libsodium performs on any curve point) handle it; inside proofs the identity is hashed as its
-canonical encoding 01 00 .. 00. An honest prover produces an identity only with probability about
-2^-250 (a random scalar hitting 0 or a sum cancelling), in which case the receiver rejects its data.
+What rbcl does on failure (checked in tests/protocol/test_crypto_group.py), and what we do:
+- `crypto_core_ristretto255_is_valid_point` ACCEPTS the identity (all zero) and the top-bit twins:
+  we refuse both first.
+- `crypto_scalarmult_ristretto255(_base)` raise `RuntimeError` when libsodium returns -1: the point
+  does not decode, or the result is the identity (which libsodium refuses; a zero scalar included).
+  With a scalar in [1, L) and a non-identity point, only the first can happen, and `mul` turns it
+  into `InvalidPoint`. We never call the `_allow_scalar_zero` variable-base variant: installed from
+  a wheel, it skips its point check and returns the identity for a point that does not decode.
+- `crypto_core_ristretto255_add/sub` ignore libsodium's return code and return 32 zero bytes when a
+  point does not decode. `add`/`sub` therefore check their inputs whenever the result is the
+  identity (rare: honest data meets it with probability ~2^-250), and raise `InvalidPoint`.
+- Wrong types or lengths raise `TypeError`/`ValueError` in rbcl; `decode_point` stops them earlier.
+
+The identity and the zero scalar: honest data never *transmits* the identity (received identities
+are rejected), but a verifier recomputing commitments from adversarial responses can legitimately
+meet it (a zero response, a sum of commitments that cancels). So `mul` and `mul_base` return
+`IDENTITY` for a zero scalar or an identity input, and `add`/`sub` handle it; inside proofs the
+identity is hashed as its canonical encoding 00 .. 00. An honest prover produces an identity only
+with probability about 2^-250, in which case the receiver rejects its data.
+
+rbcl's import writes its bundled libsodium to a new temporary file (2.8 MB) and loads it from
+there, never deleting it; `_forget_library_file` unlinks it once it is loaded (POSIX only), so
+test runs and game processes do not fill the temporary directory.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import secrets
-from collections.abc import Iterable
+import sys
+import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import Final, NewType
 
-from nacl import bindings as _sodium
-from nacl import exceptions as _sodium_exc
+import rbcl
 
 from protocol.crypto.errors import InvalidPoint, InvalidScalar
 from protocol.crypto.randomness import SYSTEM, RandomSource
 
 Point = NewType("Point", bytes)
-"""A 32-byte canonical encoding of a point of the prime-order subgroup (or the identity, internally)."""
+"""The canonical 32-byte encoding of a ristretto255 element (the identity only internally)."""
 
 L: Final[int] = 2**252 + 27742317777372353535851937790883648493
-"""Order of the prime-order subgroup of edwards25519 (and the modulus of every scalar)."""
+"""Order of ristretto255 (prime), the modulus of every scalar."""
 
 FIELD_P: Final[int] = 2**255 - 19
 POINT_BYTES: Final[int] = 32
 SCALAR_BYTES: Final[int] = 32
+HASH_BYTES: Final[int] = 64
+"""Input length of `from_hash` (RFC 9496's one-way map takes 64 uniform bytes)."""
 
-_Y_MASK: Final[int] = (1 << 255) - 1
+# rbcl ships no type information: the signatures are stated here, once.
+_add: Callable[[bytes, bytes], bytes] = rbcl.crypto_core_ristretto255_add
+_sub: Callable[[bytes, bytes], bytes] = rbcl.crypto_core_ristretto255_sub
+_is_valid_point: Callable[[bytes], bool] = rbcl.crypto_core_ristretto255_is_valid_point
+_from_hash: Callable[[bytes], bytes] = rbcl.crypto_core_ristretto255_from_hash
+_scalarmult: Callable[[bytes, bytes], bytes] = rbcl.crypto_scalarmult_ristretto255
+_scalarmult_base: Callable[[bytes], bytes] = rbcl.crypto_scalarmult_ristretto255_base
+_scalar_add: Callable[[bytes, bytes], bytes] = rbcl.crypto_core_ristretto255_scalar_add
+_scalar_mul: Callable[[bytes, bytes], bytes] = rbcl.crypto_core_ristretto255_scalar_mul
 
-_add = _sodium.crypto_core_ed25519_add
-_sub = _sodium.crypto_core_ed25519_sub
-_is_valid_point = _sodium.crypto_core_ed25519_is_valid_point
-_from_uniform = _sodium.crypto_core_ed25519_from_uniform
-_scalarmult = _sodium.crypto_scalarmult_ed25519_noclamp
-_scalarmult_base = _sodium.crypto_scalarmult_ed25519_base_noclamp
 
-IDENTITY: Final[Point] = Point(b"\x01" + bytes(31))
-"""The neutral element (x = 0, y = 1). Never valid on the wire; may appear in internal sums."""
+def _forget_library_file() -> None:
+    """Unlink the temporary copy of libsodium that rbcl's import wrote (it stays mapped)."""
+    path = getattr(sys.modules.get("rbcl._sodium"), "lib_path", None)
+    if os.name != "posix" or not isinstance(path, str):
+        return
+    if os.path.dirname(path) == tempfile.gettempdir() and path.endswith(".so"):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
-BASE: Final[Point] = Point(_scalarmult_base((1).to_bytes(32, "little")))
-"""The standard base point G of edwards25519 (encoding 0x58 0x66 ... 0x66)."""
+
+_forget_library_file()
+
+IDENTITY: Final[Point] = Point(bytes(POINT_BYTES))
+"""The neutral element, encoded as 32 zero bytes. Never valid on the wire; may appear in sums."""
+
+BASE: Final[Point] = Point(_scalarmult_base((1).to_bytes(SCALAR_BYTES, "little")))
+"""The generator G of ristretto255 (encoding e2f2ae0a ... 08d2d76, RFC 9496, Appendix A.1)."""
 
 
 @dataclass
@@ -75,7 +123,7 @@ class OpCounter:
     base_mul: int = 0
     add: int = 0
     validate: int = 0
-    from_uniform: int = 0
+    from_hash: int = 0
 
     def reset(self) -> None:
         """Set every counter back to zero."""
@@ -136,43 +184,58 @@ def decode_scalar(data: object) -> int:
     return k
 
 
+def _scalar_bytes(k: int) -> bytes:
+    return (k % L).to_bytes(SCALAR_BYTES, "little")
+
+
+def scalar_add(a: int, b: int) -> int:
+    """(a + b) mod L for a SECRET operand, by libsodium's fixed-length scalar code.
+
+    Python's own `+` and `%` run in time that depends on the operands' values; libsodium's
+    `crypto_core_ristretto255_scalar_add` works on 32-byte buffers in constant time. What is left
+    variable is the conversion between `int` and bytes at both ends, which depends only on the
+    integers' lengths (see docs/crypto.md, "Secret scalars"). Public operands need not use this.
+    """
+    return int.from_bytes(_scalar_add(_scalar_bytes(a), _scalar_bytes(b)), "little")
+
+
+def scalar_mul(a: int, b: int) -> int:
+    """(a * b) mod L for a SECRET operand (libsodium's `crypto_core_ristretto255_scalar_mul`)."""
+    return int.from_bytes(_scalar_mul(_scalar_bytes(a), _scalar_bytes(b)), "little")
+
+
+def scalar_muladd(a: int, b: int, c: int) -> int:
+    """(a * b + c) mod L, the response of a sigma protocol (s = w + e x), in libsodium's code."""
+    product = _scalar_mul(_scalar_bytes(a), _scalar_bytes(b))
+    return int.from_bytes(_scalar_add(product, _scalar_bytes(c)), "little")
+
+
 # --- points ------------------------------------------------------------------------------------
 
 
 def decode_point(data: object) -> Point:
     """Validate a point received from outside and return it typed as `Point`.
 
-    Rejects (with `InvalidPoint` and a reason): anything but 32 `bytes`; non-canonical encodings
-    (y >= 2^255-19); the identity (also with its sign bit set); points not on the curve; the eight
-    small-order points; points of mixed order (prime-order point + small-order point). The cost is
-    one `crypto_core_ed25519_is_valid_point` call (~43 us), paid once per received point.
+    Rejects (with `InvalidPoint` and a reason): anything but 32 `bytes`; the identity (32 zero
+    bytes); a non-canonical field element (s >= 2^255 - 19, the top bit included); a negative one
+    (s odd); any other string that RFC 9496's decoding refuses (Section 4.3.1). The cost is one
+    `crypto_core_ristretto255_is_valid_point` call (~4 us), paid once per received point.
     """
     if not isinstance(data, bytes):
         raise InvalidPoint(f"point must be bytes, got {type(data).__name__}")
     if len(data) != POINT_BYTES:
         raise InvalidPoint(f"point must be {POINT_BYTES} bytes, got {len(data)}")
-    y = int.from_bytes(data, "little") & _Y_MASK
-    if y >= FIELD_P:
-        raise InvalidPoint("non-canonical point encoding (y >= 2^255 - 19)")
-    if y == 1:
+    if data == IDENTITY:
         raise InvalidPoint("the identity point is not allowed")
+    s = int.from_bytes(data, "little")
+    if s >= FIELD_P:
+        raise InvalidPoint("non-canonical point encoding (s >= 2^255 - 19)")
+    if s & 1:
+        raise InvalidPoint("non-canonical point encoding (s is negative, i.e. odd)")
     OPS.validate += 1
     if _is_valid_point(data):
         return Point(data)
-    raise InvalidPoint(_why_invalid(data))
-
-
-def _why_invalid(data: bytes) -> str:
-    """Explain why libsodium refused a canonical, non-identity encoding (error path only)."""
-    try:
-        _add(data, BASE)  # libsodium decodes the point and checks the curve equation
-    except _sodium_exc.CryptoError:
-        return "bytes do not decode to a point on edwards25519"
-    p2 = _add(data, data)
-    p4 = _add(p2, p2)
-    if _add(p4, p4) == IDENTITY:
-        return "small-order point (its order divides 8)"
-    return "point outside the prime-order subgroup (it has a small-order component)"
+    raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)")
 
 
 def is_identity(p: Point) -> bool:
@@ -180,16 +243,36 @@ def is_identity(p: Point) -> bool:
     return p == IDENTITY
 
 
+def _refused_operand(*points: Point) -> InvalidPoint | None:
+    """After an identity result of add/sub: the error if an operand does not decode (rbcl hides it)."""
+    for p in points:
+        if len(p) != POINT_BYTES or not _is_valid_point(p):
+            return InvalidPoint("bytes are not a ristretto255 encoding (refused in a point addition)")
+    return None
+
+
 def add(p: Point, q: Point) -> Point:
-    """p + q (libsodium accepts any curve point here, the identity included)."""
+    """p + q (the identity is a valid operand)."""
     OPS.add += 1
-    return Point(_add(p, q))
+    try:
+        r = _add(p, q)
+    except (TypeError, ValueError) as exc:
+        raise InvalidPoint("point must be 32 bytes (refused in a point addition)") from exc
+    if r == IDENTITY and (error := _refused_operand(p, q)) is not None:
+        raise error
+    return Point(r)
 
 
 def sub(p: Point, q: Point) -> Point:
     """p - q."""
     OPS.add += 1
-    return Point(_sub(p, q))
+    try:
+        r = _sub(p, q)
+    except (TypeError, ValueError) as exc:
+        raise InvalidPoint("point must be 32 bytes (refused in a point subtraction)") from exc
+    if r == IDENTITY and (error := _refused_operand(p, q)) is not None:
+        raise error
+    return Point(r)
 
 
 def neg(p: Point) -> Point:
@@ -198,7 +281,7 @@ def neg(p: Point) -> Point:
 
 
 def mul_base(k: int) -> Point:
-    """k*G with libsodium's fixed-base tables (~16 us, five times cheaper than `mul`)."""
+    """k*G with libsodium's fixed-base tables (~12 us, three times cheaper than `mul`)."""
     k %= L
     if k == 0:
         return IDENTITY
@@ -207,11 +290,10 @@ def mul_base(k: int) -> Point:
 
 
 def mul(k: int, p: Point) -> Point:
-    """k*p for any point p of the group (variable base, ~90 us; uses `mul_base` when p is G).
+    """k*p for any point p of the group (variable base, ~38 us; uses `mul_base` when p is G).
 
-    libsodium re-validates p (canonical, not small order, in the prime-order subgroup) on every
-    call; a point that fails raises `InvalidPoint`, which only happens for data that skipped
-    `decode_point`.
+    libsodium decodes p again on every call; a string that does not decode raises `InvalidPoint`,
+    which only happens for data that skipped `decode_point`.
     """
     k %= L
     if k == 0 or p == IDENTITY:
@@ -223,7 +305,7 @@ def mul(k: int, p: Point) -> Point:
     OPS.var_mul += 1
     try:
         return Point(_scalarmult(k.to_bytes(SCALAR_BYTES, "little"), p))
-    except _sodium_exc.CryptoError as exc:
+    except (RuntimeError, TypeError, ValueError) as exc:
         raise InvalidPoint("libsodium refused the point in a scalar multiplication") from exc
 
 
@@ -246,7 +328,7 @@ def lincomb(terms: Iterable[tuple[int, Point]]) -> Point:
     and one addition. This helper merges terms that share a point (adding their scalars in Python),
     sends every multiple of G to the fixed-base table in a single call, and drops zero scalars and
     identity points. Merging is what makes, e.g., the first shuffle of the public deck cheap: all its
-    c1 components are G.
+    c1 components are G. The scalars are public (verifier coefficients, challenges, responses).
     """
     g_coef = 0
     coefs: dict[Point, int] = {}
@@ -264,13 +346,23 @@ def lincomb(terms: Iterable[tuple[int, Point]]) -> Point:
     return acc
 
 
-def from_uniform(data: bytes) -> Point:
-    """libsodium's Elligator 2 map of 32 bytes to a point, cofactor cleared (may be the identity)."""
-    OPS.from_uniform += 1
-    return Point(_from_uniform(data))
+def from_hash(data: bytes) -> Point:
+    """RFC 9496's one-way map (Section 4.3.4) of 64 uniform bytes to an element (may be the identity).
+
+    libsodium's `crypto_core_ristretto255_from_hash`: the two 32-byte halves each go through the
+    Elligator-based MAP, and the two results are added; the output is close to uniform in the group,
+    with no known discrete logarithm to any other point.
+    """
+    if not isinstance(data, bytes) or len(data) != HASH_BYTES:
+        raise ValueError(f"from_hash takes exactly {HASH_BYTES} bytes")
+    OPS.from_hash += 1
+    return Point(_from_hash(data))
 
 
 def is_valid_point(data: bytes) -> bool:
-    """libsodium's full membership test (canonical, on curve, prime-order subgroup, not small order)."""
-    OPS.validate += 1
-    return len(data) == POINT_BYTES and bool(_is_valid_point(data))
+    """True for the canonical encoding of a non-identity element (what `decode_point` accepts)."""
+    try:
+        decode_point(data)
+    except InvalidPoint:
+        return False
+    return True

@@ -21,14 +21,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Final, TypeAlias
 
-from protocol.crypto.group import (
-    IDENTITY,
-    L,
-    Point,
-    add,
-    from_uniform,
-    is_valid_point,
-)
+from protocol.crypto.group import IDENTITY, L, Point, from_hash
 
 HashItem: TypeAlias = "bytes | int | str | Sequence[HashItem]"
 """What `encode` accepts: bytes, non-negative ints, text, and (nested) sequences of those."""
@@ -101,19 +94,18 @@ def make_context(session_id: bytes, seat: int, transcript_hash: bytes) -> bytes:
 
 
 def hash_to_point(label: str, *parts: HashItem) -> Point:
-    """Hash to the prime-order subgroup, with no known discrete logarithm to any other point.
+    """Hash to ristretto255, with no known discrete logarithm to any other point.
 
-    SHA-512 of the domain-separated input gives 64 bytes; each half goes through libsodium's
-    `crypto_core_ed25519_from_uniform` (Elligator 2, then multiplication by the cofactor 8, so the
-    result is in the prime-order subgroup), and the two points are added. Summing two independent
-    maps is the random-oracle construction of RFC 9380 (Section 3, `hash_to_curve`), whose output
-    is close to uniform rather than covering only half the points as one Elligator map does. The
-    result is checked with `is_valid_point`; in the (2^-250-unlikely) case of the identity, a
-    counter is appended and we hash again, so the function is total and deterministic.
+    SHA-512 of the domain-separated input gives 64 uniform bytes, mapped to the group by RFC 9496's
+    one-way map (Section 4.3.4: Elligator on each 32-byte half, the two points added), which is
+    libsodium's `crypto_core_ristretto255_from_hash` (`group.from_hash`). This is the
+    `hash_to_ristretto255` of RFC 9380 (Appendix B) with SHA-512 of our unambiguous encoding as
+    the expander: its output is close to uniform in the group. Every output is a valid element;
+    in the (2^-250-unlikely) case of the identity, the counter is increased and we hash again, so
+    the function is total and deterministic and never returns the identity.
     """
     for counter in itertools.count():
-        digest = hash512(HASH_TO_POINT_LABEL, label, list(parts), counter)
-        point = add(from_uniform(digest[:32]), from_uniform(digest[32:]))
-        if point != IDENTITY and is_valid_point(point):
+        point = from_hash(hash512(HASH_TO_POINT_LABEL, label, list(parts), counter))
+        if point != IDENTITY:
             return point
     raise AssertionError("unreachable")  # pragma: no cover

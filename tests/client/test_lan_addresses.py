@@ -54,6 +54,7 @@ from client.net.linkproto import pack
 from client.table.host import Host, HostOptions
 from client.table.join import JoinOptions, find_table
 from client.ui.network import HostLobby
+from protocol.config import PROTOCOL_VERSION
 from tests.client.netlab import NetLab, _ip, env_for, open_lab, output, wait_all
 
 TABLE = b"skyjo-lan/lobby"
@@ -156,7 +157,7 @@ def test_the_table_is_announced_under_a_host_name_of_its_own():
 
 
 def _info(addresses: list[str], key: str | None = None) -> ServiceInfo:
-    props = {"v": "1", "game": "skyjo", "seats": "1/4", "pw": "0"}
+    props = {"v": str(PROTOCOL_VERSION), "game": "skyjo", "seats": "1/4", "pw": "0"}
     if key is not None:
         props["key"] = key
     return ServiceInfo(

@@ -22,6 +22,7 @@ from client.net.link import Refused, accept
 from client.table.host import Host, HostOptions
 from client.table.join import Joiner, JoinOptions
 from client.table.seat import LOBBY_TABLE
+from protocol.config import PROTOCOL_VERSION
 from skyjo_p2p.action.cards import KIND_NAMES
 from skyjo_p2p.core.errors import OptionError
 
@@ -133,7 +134,7 @@ def bad_genesis(host_key: bytes, my_key: bytes) -> bytes:
     return bytes(
         msgpack.packb(
             {
-                "v": 1,
+                "v": PROTOCOL_VERSION,
                 "sid": b"s" * 32,
                 "game": "skyjo-action",
                 "players": 3,

@@ -18,6 +18,7 @@ import msgpack  # type: ignore[import-untyped]
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from protocol.config import PROTOCOL_VERSION
 from protocol.events import Blamed, FrameRejected
 from protocol.messages import MAX_FRAME, encode_body, seal
 from protocol.session import Session
@@ -267,7 +268,7 @@ def test_signed_malformed_message_is_blamed(mid_game: Net, kind: str, data: dict
     chain = net.sessions[SENDER]._chains[SENDER]
     body = msgpack.packb(
         {
-            "v": 1,
+            "v": PROTOCOL_VERSION,
             "sid": net.config.session_id,
             "seat": SENDER,
             "seq": chain.next_seq,

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from protocol.config import TableConfig, check_table
+from protocol.config import PROTOCOL_VERSION, TableConfig, check_table
 from protocol.errors import MalformedMessage
 from protocol.transcript import dump
 from protocol.verify import verify_bytes
@@ -42,7 +42,7 @@ def genesis(game: Any, players: Any, options: Any) -> bytes:
     return bytes(
         msgpack.packb(
             {
-                "v": 1,
+                "v": PROTOCOL_VERSION,
                 "sid": b"s" * 32,
                 "game": game,
                 "players": players,

@@ -16,7 +16,7 @@ from protocol.crypto.dleq import (
     make_share_batch,
 )
 from protocol.crypto.elgamal import CARD_LABEL, Ciphertext, Codebook, joint_key, reencrypt
-from protocol.crypto.group import BASE, Point, from_uniform, lincomb, mul, mul_base, random_scalar
+from protocol.crypto.group import BASE, Point, lincomb, mul, mul_base, random_scalar
 from protocol.crypto.hashing import (
     CONTEXT_LABEL,
     FIAT_SHAMIR_LABEL,
@@ -139,8 +139,6 @@ class CryptoSections:
                 "parts": tree([game_id, 0]),
                 "counter": 0,
                 "digest": hx(h2p_digest),
-                "from_uniform_first_half": hx(from_uniform(h2p_digest[:32])),
-                "from_uniform_second_half": hx(from_uniform(h2p_digest[32:])),
                 "point": hx(hash_to_point(CARD_LABEL, game_id, 0)),
             },
             "cards": {
