@@ -24,6 +24,7 @@ from protocol.crypto.group import (
     lincomb,
     mul_base,
     random_scalar,
+    scalar_muladd,
 )
 from protocol.crypto.hashing import challenge, hash512
 from protocol.crypto.randomness import SYSTEM, RandomSource
@@ -90,7 +91,7 @@ def prove_key(secret: int, public_key: Point, context: bytes, *, rng: RandomSour
     """Prove knowledge of `secret` for `public_key` (= secret*G) under `context` (nonce from `rng`)."""
     w = random_scalar(rng=rng)
     e = challenge(SCHNORR_LABEL, [BASE, public_key], [mul_base(w)], context)
-    return SchnorrProof(e, (w + e * secret) % L)
+    return SchnorrProof(e, scalar_muladd(e, secret, w))  # secret operands: libsodium's scalar code
 
 
 def verify_key(public_key: Point, proof: SchnorrProof, context: bytes) -> None:
