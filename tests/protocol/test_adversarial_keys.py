@@ -70,10 +70,11 @@ def key_attack(net_ref: list[Net], attack: str) -> Any:
             if attack == "not-committed":  # a valid key with a valid proof, not the committed one
                 x, other = crypto.keygen()
                 return {"key": other, "proof": list(crypto.prove_key(x, other, context).to_wire())}
-            if attack == "identity":
-                return {"key": b"\x01" + bytes(31), "proof": data["proof"]}
-            if attack == "small-order":
+            if attack == "identity":  # ristretto255's identity encodes as 32 zero bytes
                 return {"key": bytes(32), "proof": data["proof"]}
+            if attack == "non-canonical":  # the honest key with bit 255 set: libsodium decodes it
+                honest = bytes(data["key"])
+                return {"key": honest[:31] + bytes([honest[31] | 0x80]), "proof": data["proof"]}
             if attack == "not-a-point":
                 return {"key": b"\x02" * 32, "proof": data["proof"]}
         return data
@@ -86,7 +87,7 @@ ATTACKS = {
     "replayed-proof": "Schnorr",
     "not-committed": "commitment",
     "identity": "identity",
-    "small-order": "",
+    "non-canonical": "non-canonical",
     "not-a-point": "",
 }
 

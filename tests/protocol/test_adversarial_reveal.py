@@ -87,7 +87,7 @@ def identity_share(session: Session) -> dict[str, Any]:
     honest = list(
         crypto.make_share_batch(session.secret or 1, session.my_public_key or BASE, cts, b"").to_wire()
     )
-    honest[0] = [b"\x01" + bytes(31), *honest[0][1:]]
+    honest[0] = [bytes(32), *honest[0][1:]]  # the identity's encoding in ristretto255
     return {"job": job.number, "batch": honest, "private": []}
 
 
