@@ -33,6 +33,7 @@ from protocol.crypto.group import (
     mul_base,
     point_sum,
     random_scalar,
+    scalar_muladd,
     sub,
 )
 from protocol.crypto.hashing import HashItem, challenge, hash512, hash_to_scalar
@@ -83,7 +84,7 @@ def prove_dleq(
     """Prove log_G(public_key) = log_base(image) = secret, bound to `context` (nonce from `rng`)."""
     w = random_scalar(rng=rng)
     e = challenge(DLEQ_LABEL, [BASE, public_key, base, image], [mul_base(w), mul(w, base)], context)
-    return DLEQProof(e, (w + e * secret) % L)
+    return DLEQProof(e, scalar_muladd(e, secret, w))  # secret operands: libsodium's scalar code
 
 
 def verify_dleq(public_key: Point, base: Point, image: Point, proof: DLEQProof, context: bytes) -> None:
@@ -226,7 +227,7 @@ def make_share_batch(
     a = mul_base(w)
     c = lincomb((w * e_j, ct.c1) for e_j, ct in zip(coefs, ciphertexts, strict=True))
     e = challenge(BATCH_LABEL, statement, [a, c], context)
-    return ShareBatch(tuple(shares), DLEQProof(e, (w + e * secret) % L))
+    return ShareBatch(tuple(shares), DLEQProof(e, scalar_muladd(e, secret, w)))
 
 
 def verify_share_batch(

@@ -14,8 +14,8 @@ Representation
   We never implement curve arithmetic ourselves.
 - A scalar is a Python `int` in [0, L). It becomes 32 little-endian bytes only at the libsodium call
   and on the wire. Public scalar arithmetic (challenges, verifier coefficients) is plain Python;
-  arithmetic with secret scalars goes through `scalar_add`/`scalar_mul`/`scalar_muladd`, which run
-  libsodium's fixed-length scalar code (see their docstrings).
+  arithmetic with secret scalars goes through `scalar_add`/`scalar_sub`/`scalar_mul`/`scalar_dot`/
+  `scalar_muladd`, which run libsodium's fixed-length scalar code (see `scalar_add`).
 
 Costs (this machine, loaded, medians of benchmarks/crypto_micro.py; through the wrappers below):
 variable-base `mul` ~38 us, `mul_base` ~12 us, `add` ~10 us (decoding and re-encoding both points
@@ -93,6 +93,7 @@ _from_hash: Callable[[bytes], bytes] = rbcl.crypto_core_ristretto255_from_hash
 _scalarmult: Callable[[bytes, bytes], bytes] = rbcl.crypto_scalarmult_ristretto255
 _scalarmult_base: Callable[[bytes], bytes] = rbcl.crypto_scalarmult_ristretto255_base
 _scalar_add: Callable[[bytes, bytes], bytes] = rbcl.crypto_core_ristretto255_scalar_add
+_scalar_sub: Callable[[bytes, bytes], bytes] = rbcl.crypto_core_ristretto255_scalar_sub
 _scalar_mul: Callable[[bytes, bytes], bytes] = rbcl.crypto_core_ristretto255_scalar_mul
 
 
@@ -202,6 +203,19 @@ def scalar_add(a: int, b: int) -> int:
 def scalar_mul(a: int, b: int) -> int:
     """(a * b) mod L for a SECRET operand (libsodium's `crypto_core_ristretto255_scalar_mul`)."""
     return int.from_bytes(_scalar_mul(_scalar_bytes(a), _scalar_bytes(b)), "little")
+
+
+def scalar_sub(a: int, b: int) -> int:
+    """(a - b) mod L for a SECRET operand (libsodium's `crypto_core_ristretto255_scalar_sub`)."""
+    return int.from_bytes(_scalar_sub(_scalar_bytes(a), _scalar_bytes(b)), "little")
+
+
+def scalar_dot(a: Iterable[int], b: Iterable[int]) -> int:
+    """sum(a_i * b_i) mod L for SECRET operands, accumulated in libsodium's 32-byte form."""
+    acc = bytes(SCALAR_BYTES)
+    for x, y in zip(a, b, strict=True):
+        acc = _scalar_add(acc, _scalar_mul(_scalar_bytes(x), _scalar_bytes(y)))
+    return int.from_bytes(acc, "little")
 
 
 def scalar_muladd(a: int, b: int, c: int) -> int:

@@ -65,6 +65,11 @@ from protocol.crypto.group import (
     mul_base,
     point_sum,
     random_scalar,
+    scalar_add,
+    scalar_dot,
+    scalar_mul,
+    scalar_muladd,
+    scalar_sub,
     sub,
     system_or,
 )
@@ -376,13 +381,17 @@ def _prove(
     u_prime = [u[psi[i]] for i in range(n)]
     c_hat, r_hat = gen_commitment_chain(h, u_prime, rng=rng)
 
-    r_bar = sum(r) % L
+    # Every scalar below involves a secret (r, r^, r', w, or u' = u in psi's order): libsodium's
+    # scalar code, not Python integers (group.scalar_add).
+    r_bar = 0
+    for rj in r:
+        r_bar = scalar_add(r_bar, rj)
     v = [1] * n
     for i in range(n - 2, -1, -1):
-        v[i] = u_prime[i + 1] * v[i + 1] % L
-    r_hat_agg = sum(rh * vi for rh, vi in zip(r_hat, v, strict=True)) % L
-    r_tilde = sum(rj * uj for rj, uj in zip(r, u, strict=True)) % L
-    r_prime_agg = sum(ri * ui for ri, ui in zip(r_prime, u_prime, strict=True)) % L
+        v[i] = scalar_mul(u_prime[i + 1], v[i + 1])
+    r_hat_agg = scalar_dot(r_hat, v)
+    r_tilde = scalar_dot(r, u)
+    r_prime_agg = scalar_dot(r_prime, u_prime)
 
     w1, w2, w3, w4 = (random_scalar(rng=rng) for _ in range(4))
     w_hat = [random_scalar(rng=rng) for _ in range(n)]
@@ -394,7 +403,7 @@ def _prove(
     # t4 = (sum w'_i c2'_i - w4 Y, sum w'_i c1'_i - w4 G). With e'_i = e_{j_i} + r'_i (G, Y) this
     # is sum w'_i e_{j_i} + (sum w'_i r'_i - w4) (G, Y): the same points, computed from the inputs
     # so that lincomb can merge equal inputs (the public deck has c1 = G everywhere).
-    k = (sum(wi * ri for wi, ri in zip(w_prime, r_prime, strict=True)) - w4) % L
+    k = scalar_sub(scalar_dot(w_prime, r_prime), w4)
     t41 = lincomb([*((w_prime[i], inputs[psi[i]].c2) for i in range(n)), (k, public_key)])
     t42 = lincomb([*((w_prime[i], inputs[psi[i]].c1) for i in range(n)), (k, BASE)])
     t_hat: list[Point] = []
@@ -412,12 +421,12 @@ def _prove(
         t41=t41,
         t42=t42,
         challenge=e,
-        s1=(w1 + e * r_bar) % L,
-        s2=(w2 + e * r_hat_agg) % L,
-        s3=(w3 + e * r_tilde) % L,
-        s4=(w4 + e * r_prime_agg) % L,
-        s_hat=tuple((wh + e * rh) % L for wh, rh in zip(w_hat, r_hat, strict=True)),
-        s_prime=tuple((wp + e * up) % L for wp, up in zip(w_prime, u_prime, strict=True)),
+        s1=scalar_muladd(e, r_bar, w1),
+        s2=scalar_muladd(e, r_hat_agg, w2),
+        s3=scalar_muladd(e, r_tilde, w3),
+        s4=scalar_muladd(e, r_prime_agg, w4),
+        s_hat=tuple(scalar_muladd(e, rh, wh) for wh, rh in zip(w_hat, r_hat, strict=True)),
+        s_prime=tuple(scalar_muladd(e, up, wp) for wp, up in zip(w_prime, u_prime, strict=True)),
         commitments=tuple(c),
         chain=tuple(c_hat),
     )

@@ -32,8 +32,10 @@ from protocol.crypto.group import (
     point_sum,
     random_scalar,
     scalar_add,
+    scalar_dot,
     scalar_mul,
     scalar_muladd,
+    scalar_sub,
     sub,
 )
 from protocol.crypto.hashing import hash_to_point
@@ -313,6 +315,8 @@ def test_secret_scalar_helpers_match_integer_arithmetic(a: int, b: int, c: int) 
     assert scalar_add(a, b) == (a + b) % L
     assert scalar_mul(a, b) == a * b % L
     assert scalar_muladd(a, b, c) == (a * b + c) % L
+    assert scalar_sub(a, b) == (a - b) % L
+    assert scalar_dot([a, b, c], [c, a, b]) == (a * c + b * a + c * b) % L
 
 
 def test_secret_scalar_helpers_at_the_edges() -> None:
@@ -320,6 +324,10 @@ def test_secret_scalar_helpers_at_the_edges() -> None:
     assert scalar_mul(L - 1, L - 1) == 1
     assert scalar_muladd(0, L - 1, L - 1) == L - 1
     assert scalar_add(L + 5, 2 * L) == 5  # operands are reduced first
+    assert scalar_sub(0, 1) == L - 1
+    assert scalar_dot([], []) == 0
+    with pytest.raises(ValueError):
+        scalar_dot([1, 2], [3])
 
 
 # --- arithmetic, zero and identity -------------------------------------------------------------
