@@ -17,10 +17,11 @@ Representation
   arithmetic with secret scalars goes through `scalar_add`/`scalar_sub`/`scalar_mul`/`scalar_dot`/
   `scalar_muladd`, which run libsodium's fixed-length scalar code (see `scalar_add`).
 
-Costs (this machine, loaded, medians of benchmarks/crypto_micro.py; through the wrappers below):
-variable-base `mul` ~38 us, `mul_base` ~12 us, `add` ~10 us (decoding and re-encoding both points
-is most of it), `decode_point` ~4 us, `from_hash` ~10 us, a secret scalar product ~1.5 us. The
-edwards25519 backend it replaced (PyNaCl) took ~80, ~15, ~5, ~45 us for the first four.
+Costs (benchmarks/crypto_micro.py on the 2-core development machine, loaded; medians, through the
+wrappers below): variable-base `mul` ~37 us, `mul_base` ~12 us, `add` ~11 us (decoding both
+points and encoding the sum is most of it), `decode_point` ~4 us, `from_hash` ~11 us, a secret
+scalar response (`scalar_muladd`) ~1.5 us. The edwards25519 backend it replaced (PyNaCl), same
+conditions: ~65, ~13, ~12 and ~32 us for the first four (its validation multiplied by L).
 
 Validation (`decode_point`): every point received from another peer goes through `decode_point`
 once. The type, the length, the identity (all zero), a non-canonical field element (s >= p, which
@@ -304,7 +305,7 @@ def mul_base(k: int) -> Point:
 
 
 def mul(k: int, p: Point) -> Point:
-    """k*p for any point p of the group (variable base, ~38 us; uses `mul_base` when p is G).
+    """k*p for any point p of the group (variable base, ~37 us; uses `mul_base` when p is G).
 
     libsodium decodes p again on every call; a string that does not decode raises `InvalidPoint`,
     which only happens for data that skipped `decode_point`.
