@@ -156,8 +156,8 @@ def test_the_table_is_announced_under_a_host_name_of_its_own():
     assert len(advertiser.server.split(".")[0]) <= 63
 
 
-def _info(addresses: list[str], key: str | None = None) -> ServiceInfo:
-    props = {"v": str(PROTOCOL_VERSION), "game": "skyjo", "seats": "1/4", "pw": "0"}
+def _info(addresses: list[str], key: str | None = None, version: str = str(PROTOCOL_VERSION)) -> ServiceInfo:
+    props = {"v": version, "game": "skyjo", "seats": "1/4", "pw": "0"}
     if key is not None:
         props["key"] = key
     return ServiceInfo(
@@ -184,6 +184,15 @@ def test_a_malformed_key_makes_the_announcement_incompatible():
         ad = parse_service(f"T.{SERVICE}", _info(["10.0.0.5"], key=bad))
         assert not ad.compatible and "malformed" in ad.problem
     assert parse_service(f"T.{SERVICE}", _info(["10.0.0.5"])).key == b""  # an older host: no key
+
+
+def test_a_table_of_another_protocol_version_is_listed_as_incompatible():
+    # version 1 (edwards25519, before issue 16) cannot play with version 2: say so, do not join
+    for other in ("1", "3", ""):
+        ad = parse_service(f"T.{SERVICE}", _info(["10.0.0.5"], version=other))
+        assert not ad.compatible
+        assert ad.problem == f"protocol version {other or '?'} (we speak {PROTOCOL_VERSION})"
+    assert PROTOCOL_VERSION == 2
 
 
 def test_a_joiner_tries_addresses_on_its_own_networks_first():
