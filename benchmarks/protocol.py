@@ -529,6 +529,8 @@ def bench_verify(repeats: int, path: str | None = None) -> dict[str, Any]:
         "s_per_game_median": per_game,
         "s_per_game_min": min(times),
         "s_per_10k_frames": per_game / verdict.frames * 10_000,
+        "rounds": verdict.round,
+        "s_per_round": per_game / max(1, verdict.round),
         "frames_by_kind": frames_by_kind(data),
         "ops": ops,
     }
@@ -567,6 +569,7 @@ def in_mul_units(results: dict[str, Any], mul_s: float) -> dict[str, float]:
     if "verify" in results:
         r = results["verify"]
         out["verify (4-peer game): per game"] = r["s_per_game_median"] / mul_s
+        out["verify (4-peer game): per round"] = r["s_per_round"] / mul_s
         out["verify (4-peer game): per 10,000 frames"] = r["s_per_10k_frames"] / mul_s
     return out
 
@@ -575,8 +578,9 @@ def print_verify(r: dict[str, Any]) -> None:
     met = "met" if r["s_per_10k_frames"] < 2.0 else "NOT met"
     print(f"skyjo-lan verify of a 4-peer whole SKYJO game (verify_bytes, CPU, median of {r['runs']} runs)")
     print(
-        f"  {r['frames']} frames, {r['moves'] or '?'} moves, {r['bytes'] / 1024:.0f} KiB: "
-        f"{r['s_per_game_median']:.2f} s per game (min {r['s_per_game_min']:.2f} s), "
+        f"  {r['frames']} frames, {r['rounds']} rounds, {r['moves'] or '?'} moves, "
+        f"{r['bytes'] / 1024:.0f} KiB: {r['s_per_game_median']:.2f} s per game "
+        f"(min {r['s_per_game_min']:.2f} s), {r['s_per_round']:.2f} s per round, "
         f"{r['s_per_10k_frames']:.2f} s per 10,000 frames; target < 2 s per 10,000 frames: {met}"
     )
     kinds = ", ".join(f"{k} {n}" for k, n in r["frames_by_kind"].items())

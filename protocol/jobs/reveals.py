@@ -125,10 +125,10 @@ class RevealsJob(Job):
             seat = self.seats[self.next_index]
             handles = self.owed.get(seat, [])
             sealed = sorted(self.sealed.get(seat, {}).items())
-            context = ctx.context(seat, self.start_hash)
             envelope = ctx.head(seat, "shares", self.number)
             if envelope is None:
                 return False
+            context = ctx.context(seat, self.start_hash)
             if seat == me and self.own is not None:
                 # The message we made in this process: checking its proofs again would only
                 # re-verify our own arithmetic (three multiplications a share).
