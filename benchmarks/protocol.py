@@ -486,14 +486,12 @@ def verify_game(seed: str) -> tuple[bytes, int]:
 
 
 def frames_by_kind(data: bytes) -> dict[str, int]:
-    """How many frames of each kind a transcript holds (read, not verified)."""
+    """How many frames of each kind a transcript holds (opened as a peer opens them)."""
+    from protocol.messages import open_frame
     from protocol.transcript import load
 
-    kinds: Counter[str] = Counter()
-    for frame in load(data)[1]:
-        body = msgpack.unpackb(frame, raw=False)[0]
-        kinds[str(msgpack.unpackb(body, raw=False)["kind"])] += 1
-    return dict(kinds.most_common())
+    config, frames = load(data)
+    return dict(Counter(open_frame(frame, config).kind for frame in frames).most_common())
 
 
 def bench_verify(repeats: int, path: str | None = None) -> dict[str, Any]:
