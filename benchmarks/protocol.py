@@ -15,9 +15,15 @@ Measurements (figures and method in docs/performance.md, "Protocol"):
   peer's state holding the card, CPU summed over the 4 sessions.
 * **traffic**: whole SKYJO games (greedy bots): frames delivered and bytes, by kind, per game and
   per move; echoes shown separately.
+* **verify**: `skyjo-lan verify` (`protocol.verify.verify_bytes`) of one 4-peer whole SKYJO game
+  as seat 0 saves it: CPU per game and per 10,000 frames, frames by kind.
 * **experiments** (`--only experiments`): the deal and the reveal again with candidate
   optimisations simulated by patching this process only (see `EXPERIMENTS`); protocol/ is not
   modified.
+
+Every time figure is also given in units of one variable-base multiplication (`group.mul`), timed
+in the same run before anything else (a short loop; its cost in us is printed), so runs on
+machines or libraries of different speeds compare.
 
 CPU is `time.process_time()` around every call into a session (`start`, `receive_frame`,
 `submit_move`, `data_to_send`, `next_events`, `legal_moves`), summed per seat; bots' thinking is
@@ -464,6 +470,132 @@ def bench_traffic(peers: list[int], games: int) -> dict[str, Any]:
     return results
 
 
+# --- 4. `skyjo-lan verify` of a whole game ----------------------------------------------------------
+
+
+def verify_game(seed: str) -> tuple[bytes, int]:
+    """A 4-peer whole SKYJO game (greedy bots), as seat 0 saves it: the transcript and its moves."""
+    from protocol.transcript import dump
+
+    table = Table(4, {}, seed=seed)
+    table.start()
+    state = table.sessions[0].state
+    if state is None or state.phase != "game_over":
+        raise RuntimeError("the game did not finish")
+    return dump(table.config, table.sessions[0].frames), table.moves
+
+
+def frames_by_kind(data: bytes) -> dict[str, int]:
+    """How many frames of each kind a transcript holds (opened as a peer opens them)."""
+    from protocol.messages import open_frame
+    from protocol.transcript import load
+
+    config, frames = load(data)
+    return dict(Counter(open_frame(frame, config).kind for frame in frames).most_common())
+
+
+def bench_verify(repeats: int, path: str | None = None) -> dict[str, Any]:
+    """`protocol.verify.verify_bytes` of one 4-peer whole game: CPU, median of `repeats` runs.
+
+    With `path`: the game saved there (made and saved first if the file does not exist), so that
+    two versions of the code can be timed on the very same transcript."""
+    from protocol.verify import verify_bytes
+
+    if path is not None and Path(path).exists():
+        data, moves = Path(path).read_bytes(), 0
+    else:
+        data, moves = verify_game("verify:4:0")
+        if path is not None:
+            Path(path).write_bytes(data)
+    times: list[float] = []
+    ops: dict[str, int] = {}
+    for _ in range(repeats):
+        before = group.OPS.snapshot()
+        start = time.process_time()
+        verdict = verify_bytes(data)
+        times.append(time.process_time() - start)
+        after = group.OPS.snapshot()
+        ops = {k: after[k] - before[k] for k in after}
+        if verdict.kind != "finished":
+            raise RuntimeError(f"the game's transcript does not verify: {verdict.fault}")
+    per_game = statistics.median(times)
+    return {
+        "runs": repeats,
+        "frames": verdict.frames,
+        "moves": moves,
+        "bytes": len(data),
+        "s_per_game_median": per_game,
+        "s_per_game_min": min(times),
+        "s_per_10k_frames": per_game / verdict.frames * 10_000,
+        "rounds": verdict.round,
+        "s_per_round": per_game / max(1, verdict.round),
+        "frames_by_kind": frames_by_kind(data),
+        "ops": ops,
+    }
+
+
+# --- every figure in units of one variable-base multiplication ---------------------------------------
+
+
+def calibrate_mul(loops: int = 5, count: int = 200) -> float:
+    """Seconds (CPU) per variable-base multiplication `group.mul`: median of `loops` timed loops."""
+    point = group.mul_base(group.random_scalar())
+    scalars = [group.random_scalar() for _ in range(count)]
+    per: list[float] = []
+    for _ in range(loops):
+        start = time.process_time()
+        for k in scalars:
+            group.mul(k, point)
+        per.append((time.process_time() - start) / count)
+    return statistics.median(per)
+
+
+def in_mul_units(results: dict[str, Any], mul_s: float) -> dict[str, float]:
+    """Every time figure of `results` divided by the cost of one `group.mul` (same run)."""
+    out: dict[str, float] = {}
+    for n, r in results.get("deal", {}).items():
+        out[f"deal {n} peers: CPU per peer, max"] = r["cpu_per_peer_max_median"] / mul_s
+        out[f"deal {n} peers: CPU per peer, mean"] = r["cpu_per_peer_mean_median"] / mul_s
+        out[f"deal {n} peers: wall, one process"] = r["wall_one_process_median"] / mul_s
+        out[f"deal {n} peers: wall, parallel"] = r["wall_parallel_median"] / mul_s
+    if "reveal" in results:
+        r = results["reveal"]
+        out["reveal (4 peers): CPU total"] = r["cpu_total_median"] / mul_s
+        out["reveal (4 peers): CPU, busiest peer"] = r["cpu_max_peer_median"] / mul_s
+    for n, r in results.get("traffic", {}).items():
+        out[f"whole game {n} peers: CPU per peer"] = r["cpu_per_peer_per_game_median"] / mul_s
+    if "verify" in results:
+        r = results["verify"]
+        out["verify (4-peer game): per game"] = r["s_per_game_median"] / mul_s
+        out["verify (4-peer game): per round"] = r["s_per_round"] / mul_s
+        out["verify (4-peer game): per 10,000 frames"] = r["s_per_10k_frames"] / mul_s
+    return out
+
+
+def print_verify(r: dict[str, Any]) -> None:
+    met = "met" if r["s_per_10k_frames"] < 2.0 else "NOT met"
+    print(f"skyjo-lan verify of a 4-peer whole SKYJO game (verify_bytes, CPU, median of {r['runs']} runs)")
+    print(
+        f"  {r['frames']} frames, {r['rounds']} rounds, {r['moves'] or '?'} moves, "
+        f"{r['bytes'] / 1024:.0f} KiB: {r['s_per_game_median']:.2f} s per game "
+        f"(min {r['s_per_game_min']:.2f} s), {r['s_per_round']:.2f} s per round, "
+        f"{r['s_per_10k_frames']:.2f} s per 10,000 frames; target < 2 s per 10,000 frames: {met}"
+    )
+    kinds = ", ".join(f"{k} {n}" for k, n in r["frames_by_kind"].items())
+    print(f"  frames by kind: {kinds}")
+    print(f"  libsodium ops of one verification: {r['ops']}")
+    print()
+
+
+def print_units(units: dict[str, float], mul_s: float) -> None:
+    print(
+        f"The figures above in units of one variable-base multiplication ({mul_s * 1e6:.1f} us in this run)"
+    )
+    for label, value in units.items():
+        print(f"  {value:>10,.0f} mul  {label}")
+    print()
+
+
 # --- profile ---------------------------------------------------------------------------------------
 
 
@@ -706,13 +838,18 @@ def machine() -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("deal", "reveal", "traffic", "experiments"), action="append")
+    parser.add_argument(
+        "--only", choices=("deal", "reveal", "traffic", "verify", "experiments"), action="append"
+    )
     parser.add_argument("--peers", type=int, action="append", help="peer counts for the deal (2, 4, 8)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per deal measurement")
     parser.add_argument("--reveals", type=int, default=15, help="flips measured")
     parser.add_argument("--games", type=int, default=3, help="whole games per peer count (traffic)")
     parser.add_argument(
         "--latency", type=float, default=0.001, help="simulated one-way delay for the reveal's latency (s)"
+    )
+    parser.add_argument(
+        "--verify-file", help="verify: time the transcript in this file (made and saved there if absent)"
     )
     parser.add_argument("--profile", action="store_true", help="print a cProfile of one deal")
     parser.add_argument("--profile-peers", type=int, default=8)
@@ -723,8 +860,9 @@ def main() -> int:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, like the crypto benchmark
     warm_caches()
-    chosen = args.only or ["deal", "reveal", "traffic"]
+    chosen = args.only or ["deal", "reveal", "traffic", "verify"]
     results: dict[str, Any] = {"machine": machine()}
+    mul_s = calibrate_mul()
     if "deal" in chosen:
         results["deal"] = bench_deal(args.peers or [2, 4, 8], args.repeats)
     if "reveal" in chosen:
@@ -734,6 +872,10 @@ def main() -> int:
         )
     if "traffic" in chosen:
         results["traffic"] = bench_traffic([2, 4], args.games)
+    if "verify" in chosen:
+        results["verify"] = bench_verify(args.repeats, args.verify_file)
+    results["mul_us"] = mul_s * 1e6
+    results["in_mul_units"] = in_mul_units(results, mul_s)
     if "experiments" in chosen:
         configs: list[tuple[str, ...]] = [(), *((name,) for name in EXPERIMENTS), EXPERIMENTS]
         results["experiments"] = bench_experiments(configs, max(1, args.repeats // 2), args.latency)
@@ -748,6 +890,9 @@ def main() -> int:
         return 0
     print(f"machine: {results['machine']}\n")
     print_tables(results)
+    if "verify" in results:
+        print_verify(results["verify"])
+    print_units(results["in_mul_units"], mul_s)
     if "experiments" in results:
         print_experiments(results["experiments"], args.latency)
     if stats is not None:

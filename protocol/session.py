@@ -410,7 +410,16 @@ class Session:
                 self._events.append(Halted(reason))
         self._final = True
 
-    def _receive(self, frame: bytes) -> None:
+    def receive_opened(self, envelope: Envelope) -> None:
+        """Take a frame the caller already opened with `open_frame` against this table's config
+        (signature and schema checked), as `receive_frame` does otherwise. For `skyjo-lan verify`,
+        whose survey opens every frame of the file: the signature is checked once, not twice."""
+        try:
+            self._receive(envelope.frame, envelope)
+        except Exception as exc:  # a defect of ours: stop the game, name nobody, never crash
+            self._internal_error("receiving a frame", exc)
+
+    def _receive(self, frame: bytes, opened: Envelope | None = None) -> None:
         if self._final:
             # A proven verdict stands: nothing more is kept. Only a `want` is answered (within
             # the relay budget): a peer still checking the evidence may need our frames.
@@ -422,7 +431,7 @@ class Session:
                 self._serve_want(asked.seat, asked.data["seat"], asked.data["from"])
             return
         try:
-            envelope = open_frame(frame, self.config, self._verifiers)
+            envelope = opened if opened is not None else open_frame(frame, self.config, self._verifiers)
         except MalformedSignedFrame as exc:
             if exc.seat == self.me:  # not ours (we sign no such thing): nobody else can be blamed
                 self._events.append(FrameRejected(exc.reason))

@@ -9,9 +9,10 @@ frame proves nothing against its seat).
 
 Then an observer session (no seat, no secrets) is fed every frame in an order that depends only
 on the set of frames (by sequence number, then seat), never on the file's order: the session
-re-derives the game's order from the chains. It checks each signature and hash chain, every key
-proof, shuffle proof and decryption share, every move against the rules, every joint coin, and
-that every seat signed the same transcript hash at each round's end; the engine recomputes the
+re-derives the game's order from the chains. It takes the frames as the survey opened them (each
+signature is checked once) and checks each hash chain, every key proof, shuffle proof and
+decryption share, every move against the rules, every joint coin, and that every seat signed
+the same transcript hash at each round's end; the engine recomputes the
 scores from the publicly revealed cards. Whatever it could not consume (frames behind a gap,
 game messages after the end of the game, frames after the check stopped) is reported.
 
@@ -219,10 +220,13 @@ def _holes(survey: _Survey, players: int) -> list[str]:
     return out
 
 
-def _feeding_order(survey: _Survey) -> list[bytes]:
-    """One version of each frame, by sequence number then seat: the same for any file order."""
+def _feeding_order(survey: _Survey) -> list[Envelope]:
+    """One version of each frame, by sequence number then seat: the same for any file order.
+
+    The frames are handed over opened (`Session.receive_opened`): the survey already checked
+    each one's signature and schema against this table, so the observer does not again."""
     keys = sorted(survey.versions, key=lambda k: (k[1], k[0]))
-    return [survey.versions[k][min(survey.versions[k])].frame for k in keys]
+    return [survey.versions[k][min(survey.versions[k])] for k in keys]
 
 
 # --- the observer's report --------------------------------------------------------------------
@@ -377,10 +381,10 @@ def verify_bytes(data: bytes) -> Verdict:
     report.take(observer.next_events())
     order = _feeding_order(survey)
     fed = 0
-    for frame in order:
+    for envelope in order:
         if observer.culprit is not None or (observer.halted and not observer.keeps_checking):
             break  # a proven verdict; a stop without proof goes on checking (a proof may follow)
-        observer.receive_frame(frame)
+        observer.receive_opened(envelope)
         fed += 1
         report.take(observer.next_events())
     observer.check_postponed()  # a transcript may stop after a bad shuffle whose check was put off

@@ -41,6 +41,8 @@ class RevealsJob(Job):
         self.seats: list[int] = []
         self.next_index = 0
         self.sent = False
+        self.own: tuple[crypto.ShareBatch | None, list[crypto.PrivateShares]] | None = None
+        """What `_message` made for our own message (None if we made none in this process)."""
 
     def begin(self, ctx: JobContext, number: int) -> None:
         super().begin(ctx, number)
@@ -87,6 +89,7 @@ class RevealsJob(Job):
         context = ctx.context(me, self.start_hash)
         mine = self.owed.get(me, [])
         batch: list[Any] = []
+        shares = None
         if mine:
             ciphertexts = [cards.ciphertexts[h] for h in mine]
             shares = crypto.make_share_batch(
@@ -94,6 +97,7 @@ class RevealsJob(Job):
             )
             batch = list(shares.to_wire())
         packets = []
+        made = []
         for to, handles in sorted(self.sealed.get(me, {}).items()):
             packet = crypto.seal_shares(
                 ctx.secret,
@@ -106,6 +110,8 @@ class RevealsJob(Job):
                 rng=ctx.rng,
             )
             packets.append(packet.to_wire())
+            made.append(packet)
+        self.own = (shares, made)
         return {"job": self.number, "batch": batch, "private": packets}
 
     def run(self, ctx: JobContext) -> bool:
@@ -119,32 +125,19 @@ class RevealsJob(Job):
             seat = self.seats[self.next_index]
             handles = self.owed.get(seat, [])
             sealed = sorted(self.sealed.get(seat, {}).items())
-            context = ctx.context(seat, self.start_hash)
             envelope = ctx.head(seat, "shares", self.number)
             if envelope is None:
                 return False
-            data = envelope.data
-            try:
-                batch = None
-                if handles:
-                    ciphertexts = [cards.ciphertexts[h] for h in handles]
-                    batch = crypto.ShareBatch.from_wire(data["batch"], expected_len=len(handles))
-                    crypto.verify_share_batch(ctx.public_keys[seat], ciphertexts, batch, context)
-                elif data["batch"]:
-                    raise crypto.MalformedData("published shares that were not due")
-                if len(data["private"]) != len(sealed):
-                    raise crypto.MalformedData(
-                        f"sent {len(data['private'])} private share packet(s), {len(sealed)} due"
-                    )
-                packets = [crypto.PrivateShares.from_wire(wire) for wire in data["private"]]
-                for packet, (to, _) in zip(packets, sealed, strict=True):
-                    if packet.to != to:
-                        raise crypto.MalformedData(
-                            f"a private share packet for seat {packet.to + 1}, not {to + 1}"
-                        )
-                    crypto.check_packet(packet, context, seat)
-            except CryptoError as exc:
-                raise crypto_fault(seat, "invalid decryption shares", exc, envelope.frame) from None
+            context = ctx.context(seat, self.start_hash)
+            if seat == me and self.own is not None:
+                # The message we made in this process: checking its proofs again would only
+                # re-verify our own arithmetic (three multiplications a share).
+                batch, packets = self.own
+            else:
+                try:
+                    batch, packets = self._check(ctx, seat, envelope.data, handles, sealed, context)
+                except CryptoError as exc:
+                    raise crypto_fault(seat, "invalid decryption shares", exc, envelope.frame) from None
             ctx.consume(envelope)
             if batch is not None:
                 for handle, share in zip(handles, batch.shares, strict=True):
@@ -159,6 +152,34 @@ class RevealsJob(Job):
         for request in self.requests:
             ctx.engine(Reveal(request.handle, request.to, self._value(ctx, request)))
         return True
+
+    @staticmethod
+    def _check(
+        ctx: JobContext,
+        seat: int,
+        data: dict[str, Any],
+        handles: list[int],
+        sealed: list[tuple[int, list[int]]],
+        context: bytes,
+    ) -> tuple[crypto.ShareBatch | None, list[crypto.PrivateShares]]:
+        """Decode and check a seat's shares message; a `CryptoError` names what is wrong."""
+        batch = None
+        if handles:
+            ciphertexts = [ctx.cards.ciphertexts[h] for h in handles]
+            batch = crypto.ShareBatch.from_wire(data["batch"], expected_len=len(handles))
+            crypto.verify_share_batch(ctx.public_keys[seat], ciphertexts, batch, context)
+        elif data["batch"]:
+            raise crypto.MalformedData("published shares that were not due")
+        if len(data["private"]) != len(sealed):
+            raise crypto.MalformedData(
+                f"sent {len(data['private'])} private share packet(s), {len(sealed)} due"
+            )
+        packets = [crypto.PrivateShares.from_wire(wire) for wire in data["private"]]
+        for packet, (to, _) in zip(packets, sealed, strict=True):
+            if packet.to != to:
+                raise crypto.MalformedData(f"a private share packet for seat {packet.to + 1}, not {to + 1}")
+            crypto.check_packet(packet, context, seat)
+        return batch, packets
 
     def _open(
         self,
