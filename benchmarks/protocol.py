@@ -14,7 +14,9 @@ Measurements (figures and method in docs/performance.md, "Protocol"):
 * **reveal**: one public reveal among 4 peers (a `flip`): from `submit_move` of the flip to every
   peer's state holding the card, CPU summed over the 4 sessions.
 * **traffic**: whole SKYJO games (greedy bots): frames delivered and bytes, by kind, per game and
-  per move; echoes shown separately.
+  per move; stand-alone acknowledgements (`echo` frames) shown separately. Twice: bots that move
+  at once (before `ACK_DELAY` runs out: their frames carry the acknowledgements) and *paced*
+  players who think longer than `ACK_DELAY` (every idle peer sends a stand-alone echo per move).
 * **experiments** (`--only experiments`): the deal and the reveal again with candidate
   optimisations simulated by patching this process only (see `EXPERIMENTS`); protocol/ is not
   modified.

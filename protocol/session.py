@@ -26,13 +26,19 @@ refused (`FrameRejected`) and change nothing. The signed frames that prove a fau
 the other peers as `evidence` (a relayed frame is taken exactly as if received directly), so a peer
 that was sent another version of a frame reaches the same verdict.
 
-Every peer echoes the hash of each game frame it receives *before* acting on it, so a peer always
-gets another's echo of a frame before anything that other peer did because of it. An echoed hash
-that differs from ours opens a dispute: our version and the disagreeing echo are relayed to all at
-once, and no job runs, no move is taken and nobody is timed out until either the other version
-arrives (two signed frames: the author equivocated; or two echoes with one number: the echoer
-did) or the echo timer runs out: then the game stops naming the echoer absent, blaming nobody
-(nothing signed shows who lied).
+**Acknowledgements.** Every frame a peer sends carries, in its signed body, the hash of the latest
+game frame it holds of each other seat whose latest changed since its previous frame (the hash
+chain makes one acknowledgement cover every earlier frame of that seat). So a peer never acts
+visibly on a frame before acknowledging it: the frame that acts carries the acknowledgement, and
+a peer always gets another's acknowledgement of a frame with (or before) anything that other peer
+did because of it. When a game frame we hold stays unacknowledged and no frame of ours carried it
+within `ACK_DELAY`, a stand-alone `echo` frame does (we ask for an `ack:<n>` timer; a frame of
+ours sent meanwhile makes it of no use). An acknowledged hash that differs from ours opens a
+dispute: our version and the disagreeing frame are relayed to all at once, and no job runs (the
+frame that carried it is not consumed either), no move is taken and nobody is timed out until
+either the other version arrives (two signed frames: the author equivocated; or two frames of the
+acknowledger with one number: it did) or the `echo:` timer runs out: then the game stops naming
+the acknowledger absent, blaming nobody (nothing signed shows who lied).
 
 A seat that does not send an automatic message within `step_timeout` stops the game when the timer
 expires a second time, named as *absent* (`Halted.absent`), never as a cheat: a closed lid and a
@@ -52,11 +58,11 @@ ignored (the result stands); a leave after another stop changes nothing.
 stop is announced in a signed `halt` side frame carrying its evidence; a peer that receives one
 takes the evidence in as if received directly, so it reaches the same verdict itself, and until
 then stops too but keeps checking what arrives, quietly (no game message of its own, no timers).
-A halt whose evidence, once fully checked, proves nothing blames its sender. An echo that shows a
-frame we lack starts a short `want` timer; any peer answers a `want` by relaying the frames.
+A halt whose evidence, once fully checked, proves nothing blames its sender. An acknowledgement
+that shows a frame we lack starts a short `want` timer; any peer answers a `want` by relaying the frames.
 Quotas bound what one seat can make others hold (see the constants above).
 
-An observer session (seat None, no keys) checks everything and sends nothing (it asks for echo
+An observer session (seat None, no keys) checks everything and sends nothing (it asks for dispute
 timers too): it is how `skyjo-lan verify` re-checks a saved transcript.
 """
 
@@ -107,7 +113,8 @@ from .transcript import extend, transcript_start
 MAX_HALT_EVIDENCE = 900_000
 """Bytes of evidence a halt frame carries (the rest was relayed as `evidence` frames already)."""
 CLAIM_WINDOW = 1024
-"""Echo claims are kept only about frames at most this far past what we hold of their chain."""
+"""Acknowledgement claims are kept only about frames at most this far past what we hold of their
+chain."""
 WANT_DELAY = 1.0
 """Seconds to wait for a frame an acknowledgement showed exists before asking the others for it."""
 ACK_DELAY = 0.25
@@ -168,7 +175,7 @@ class Session:
         self._ack_armed = False
         self._echo_claims: dict[tuple[int, int], dict[int, bytes]] = {}
         self._disputes: set[tuple[int, int]] = set()
-        """(seat, seq) of frames some peer echoed with another hash than ours: no job runs."""
+        """(seat, seq) of frames some peer acknowledged with another hash than ours: no job runs."""
         self._published: set[bytes] = set()
         self._reminded: set[str] = set()
         self._relaying = False
@@ -195,9 +202,9 @@ class Session:
         """Halts of other seats naming a culprit we have not confirmed: (sender, culprit, frame,
         game frames of its evidence not yet consumed here)."""
         self._echo_max: dict[tuple[int, int], int] = {}
-        """(echoer, owner) -> the highest sequence number of owner's frames echoer echoed."""
+        """(acknowledger, owner) -> the highest sequence number of owner's frames it acknowledged."""
         self._claim_frames: dict[tuple[int, int, int], bytes] = {}
-        """(owner, seq, echoer) -> the echo frame that made an unsettled claim (shared bytes)."""
+        """(owner, seq, acknowledger) -> the frame that made an unsettled claim (shared bytes)."""
         self._wanted: set[tuple[int, int]] = set()
         self._signed: dict[int, int] = {}
         """Each seat's signature frame of the last round that ended (see `compact`)."""
@@ -579,7 +586,7 @@ class Session:
 
     @property
     def disputes(self) -> list[tuple[int, int]]:
-        """(seat, seq) of the frames some peer echoed with another hash than ours, unsettled."""
+        """(seat, seq) of the frames some peer acknowledged with another hash than ours, unsettled."""
         return sorted(self._disputes)
 
     def check_postponed(self) -> None:
@@ -1225,7 +1232,7 @@ class Session:
     # --- gaps, quotas -------------------------------------------------------------------------
 
     def _want_later(self, seat: int) -> None:
-        """An echo showed that a frame of `seat` exists that we lack: ask for it shortly."""
+        """An acknowledgement showed that a frame of `seat` exists that we lack: ask for it shortly."""
         if self.me is None:
             return
         key = (seat, self._chains[seat].next_seq)
