@@ -442,7 +442,7 @@ class Session:
             return
         try:
             self._accept(envelope)
-            self._advance()  # any frame it makes us send acknowledges it (see "Faults")
+            self._advance()  # any frame it makes us send acknowledges it (see "Acknowledgements")
         except Misbehaviour as fault:
             self._blame(fault)
         self._arm_ack_timer()
