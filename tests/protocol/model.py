@@ -68,9 +68,9 @@ BEHAVIOURS = ("withhold", "hold", "delay", "equivocate", "lie", "garbage", "stop
 targets are dropped for good; hold: kept and sent at the end of the window; delay: each is sent
 `delay` seconds late;
 equivocate: a game frame goes out to the targets as another validly signed frame with the same
-sequence number; lie: the same for an echo (one digest changed); garbage: junk goes out besides
-the real frames; stop: nothing in or out and no timers until the end of the window; crash: stop
-for good."""
+sequence number; lie: the same for a frame with acknowledgements (one digest changed); garbage:
+junk goes out besides the real frames; stop: nothing in or out and no timers until the end of the
+window; crash: stop for good."""
 _WEIGHTS = (10, 8, 10, 8, 8, 8, 10, 3)
 
 GAME_KINDS = frozenset({"keycommit", "key", "shuffle", "shares", "coincommit", "coin", "move", "roundsig"})
