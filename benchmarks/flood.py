@@ -19,8 +19,9 @@ its own key (it can sign anything). Channels:
 
 * **ahead**: validly signed frames numbered far past its next one (they sit ahead of a gap that
   never closes): big evidence-size ones (1 MiB) and many small ones.
-* **echo**: echo frames of 256 claims each, about sequence numbers far past anything that exists
-  and about seats that do not exist.
+* **echo**: stand-alone acknowledgements (echo frames) acknowledging, for every other seat, a
+  sequence number far past anything that exists (an acknowledgement of a seat that does not
+  exist is a malformed frame: blamed).
 * **chat**: chat messages of 500 four-byte characters.
 * **evidence**: the biggest valid frame it has (another seat's shuffle, 31 KB) wrapped as evidence,
   again and again.
@@ -64,7 +65,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from protocol.chains import MAX_BUFFERED, MAX_BUFFERED_BYTES
 from protocol.config import TableConfig
 from protocol.events import Blamed, SessionEvent, TimerRequest
-from protocol.messages import MAX_ACKS, MAX_FRAME, SIDE_KINDS, Envelope, seal
+from protocol.messages import MAX_FRAME, SIDE_KINDS, Ack, Envelope, seal
 from protocol.quotas import MAX_CHAT, SIDE_WINDOW_BYTES, SIDE_WINDOW_FRAMES
 from protocol.session import MAX_SERVED, Session
 from tests.protocol.harness import Net, frame_kind
@@ -112,6 +113,7 @@ class Flooder(Session):
         """The biggest frame of another seat it received (what it wraps as evidence)."""
         self._bursting = False
         self._ahead_seq = FAR
+        self._forced_acks: list[Ack] | None = None
         self._chats = 0
         self.on_window: list[Any] = []
         """Callbacks run before the burst of every 8th window and of its round signature (just
@@ -178,20 +180,23 @@ class Flooder(Session):
                 self.flood_frames += 1
                 self.flood_bytes += len(envelope.frame)
 
+    def _pending_acks(self) -> list[Ack]:
+        return self._forced_acks if self._forced_acks is not None else super()._pending_acks()
+
     def _burst_echo(self) -> None:
         frames, room = self._budget()
         others = [s for s in range(self.players) if s != self.me]
         n = 0
         sent = 0
         while n < frames and sent < room:
-            acks: list[list[Any]] = []
-            for i in range(MAX_ACKS):
-                if i % 4 == 3:  # a seat that does not exist (the schema allows 0..7)
-                    acks.append([7, FAR + n * MAX_ACKS + i, os.urandom(32)])
-                else:  # a frame far past anything its seat will ever sign
-                    acks.append([others[i % len(others)], FAR + n * MAX_ACKS + i, os.urandom(32)])
+            # for every other seat, a frame far past anything it will ever sign
+            self._forced_acks = [(seat, FAR + n, os.urandom(32)) for seat in others]
             before = self.flood_bytes
-            self._side("echo", {"acks": acks})
+            acked = list(self._acked)
+            try:
+                self._side("echo", {})
+            finally:
+                self._forced_acks, self._acked = None, acked
             sent += self.flood_bytes - before
             n += 1
 

@@ -14,7 +14,9 @@ Measurements (figures and method in docs/performance.md, "Protocol"):
 * **reveal**: one public reveal among 4 peers (a `flip`): from `submit_move` of the flip to every
   peer's state holding the card, CPU summed over the 4 sessions.
 * **traffic**: whole SKYJO games (greedy bots): frames delivered and bytes, by kind, per game and
-  per move; echoes shown separately.
+  per move; stand-alone acknowledgements (`echo` frames) shown separately. Twice: bots that move
+  at once (before `ACK_DELAY` runs out: their frames carry the acknowledgements) and *paced*
+  players who think longer than `ACK_DELAY` (every idle peer sends a stand-alone echo per move).
 * **verify**: `skyjo-lan verify` (`protocol.verify.verify_bytes`) of one 4-peer whole SKYJO game
   as seat 0 saves it: CPU per game and per 10,000 frames, frames by kind.
 * **experiments** (`--only experiments`): the deal and the reveal again with candidate
@@ -69,7 +71,12 @@ class Table(Loopback):
     """N SKYJO sessions on a simulated clock, metered: CPU per peer, libsodium ops if asked."""
 
     def __init__(
-        self, players: int, options: dict[str, Any] | None = None, seed: str = "bench", latency: float = 0.0
+        self,
+        players: int,
+        options: dict[str, Any] | None = None,
+        seed: str = "bench",
+        latency: float = 0.0,
+        bots_first: bool = True,
     ) -> None:
         self.config, keys = make_table("skyjo", players, options)
         super().__init__(
@@ -78,7 +85,7 @@ class Table(Loopback):
             clock=True,
             latency=latency,
             meter=time.process_time,
-            batch_echoes=True,  # as client.table.peer.PeerRunner drives them
+            bots_first=bots_first,
             strict=True,
         )
         self.ops: list[Counter[str]] = [Counter() for _ in range(players)]
@@ -406,8 +413,8 @@ def bench_reveal(samples: int, latency: float) -> dict[str, Any]:
 # --- 3. traffic of whole games ---------------------------------------------------------------------
 
 
-def game_run(players: int, seed: str) -> dict[str, Any]:
-    table = Table(players, {}, seed=seed)
+def game_run(players: int, seed: str, paced: bool = False) -> dict[str, Any]:
+    table = Table(players, {}, seed=seed, bots_first=not paced)
     wall = time.perf_counter()
     table.start()
     wall = time.perf_counter() - wall
@@ -427,10 +434,13 @@ def game_run(players: int, seed: str) -> dict[str, Any]:
     }
 
 
-def bench_traffic(peers: list[int], games: int) -> dict[str, Any]:
+def bench_traffic(peers: list[int], games: int, paced: bool = False) -> dict[str, Any]:
+    """Whole games; `paced`: the players think longer than `ACK_DELAY` (a stand-alone
+    acknowledgement goes out wherever no frame of theirs carried one), otherwise the bots move at
+    once (their moves carry the acknowledgements)."""
     results: dict[str, Any] = {}
     for n in peers:
-        runs = [game_run(n, f"traffic:{n}:{g}") for g in range(games)]
+        runs = [game_run(n, f"traffic:{n}:{g}", paced) for g in range(games)]
 
         def med(fn: Callable[[dict[str, Any]], float], runs: list[dict[str, Any]] = runs) -> float:
             return statistics.median(fn(r) for r in runs)
@@ -787,32 +797,41 @@ def print_tables(results: dict[str, Any]) -> None:
         if "profile_shares" in r:
             print_categories(r["profile_shares"], r["cpu_total_median"], "over the 4 peers")
         print()
-    if "traffic" in results:
-        print("Whole SKYJO games, greedy bots, target 100 (medians)")
+    for key, title in (
+        ("traffic", "bots move at once: their frames carry the acknowledgements"),
+        ("traffic_paced", "players think longer than the acknowledgement delay"),
+    ):
+        if key in results:
+            print_traffic(results[key], title)
+
+
+def print_traffic(traffic: dict[str, Any], title: str) -> None:
+    """The traffic table of one pace."""
+    print(f"Whole SKYJO games, greedy bots, target 100, {title} (medians)")
+    print(
+        f"{'peers':>5} | {'moves':>5} | {'rounds':>6} | {'game frames':>11} | {'echo frames':>11} | "
+        f"{'game bytes':>10} | {'echo bytes':>10} | {'frames/move g+e':>15} | {'bytes/move g+e':>15}"
+    )
+    for n, r in traffic.items():
+        p = r["per_move"]
         print(
-            f"{'peers':>5} | {'moves':>5} | {'rounds':>6} | {'game frames':>11} | {'echo frames':>11} | "
-            f"{'game bytes':>10} | {'echo bytes':>10} | {'frames/move g+e':>15} | {'bytes/move g+e':>15}"
+            f"{n:>5} | {r['moves_median']:>5.0f} | {r['rounds_median']:>6.0f} | "
+            f"{r['deliveries_game_median']:>11.0f} | {r['deliveries_echo_median']:>11.0f} | "
+            f"{r['bytes_game_median']:>10.0f} | {r['bytes_echo_median']:>10.0f} | "
+            f"{p['deliveries_game']:>6.1f}+{p['deliveries_echo']:<8.1f} | "
+            f"{p['bytes_game']:>6.0f}+{p['bytes_echo']:<8.0f}"
         )
-        for n, r in results["traffic"].items():
-            p = r["per_move"]
-            print(
-                f"{n:>5} | {r['moves_median']:>5.0f} | {r['rounds_median']:>6.0f} | "
-                f"{r['deliveries_game_median']:>11.0f} | {r['deliveries_echo_median']:>11.0f} | "
-                f"{r['bytes_game_median']:>10.0f} | {r['bytes_echo_median']:>10.0f} | "
-                f"{p['deliveries_game']:>6.1f}+{p['deliveries_echo']:<8.1f} | "
-                f"{p['bytes_game']:>6.0f}+{p['bytes_echo']:<8.0f}"
-            )
-        for n, r in results["traffic"].items():
-            kinds = ", ".join(
-                f"{k} {v['deliveries']:.0f}/{v['bytes'] / 1024:.0f} KiB" for k, v in r["by_kind"].items()
-            )
-            print(f"  {n} peers by kind (deliveries/bytes per game): {kinds}")
-            print(
-                f"  {n} peers: CPU per peer per game {r['cpu_per_peer_per_game_median']:.1f} s, wall one "
-                f"process {r['wall_one_process_median']:.1f} s, "
-                f"wall parallel {r['wall_parallel_median']:.1f} s"
-            )
-        print()
+    for n, r in traffic.items():
+        kinds = ", ".join(
+            f"{k} {v['deliveries']:.0f}/{v['bytes'] / 1024:.0f} KiB" for k, v in r["by_kind"].items()
+        )
+        print(f"  {n} peers by kind (deliveries/bytes per game): {kinds}")
+        print(
+            f"  {n} peers: CPU per peer per game {r['cpu_per_peer_per_game_median']:.1f} s, wall one "
+            f"process {r['wall_one_process_median']:.1f} s, "
+            f"wall parallel {r['wall_parallel_median']:.1f} s"
+        )
+    print()
 
 
 def machine() -> dict[str, Any]:
@@ -872,6 +891,7 @@ def main() -> int:
         )
     if "traffic" in chosen:
         results["traffic"] = bench_traffic([2, 4], args.games)
+        results["traffic_paced"] = bench_traffic([2, 4], args.games, paced=True)
     if "verify" in chosen:
         results["verify"] = bench_verify(args.repeats, args.verify_file)
     results["mul_us"] = mul_s * 1e6

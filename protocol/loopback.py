@@ -7,6 +7,12 @@ the CPU its calls take when metered and by `latency` per hop; a frame is deliver
 sender's clock when it was sent plus `latency`, and with `timeouts` a `TimerRequest` runs out at
 the seat's clock plus its seconds). Bots (skyjo_p2p) play the seats that are asked to move.
 
+A stand-alone acknowledgement's timer (`ack:<n>`, see `Session`) is not a timeout: it always runs
+out. FIFO mode: when nothing is in flight, each seat's latest one, in seat order (so a game ends
+the same way every time). Clock mode: at its time; with `bots_first`, a bot asked to move moves
+before a pending acknowledgement timer runs out (players quicker than the delay), otherwise only
+once nothing else is pending (players who think longer than it).
+
 Hooks, all optional and changeable at any point:
 * `route(sender, receiver, frame) -> frames`: what is delivered in place of one frame in flight
   (drop: `[]`, alter, duplicate, reorder by holding it back; to redirect it, `put` it on
@@ -30,11 +36,11 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-import msgpack  # type: ignore[import-untyped,unused-ignore]
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol.config import TableConfig
 from protocol.events import Blamed, Halted, MoveRefused, SessionEvent, TimerRequest, YourMove
+from protocol.messages import peek_kind
 from protocol.session import Session
 from skyjo_p2p.bots import make_bot
 from skyjo_p2p.bots.base import Bot
@@ -54,8 +60,7 @@ class TableStopped(RuntimeError):
 
 def frame_kind(frame: bytes) -> str:
     """The kind of a frame, read without any check (for bookkeeping only)."""
-    body = msgpack.unpackb(msgpack.unpackb(frame)[0])
-    return str(body["kind"])
+    return peek_kind(frame)
 
 
 def _kind_or_junk(frame: bytes) -> str:
@@ -126,7 +131,7 @@ class Loopback:
         latency: float = 0.0,
         timeouts: bool = False,
         meter: Callable[[], float] | None = None,
-        batch_echoes: bool = False,
+        bots_first: bool = False,
         strict: bool = False,
         sweep: bool = False,
         keep_sent: bool = False,
@@ -142,10 +147,10 @@ class Loopback:
         self.timeouts = timeouts
         """Clock mode: a `TimerRequest` runs out by itself at the seat's clock plus its seconds."""
         self.meter = meter
-        self.batch_echoes = batch_echoes
-        """Echoes batched as the real client does: a seat flushes when nothing is in flight to it."""
-        for session in self.sessions:
-            session.batch_echoes = batch_echoes
+        self.bots_first = bots_first
+        """Clock mode: bots move before a pending acknowledgement timer runs out."""
+        self.ack_timers: dict[int, str] = {}
+        """FIFO mode: each seat's latest acknowledgement timer not run out yet."""
         self.strict = strict
         self.sweep = sweep
         """After every delivery collect every session, not only the receiver (a test may call
@@ -244,8 +249,11 @@ class Loopback:
         self.events[seat].append(event)
         if isinstance(event, TimerRequest):
             self.timers[seat].append(event)
-            if self.clock_mode and self.timeouts:
+            acknowledgement = event.name.startswith("ack:")
+            if self.clock_mode and (self.timeouts or acknowledgement):
                 self._push(self.clock[seat] + event.seconds, -1, seat, event.name)
+            elif acknowledgement:
+                self.ack_timers[seat] = event.name
         elif isinstance(event, YourMove | MoveRefused):
             self.want_move[seat] = True
         elif self.strict and isinstance(event, Blamed | Halted):
@@ -269,10 +277,33 @@ class Loopback:
         """Whether anything is in flight (or, in clock mode, a timer is set)."""
         return bool(self._heap) if self.clock_mode else bool(self.queue)
 
+    def _acknowledge(self) -> bool:
+        """FIFO mode, nothing in flight: run out each seat's acknowledgement timer (seat order)."""
+        fired = False
+        for seat in sorted(self.ack_timers):
+            name = self.ack_timers.pop(seat)
+            if self.sessions[seat].timer_needed(name):
+                self.call(seat, self.sessions[seat].timer_expired, name)
+                self.collect(seat)
+                fired = True
+        return fired
+
+    def _bot_waits(self) -> bool:
+        """Clock mode with `bots_first`: the next item is an acknowledgement timer and a bot may
+        move (it moves first)."""
+        if not self.bots_first or not self._heap:
+            return False
+        item = self._heap[0][4]
+        return (
+            isinstance(item, str)
+            and item.startswith("ack:")
+            and any(map(self.wants_move, range(self.players)))
+        )
+
     def step(self) -> bool:
         """Deliver the next frame (or run out the next timer); False if nothing is pending."""
         if self.clock_mode:
-            if not self._heap:
+            if not self._heap or self._bot_waits():
                 return False
             when, _, sender, receiver, item = heapq.heappop(self._heap)
             self.clock[receiver] = max(self.clock[receiver], when)
@@ -284,7 +315,7 @@ class Loopback:
         elif self.queue:
             sender, receiver, frame = self.queue.popleft()
         else:
-            return False
+            return self._acknowledge()
         self.in_flight[receiver] -= 1
         frames = self.route(sender, receiver, frame) if self.route is not None else [frame]
         before = self.cpu[receiver]
@@ -301,9 +332,6 @@ class Loopback:
         if self.sweep:
             self.collect_all()
         else:
-            self.collect(receiver)
-        if self.batch_echoes and self.in_flight[receiver] == 0:
-            self.call(receiver, session.flush_echoes)
             self.collect(receiver)
         self.cpu_by_kind[_kind_or_junk(frame)] += self.cpu[receiver] - before
         return True

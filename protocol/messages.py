@@ -2,15 +2,22 @@
 
 A *frame* is the msgpack array ``[body, signature]``: `body` is a msgpack byte string and
 `signature` is the 64-byte Ed25519 signature of exactly those bytes by the sender's identity key
-(from the `TableConfig`). The body is a msgpack map with exactly these keys::
+(from the `TableConfig`). The body is a msgpack array of exactly eight items::
 
-    {"v": 1, "sid": <32 bytes>, "seat": int, "seq": int, "prev": <32 bytes>, "kind": str, "data": map}
+    [v, sid <32 bytes>, seat, seq, prev <32 bytes>, kind <int>, acks, data <array>]
 
 `seq` numbers the sender's frames from 0; `prev` is the SHA-256 of the sender's previous body
 (for seq 0, the genesis hash of the table). So each sender's frames form a hash chain: a
-replayed, reordered, dropped or truncated frame breaks it. `data` has a fixed schema per `kind`
-(see `SCHEMAS`); every field is checked for type, length and range before use, and unknown fields
-are refused. Cryptographic contents (points, proofs) are checked again, fully, where they are used.
+replayed, reordered, dropped or truncated frame breaks it. `kind` is the index of the message
+kind in `KINDS`; `data` holds the kind's fields (see `SCHEMAS`) as an array, in schema order (an
+array, not a map: the field names are the schema's, never sent); every field is checked for type,
+length and range before use, and a wrong count of fields is refused. Cryptographic contents
+(points, proofs) are checked again, fully, where they are used.
+
+`acks` are the sender's acknowledgements, carried in every frame it sends: `[seat, seq, digest]`
+for each other seat whose latest game frame the sender holds is newer than the one its previous
+acknowledgement of that seat named, in increasing seat order (see `Session` for what they are
+for). The hash chain makes an acknowledgement of frame #q cover all earlier frames of that seat.
 
 protocol/PROTOCOL.md describes each kind for other implementations.
 """
@@ -18,7 +25,7 @@ protocol/PROTOCOL.md describes each kind for other implementations.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +43,7 @@ HASH_BYTES = 32
 MAX_SEQ = 1 << 40
 MAX_LIST = 4096
 MAX_TEXT = 500
-MAX_ACKS = 256
+MAX_SEATS = 8
 
 _UNPACK_LIMITS: dict[str, Any] = {
     "raw": False,
@@ -44,7 +51,7 @@ _UNPACK_LIMITS: dict[str, Any] = {
     "max_bin_len": MAX_FRAME,
     "max_str_len": 4 * MAX_TEXT,
     "max_array_len": MAX_LIST,
-    "max_map_len": 64,
+    "max_map_len": 64,  # a move's dictionary form; bodies and data are arrays
     "max_ext_len": 0,
 }
 
@@ -74,6 +81,7 @@ UINT = _uint(MAX_SEQ)
 SEAT = _uint(8)
 PAIR = _tuple_of(BIN32, BIN32)
 DECK = _list_of(PAIR, MAX_LIST, 1)
+ACK = _tuple_of(SEAT, UINT, BIN32)
 
 
 def _is_list(v: Any) -> bool:
@@ -108,8 +116,9 @@ SCHEMAS: Mapping[str, Mapping[str, Check]] = {
     "move": {"job": UINT, "move": _is_map},
     # the transcript hash every seat signs at the end of each round
     "roundsig": {"job": UINT, "round": UINT, "hash": BIN32},
-    # side messages (not part of the game's order): echoes, table talk, evidence
-    "echo": {"acks": _list_of(_tuple_of(SEAT, UINT, BIN32), MAX_ACKS, 1)},
+    # side messages (not part of the game's order): a stand-alone acknowledgement (its acks are
+    # in the body, as in every frame), table talk, evidence
+    "echo": {},
     "chat": {"text": _text},
     "evidence": {"frame": _frame_bytes},
     # a recipient's proof that the private shares sent to it in `frame` do not check
@@ -132,7 +141,32 @@ SCHEMAS: Mapping[str, Mapping[str, Check]] = {
 SIDE_KINDS = frozenset({"echo", "chat", "evidence", "complaint", "want", "halt", "leave"})
 """Kinds handled on arrival; every other kind is a step of the game, consumed in order."""
 
-_BODY_KEYS = ("v", "sid", "seat", "seq", "prev", "kind", "data")
+KINDS: tuple[str, ...] = (
+    "keycommit",
+    "key",
+    "shuffle",
+    "shares",
+    "coincommit",
+    "coin",
+    "move",
+    "roundsig",
+    "echo",
+    "chat",
+    "evidence",
+    "complaint",
+    "want",
+    "halt",
+    "leave",
+)
+"""The wire code of each kind is its index here (fixed: a new kind goes at the end)."""
+_KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
+assert set(KINDS) == set(SCHEMAS) and len(KINDS) == len(SCHEMAS)
+
+BODY_ITEMS = 8
+"""v, sid, seat, seq, prev, kind, acks, data."""
+
+Ack = tuple[int, int, bytes]
+"""(seat, seq, digest): the latest game frame the sender holds of that seat."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,10 +180,11 @@ class Envelope:
     data: dict[str, Any]
     body: bytes
     frame: bytes
+    acks: tuple[Ack, ...] = ()
 
     @property
     def digest(self) -> bytes:
-        """SHA-256 of the body: what `prev` and echoes refer to."""
+        """SHA-256 of the body: what `prev` and acknowledgements refer to."""
         return body_digest(self.body)
 
 
@@ -158,22 +193,28 @@ def body_digest(body: bytes) -> bytes:
 
 
 def encode_body(
-    config: TableConfig, seat: int, seq: int, prev: bytes, kind: str, data: Mapping[str, Any]
+    config: TableConfig,
+    seat: int,
+    seq: int,
+    prev: bytes,
+    kind: str,
+    data: Mapping[str, Any],
+    acks: Sequence[Ack] = (),
 ) -> bytes:
-    """The canonical body bytes (keys in a fixed order; data keys in schema order)."""
+    """The canonical body bytes (data fields in schema order)."""
     schema = SCHEMAS[kind]
-    ordered = {key: data[key] for key in schema}
     return bytes(
         msgpack.packb(
-            {
-                "v": PROTOCOL_VERSION,
-                "sid": config.session_id,
-                "seat": seat,
-                "seq": seq,
-                "prev": prev,
-                "kind": kind,
-                "data": ordered,
-            },
+            [
+                PROTOCOL_VERSION,
+                config.session_id,
+                seat,
+                seq,
+                prev,
+                _KIND_CODES[kind],
+                [list(ack) for ack in acks],
+                [data[key] for key in schema],
+            ],
             use_bin_type=True,
         )
     )
@@ -187,17 +228,20 @@ def seal(
     prev: bytes,
     kind: str,
     data: Mapping[str, Any],
+    acks: Sequence[Ack] = (),
 ) -> Envelope:
-    """Build and sign a frame. `data` must already satisfy the kind's schema."""
+    """Build and sign a frame. `data` must already satisfy the kind's schema; `acks` are in
+    increasing seat order, at most one per other seat."""
     if kind not in SCHEMAS:
         raise ValueError(f"unknown message kind {kind!r}")
-    body = encode_body(config, seat, seq, prev, kind, data)
+    body = encode_body(config, seat, seq, prev, kind, data, acks)
     frame = msgpack.packb([body, key.sign(body)], use_bin_type=True)
     if len(frame) > MAX_FRAME:
         raise ValueError(f"a {kind} frame of {len(frame)} bytes exceeds the {MAX_FRAME} byte cap")
     # Our own frame, decoded the way a receiver decodes it (no need to check our own signature).
     decoded = _unpack(body, "body")
-    return Envelope(seat, seq, prev, kind, decoded["data"], body, bytes(frame))
+    fields = dict(zip(SCHEMAS[kind], decoded[7], strict=True))
+    return Envelope(seat, seq, prev, kind, fields, body, bytes(frame), tuple((s, q, d) for s, q, d in acks))
 
 
 def open_frame(
@@ -226,16 +270,14 @@ def open_frame(
     if len(signature) != SIGNATURE_BYTES:
         raise MalformedMessage(f"a signature is {SIGNATURE_BYTES} bytes")
     head = _unpack(body, "body")
-    if not isinstance(head, dict) or tuple(head) != _BODY_KEYS:
-        raise MalformedMessage(
-            f"a body is a map with exactly the keys {', '.join(_BODY_KEYS)}, in that order"
-        )
-    version = head["v"]
+    if not isinstance(head, list) or len(head) != BODY_ITEMS:
+        raise MalformedMessage(f"a body is an array of exactly {BODY_ITEMS} items")
+    version = head[0]
     if type(version) is not int or version != PROTOCOL_VERSION:
         raise MalformedMessage(f"protocol version {_brief(version)} is not {PROTOCOL_VERSION}")
-    if head["sid"] != config.session_id:
+    if head[1] != config.session_id:
         raise MalformedMessage("frame belongs to another session")
-    seat = head["seat"]
+    seat = head[2]
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < config.players:
         raise MalformedMessage(f"no seat {_brief(seat)} at this table")
     if verifiers is not None and seat in verifiers:
@@ -246,29 +288,51 @@ def open_frame(
         public.verify(signature, body)
     except InvalidSignature:
         raise BadSignature(f"signature of a frame claiming seat {seat + 1} does not verify") from None
-    reason = _contents_error(head)
+    reason = _contents_error(head, config.players)
     if reason is not None:
         raise MalformedSignedFrame(f"seat {seat + 1} signed a malformed frame: {reason}", seat, frame)
-    return Envelope(seat, head["seq"], head["prev"], head["kind"], head["data"], body, frame)
+    _, _, _, seq, prev, code, acks, data = head
+    kind = KINDS[code]
+    fields = dict(zip(SCHEMAS[kind], data, strict=True))
+    return Envelope(seat, seq, prev, kind, fields, body, frame, tuple((s, q, d) for s, q, d in acks))
 
 
-def _contents_error(head: dict[str, Any]) -> str | None:
+def _contents_error(head: list[Any], players: int) -> str | None:
     """What is wrong with a body's fields besides v, sid and seat (None if nothing)."""
-    if not UINT(head["seq"]):
+    _, _, sender, seq, prev, code, acks, data = head
+    if not UINT(seq):
         return "sequence number out of range"
-    if not BIN32(head["prev"]):
+    if not BIN32(prev):
         return "prev is a 32-byte hash"
-    kind = head["kind"]
-    schema = SCHEMAS.get(kind) if isinstance(kind, str) else None
-    if schema is None:
-        return f"unknown message kind {_brief(kind)}"
-    data = head["data"]
-    if not isinstance(data, dict) or set(data) != set(schema):
-        got = sorted(map(_brief, data)) if isinstance(data, dict) else type(data).__name__
-        return f"{kind} data must have exactly {sorted(schema)}, got {got}"
-    for name, check in schema.items():
-        if not check(data[name]):
+    if not _uint(len(KINDS))(code):
+        return f"unknown message kind {_brief(code)}"
+    kind = KINDS[code]
+    reason = _acks_error(acks, sender, players)
+    if reason is not None:
+        return reason
+    schema = SCHEMAS[kind]
+    if not isinstance(data, list) or len(data) != len(schema):
+        got = len(data) if isinstance(data, list) else type(data).__name__
+        return f"{kind} data must be an array of the {len(schema)} fields {list(schema)}, got {got}"
+    for (name, check), value in zip(schema.items(), data, strict=True):
+        if not check(value):
             return f"{kind}.{name} is malformed"
+    return None
+
+
+def _acks_error(acks: Any, sender: int, players: int) -> str | None:
+    """What is wrong with a body's acknowledgements (None if nothing): at most one per other seat
+    of this table, in increasing seat order, each [seat, seq, 32-byte digest]."""
+    if not isinstance(acks, list) or len(acks) >= players:
+        return "acks is an array of at most one acknowledgement per other seat"
+    last = -1
+    for ack in acks:
+        if not ACK(ack):
+            return "an acknowledgement is [seat, seq, 32-byte digest]"
+        seat = ack[0]
+        if not last < seat < players or seat == sender:
+            return "acknowledgements name other seats of the table, each once, in increasing order"
+        last = seat
     return None
 
 
@@ -283,6 +347,21 @@ def _unpack(data: bytes, what: str) -> Any:
         return msgpack.unpackb(data, **_UNPACK_LIMITS)
     except Exception as exc:  # msgpack raises ValueError, ExtraData, FormatError, StackError...
         raise MalformedMessage(f"{what} is not valid msgpack ({type(exc).__name__})") from None
+
+
+def peek_kind(frame: bytes) -> str:
+    """The kind of a frame, read without any check (for bookkeeping only; raises on junk)."""
+    body = msgpack.unpackb(msgpack.unpackb(frame)[0])
+    return str(KINDS[body[5]])
+
+
+def peek_seat(frame: bytes) -> Any:
+    """The seat a frame names, read without any check (None if unreadable)."""
+    try:
+        head = msgpack.unpackb(msgpack.unpackb(frame, raw=False)[0], raw=False)
+        return head[2] if isinstance(head, list) and len(head) == BODY_ITEMS else None
+    except Exception:  # damaged beyond reading
+        return None
 
 
 def verifiers_for(config: TableConfig) -> dict[int, Ed25519PublicKey]:

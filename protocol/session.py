@@ -26,13 +26,19 @@ refused (`FrameRejected`) and change nothing. The signed frames that prove a fau
 the other peers as `evidence` (a relayed frame is taken exactly as if received directly), so a peer
 that was sent another version of a frame reaches the same verdict.
 
-Every peer echoes the hash of each game frame it receives *before* acting on it, so a peer always
-gets another's echo of a frame before anything that other peer did because of it. An echoed hash
-that differs from ours opens a dispute: our version and the disagreeing echo are relayed to all at
-once, and no job runs, no move is taken and nobody is timed out until either the other version
-arrives (two signed frames: the author equivocated; or two echoes with one number: the echoer
-did) or the echo timer runs out: then the game stops naming the echoer absent, blaming nobody
-(nothing signed shows who lied).
+**Acknowledgements.** Every frame a peer sends carries, in its signed body, the hash of the latest
+game frame it holds of each other seat whose latest changed since its previous frame (the hash
+chain makes one acknowledgement cover every earlier frame of that seat). So a peer never acts
+visibly on a frame before acknowledging it: the frame that acts carries the acknowledgement, and
+a peer always gets another's acknowledgement of a frame with (or before) anything that other peer
+did because of it. When a game frame we hold stays unacknowledged and no frame of ours carried it
+within `ACK_DELAY`, a stand-alone `echo` frame does (we ask for an `ack:<n>` timer; a frame of
+ours sent meanwhile makes it of no use). An acknowledged hash that differs from ours opens a
+dispute: our version and the disagreeing frame are relayed to all at once, and no job runs (the
+frame that carried it is not consumed either), no move is taken and nobody is timed out until
+either the other version arrives (two signed frames: the author equivocated; or two frames of the
+acknowledger with one number: it did) or the `echo:` timer runs out: then the game stops naming
+the acknowledger absent, blaming nobody (nothing signed shows who lied).
 
 A seat that does not send an automatic message within `step_timeout` stops the game when the timer
 expires a second time, named as *absent* (`Halted.absent`), never as a cheat: a closed lid and a
@@ -52,11 +58,11 @@ ignored (the result stands); a leave after another stop changes nothing.
 stop is announced in a signed `halt` side frame carrying its evidence; a peer that receives one
 takes the evidence in as if received directly, so it reaches the same verdict itself, and until
 then stops too but keeps checking what arrives, quietly (no game message of its own, no timers).
-A halt whose evidence, once fully checked, proves nothing blames its sender. An echo that shows a
-frame we lack starts a short `want` timer; any peer answers a `want` by relaying the frames.
+A halt whose evidence, once fully checked, proves nothing blames its sender. An acknowledgement
+that shows a frame we lack starts a short `want` timer; any peer answers a `want` by relaying the frames.
 Quotas bound what one seat can make others hold (see the constants above).
 
-An observer session (seat None, no keys) checks everything and sends nothing (it asks for echo
+An observer session (seat None, no keys) checks everything and sends nothing (it asks for dispute
 timers too): it is how `skyjo-lan verify` re-checks a saved transcript.
 """
 
@@ -100,16 +106,20 @@ from .events import (
     YourMove,
 )
 from .jobs import Blocked, Job, KeysJob, RoundSignatureJob, Unattributable, job_for
-from .messages import MAX_ACKS, MAX_TEXT, SIDE_KINDS, Envelope, open_frame, seal, verifiers_for
+from .messages import MAX_TEXT, SIDE_KINDS, Ack, Envelope, open_frame, seal, verifiers_for
 from .quotas import Quotas
 from .transcript import extend, transcript_start
 
 MAX_HALT_EVIDENCE = 900_000
 """Bytes of evidence a halt frame carries (the rest was relayed as `evidence` frames already)."""
 CLAIM_WINDOW = 1024
-"""Echo claims are kept only about frames at most this far past what we hold of their chain."""
+"""Acknowledgement claims are kept only about frames at most this far past what we hold of their
+chain."""
 WANT_DELAY = 1.0
-"""Seconds to wait for a frame an echo showed exists before asking the others for it."""
+"""Seconds to wait for a frame an acknowledgement showed exists before asking the others for it."""
+ACK_DELAY = 0.25
+"""Seconds a game frame we hold may stay unacknowledged before a stand-alone `echo` frame
+acknowledges it (when no frame of ours carried the acknowledgement meanwhile)."""
 MAX_SERVED = 3
 """How often one frame is relayed in answer to `want`s (a flood of wants amplifies nothing)."""
 
@@ -156,10 +166,16 @@ class Session:
         (less the first `frames_released`, which the driver has on disk: `release_frames`)."""
         self.frames_released = 0
         self.transcript_hash = transcript_start(config)
-        self._acks: list[list[Any]] = []
+        self._latest: list[tuple[int, bytes] | None] = [None] * self.players
+        """Each seat's latest game frame we hold: (seq, digest)."""
+        self._acked = [-1] * self.players
+        """The sequence number our latest acknowledgement of each seat named (-1: none yet)."""
+        self._ack_timer = 0
+        """The number of the last `ack:<n>` timer asked for (only that one is of use)."""
+        self._ack_armed = False
         self._echo_claims: dict[tuple[int, int], dict[int, bytes]] = {}
         self._disputes: set[tuple[int, int]] = set()
-        """(seat, seq) of frames some peer echoed with another hash than ours: no job runs."""
+        """(seat, seq) of frames some peer acknowledged with another hash than ours: no job runs."""
         self._published: set[bytes] = set()
         self._reminded: set[str] = set()
         self._relaying = False
@@ -186,9 +202,9 @@ class Session:
         """Halts of other seats naming a culprit we have not confirmed: (sender, culprit, frame,
         game frames of its evidence not yet consumed here)."""
         self._echo_max: dict[tuple[int, int], int] = {}
-        """(echoer, owner) -> the highest sequence number of owner's frames echoer echoed."""
+        """(acknowledger, owner) -> the highest sequence number of owner's frames it acknowledged."""
         self._claim_frames: dict[tuple[int, int, int], bytes] = {}
-        """(owner, seq, echoer) -> the echo frame that made an unsettled claim (shared bytes)."""
+        """(owner, seq, acknowledger) -> the frame that made an unsettled claim (shared bytes)."""
         self._wanted: set[tuple[int, int]] = set()
         self._signed: dict[int, int] = {}
         """Each seat's signature frame of the last round that ended (see `compact`)."""
@@ -207,10 +223,6 @@ class Session:
         self.blamed: list[Blamed] = []
         self.replaying = False
         """True while a saved transcript is fed back in (our own frames are then accepted)."""
-        self.batch_echoes = False
-        """When True the driver calls `flush_echoes()` after each burst of frames (fewer echoes);
-        pending echoes always go out before any game frame of ours, so we never act visibly on a
-        frame before echoing it."""
         self._paused = False
         self._coin_secrets: dict[int, crypto.CoinContribution] = {}
         self._sealed: dict[tuple[int, int], dict[int, complaints.SealedPacket]] = {}
@@ -381,16 +393,12 @@ class Session:
         finally:
             session.replaying = False
             session._paused = False
-        session._acks = []
         session._events = [
             e for e in session._events if isinstance(e, Blamed | Left | Halted | FrameRejected)
         ]
         session._advance()
+        session._arm_ack_timer()  # what we received but never acknowledged before the crash
         return session
-
-    def flush_echoes(self) -> None:
-        """Send the echoes gathered since the last flush (with `batch_echoes`, after a burst)."""
-        self._flush_acks()
 
     def receive_frame(self, frame: bytes) -> None:
         """Take one frame from any peer. Faults become events; this never raises."""
@@ -443,13 +451,10 @@ class Session:
             return
         try:
             self._accept(envelope)
-            if not self.batch_echoes:
-                self._flush_acks()  # echo what we got before acting on it (see "Faults")
-            self._advance()
+            self._advance()  # any frame it makes us send acknowledges it (see "Acknowledgements")
         except Misbehaviour as fault:
             self._blame(fault)
-        if not self.batch_echoes:
-            self._flush_acks()
+        self._arm_ack_timer()
 
     def timer_expired(self, name: str) -> None:
         """A `TimerRequest` ran out (see `_timer`). Never raises."""
@@ -471,6 +476,8 @@ class Session:
             return not self._final and 0 <= seat < self.players and self._chains[seat].next_seq <= seq
         if self.halted:
             return False
+        if kind == "ack":
+            return self._ack_armed and rest == str(self._ack_timer)
         if kind == "echo":
             seat_text, _, seq_text = rest.partition(":")
             try:
@@ -486,7 +493,6 @@ class Session:
         if self.me is None or self.halted or self._final or self._game_over():
             return False
         reason = reason.strip()[:MAX_TEXT] or "left the table"
-        self._flush_acks()
         self._emit("leave", {"reason": reason})
         self._left(self.me, reason)
         return True
@@ -534,6 +540,12 @@ class Session:
             return
         if self.halted:
             return
+        if name.startswith("ack:"):
+            if self._ack_armed and name == f"ack:{self._ack_timer}":
+                self._ack_armed = False
+                if self._pending_acks():
+                    self._emit("echo", {})  # nothing carried them: a stand-alone acknowledgement
+            return
         if name.startswith("echo:"):
             self._echo_timeout(name)
             return
@@ -557,8 +569,8 @@ class Session:
     def _unacknowledged(self, seats: Iterable[int]) -> list[bytes]:
         """Frames that one of `seats` may lack and need, in chain order (ours included).
 
-        A seat that echoed a seat's game frame #q holds all of that seat's frames up to q (a
-        chain is taken in order); it may lack the frames after the last one it echoed, up to that
+        A seat that acknowledged a seat's game frame #q holds all of that seat's frames up to q (a
+        chain is taken in order); it may lack the frames after the last one it acknowledged, up to that
         seat's last game frame (side frames between included: the chain needs them). Ours too:
         a link that stalled may have held back what we sent, and the waited seat may be waiting
         for it.
@@ -583,7 +595,7 @@ class Session:
 
     @property
     def disputes(self) -> list[tuple[int, int]]:
-        """(seat, seq) of the frames some peer echoed with another hash than ours, unsettled."""
+        """(seat, seq) of the frames some peer acknowledged with another hash than ours, unsettled."""
         return sorted(self._disputes)
 
     def check_postponed(self) -> None:
@@ -665,6 +677,7 @@ class Session:
         chain.last_digest = envelope.digest
         self.frames.append(envelope.frame)
         self._check_claims(envelope)
+        self._read_acks(envelope)
         if envelope.kind in SIDE_KINDS:
             for _, _, _, pending in self._halt_claims:
                 pending.discard((envelope.seat, envelope.seq))
@@ -679,35 +692,62 @@ class Session:
         else:
             self._quotas.game_frame(envelope)
             self._queues[envelope.seat].append(envelope)
-            if envelope.seat != self.me and self.me is not None and not self.replaying and not self.halted:
-                self._acks.append([envelope.seat, envelope.seq, envelope.digest])
+            if envelope.seat != self.me:
+                self._latest[envelope.seat] = (envelope.seq, envelope.digest)
 
-    # --- echoes, evidence, chat ---------------------------------------------------------------
+    # --- acknowledgements, evidence, chat -------------------------------------------------------
+
+    def _read_acks(self, envelope: Envelope) -> None:
+        """The acknowledgements a frame carries (every frame does, see "Faults").
+
+        One that names a frame we lack asks for it shortly (`want`); one whose digest differs
+        from our copy opens a dispute (`_check_claims`); one about a frame we do not hold yet is
+        kept until that frame comes. Ours (read back after a restart) say what we acknowledged.
+        """
+        echoer = envelope.seat
+        if echoer == self.me:
+            for seat, seq, _ in envelope.acks:
+                self._acked[seat] = max(self._acked[seat], seq)
+            return
+        for seat, seq, digest in envelope.acks:
+            chain = self._chains[seat]
+            if seq >= chain.next_seq + (1 if seat == self.me else CLAIM_WINDOW):
+                continue  # about a frame that cannot exist yet: nothing to keep
+            key = (echoer, seat)
+            self._echo_max[key] = max(self._echo_max.get(key, -1), seq)
+            known = chain.frames.get(seq)
+            if known is None and seq < chain.next_seq:
+                continue  # from a round every seat signed: nothing left to dispute
+            if known is not None and known.digest == digest and (seat, seq) not in self._echo_claims:
+                continue  # agrees with what we hold: nothing to keep
+            self._echo_claims.setdefault((seat, seq), {})[echoer] = digest
+            self._claim_frames[(seat, seq, echoer)] = envelope.frame
+            if known is not None:
+                self._check_claims(known)
+            elif seat != self.me:
+                self._want_later(seat)
+
+    def _pending_acks(self) -> list[Ack]:
+        """The acknowledgements our next frame carries: each other seat's latest game frame we
+        hold, if newer than the one we last acknowledged (the chain covers the ones between)."""
+        out: list[Ack] = []
+        for seat, latest in enumerate(self._latest):
+            if latest is not None and latest[0] > self._acked[seat]:
+                out.append((seat, latest[0], latest[1]))
+        return out
+
+    def _arm_ack_timer(self) -> None:
+        """Ask for the stand-alone acknowledgement's timer if something waits for one."""
+        if self.me is None or self.replaying or self.halted or self._ack_armed:
+            return
+        if self._pending_acks():
+            self._ack_armed = True
+            self._ack_timer += 1
+            self._events.append(TimerRequest(f"ack:{self._ack_timer}", ACK_DELAY))
 
     def _side_message(self, envelope: Envelope) -> None:
         if envelope.kind == "chat":
             self._events.append(ChatReceived(envelope.seat, envelope.data["text"]))
-        elif envelope.kind == "echo":
-            echoer = envelope.seat
-            for seat, seq, digest in envelope.data["acks"]:
-                if seat == echoer or seat >= self.players:
-                    continue
-                chain = self._chains[seat]
-                if seq >= chain.next_seq + (1 if seat == self.me else CLAIM_WINDOW):
-                    continue  # about a frame that cannot exist yet: nothing to keep
-                key = (echoer, seat)
-                self._echo_max[key] = max(self._echo_max.get(key, -1), seq)
-                known = chain.frames.get(seq)
-                if known is None and seq < chain.next_seq:
-                    continue  # from a round every seat signed: nothing left to dispute
-                if known is not None and known.digest == digest and (seat, seq) not in self._echo_claims:
-                    continue  # agrees with what we hold: nothing to keep
-                self._echo_claims.setdefault((seat, seq), {})[echoer] = digest
-                self._claim_frames[(seat, seq, echoer)] = envelope.frame
-                if known is not None:
-                    self._check_claims(known)
-                elif seat != self.me:
-                    self._want_later(seat)
         elif envelope.kind == "want":
             self._serve_want(envelope.seat, envelope.data["seat"], envelope.data["from"])
         elif envelope.kind == "halt":
@@ -853,12 +893,6 @@ class Session:
             except ValueError:  # too large to wrap: the others received it directly
                 continue
 
-    def _flush_acks(self) -> None:
-        while self._acks and self.me is not None and not self.halted:
-            batch, self._acks = self._acks[:MAX_ACKS], self._acks[MAX_ACKS:]
-            self._emit("echo", {"acks": batch})
-        self._acks = []
-
     # --- frames out ---------------------------------------------------------------------------
 
     def _emit(self, kind: str, data: dict[str, Any]) -> Envelope | None:
@@ -866,10 +900,13 @@ class Session:
         assert self.me is not None and self._key is not None
         if self.halted and kind not in SIDE_KINDS:
             return None
-        if kind not in SIDE_KINDS and self._acks:
-            self._flush_acks()  # echoes first: no game frame of ours acts on an unechoed frame
+        # every frame acknowledges what we hold: no frame of ours acts on an unacknowledged one
+        acks = self._pending_acks()
         chain = self._chains[self.me]
-        envelope = seal(self.config, self._key, self.me, chain.next_seq, chain.last_digest, kind, data)
+        envelope = seal(self.config, self._key, self.me, chain.next_seq, chain.last_digest, kind, data, acks)
+        for seat, seq, _ in acks:
+            self._acked[seat] = seq
+        self._ack_armed = False  # its timer, if any, is of no use any more
         self._quotas.sent(kind, len(envelope.frame))
         chain.frames[envelope.seq] = envelope
         chain.next_seq += 1
@@ -1204,7 +1241,7 @@ class Session:
     # --- gaps, quotas -------------------------------------------------------------------------
 
     def _want_later(self, seat: int) -> None:
-        """An echo showed that a frame of `seat` exists that we lack: ask for it shortly."""
+        """An acknowledgement showed that a frame of `seat` exists that we lack: ask for it shortly."""
         if self.me is None:
             return
         key = (seat, self._chains[seat].next_seq)

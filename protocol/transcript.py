@@ -18,7 +18,7 @@ import msgpack
 
 from .config import TableConfig
 from .errors import BadSignature, MalformedMessage
-from .messages import MAX_FRAME, open_frame, verifiers_for
+from .messages import BODY_ITEMS, MAX_FRAME, open_frame, verifiers_for
 
 MAGIC = "transcript"
 TRANSCRIPT_VERSION = 1
@@ -187,7 +187,7 @@ def _claimed_seat(item: object, players: int) -> int | None:
     try:
         outer = msgpack.unpackb(item, raw=False) if isinstance(item, bytes) else None
         head = msgpack.unpackb(outer[0], raw=False) if isinstance(outer, list) and outer else None
-        seat = head.get("seat") if isinstance(head, dict) else None
+        seat = head[2] if isinstance(head, list) and len(head) == BODY_ITEMS else None
     except Exception:  # damaged beyond reading
         return None
     return seat if type(seat) is int and 0 <= seat < players else None

@@ -161,7 +161,7 @@ def _signer_elsewhere(frame: bytes, config: TableConfig, keys: dict[int, Ed25519
     try:
         body, signature = msgpack.unpackb(frame, raw=False)
         head = msgpack.unpackb(body, raw=False)
-        seat, sid = head["seat"], head["sid"]
+        seat, sid = head[2], head[1]
     except Exception:  # anything undecodable is not a signed frame of anyone
         return None
     if sid == config.session_id or type(seat) is not int or seat not in keys:

@@ -96,7 +96,6 @@ class PeerRunner:
         """`record` appends one frame to the saved game and `sync` forces what was appended to the
         disk; either may raise `OSError` (a full disk): the game then goes on from memory."""
         self.session = session
-        session.batch_echoes = True
         self.config: TableConfig = session.config
         self.seat = session.me
         self.policy = policy
@@ -245,11 +244,9 @@ class PeerRunner:
                     break
                 async with self._lock:
                     await trio.to_thread.run_sync(self.session.receive_frame, frame)
-                    if self._inbox.statistics().current_buffer_used == 0:
-                        self.session.flush_echoes()  # one echo for the whole burst
                     await self._after_session()
                 if self.status.finished or self.status.halted:
-                    # keep answering late frames (echoes, a slow peer's round signature) briefly
+                    # keep answering late frames (acknowledgements, a slow peer's round signature) briefly
                     continue
             nursery.cancel_scope.cancel()
 

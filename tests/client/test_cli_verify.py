@@ -12,6 +12,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from client.cli import main
+from protocol.loopback import frame_kind
 from protocol.messages import open_frame, seal
 from protocol.transcript import dump, load
 from tests.protocol.harness import Net
@@ -45,7 +46,7 @@ def test_valid_game_prints_the_result_and_exits_0(saved_game, tmp_path, capsys):
 
 def test_forged_frame_is_refused_and_exits_1(saved_game, tmp_path, capsys):
     config, frames = load(saved_game)
-    index = next(i for i, f in enumerate(frames) if i > 40 and b"shares" in f)
+    index = next(i for i, f in enumerate(frames) if i > 40 and frame_kind(f) == "shares")
     forged = bytearray(frames[index])
     forged[len(forged) // 2] ^= 0x01
     path = tmp_path / "forged.skyjo"

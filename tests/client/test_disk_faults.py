@@ -204,7 +204,7 @@ def test_a_full_disk_mid_game_plays_on_and_says_the_saved_game_is_incomplete(
     """The disk fills during the game (it used to end in an `Errno 28` traceback and the peer
     died): the game finishes for everyone, the log says why, the file ends with whole records
     and verifies as far as it goes, and the end says it is incomplete."""
-    with tmpfs(tmp_path / "full", "200k") as disk:
+    with tmpfs(tmp_path / "full", "120k") as disk:
         monkeypatch.setenv("XDG_DATA_HOME", str(disk))
         lines: list[str] = []
         runner = trio.run(host_game, 3, lines)

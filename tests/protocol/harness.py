@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from protocol.config import TableConfig
 from protocol.events import Blamed, FrameRejected, YourMove
 from protocol.loopback import Loopback, bots_for, frame_kind, make_table, seats
-from protocol.messages import Envelope, open_frame, seal
+from protocol.messages import Ack, Envelope, open_frame, seal
 from protocol.session import Session
 
 Filter = Callable[[int, int, bytes], list[bytes]]
@@ -56,6 +56,14 @@ class TamperingSession(Session):
             data = self.tamper(self, kind, data)
         return super()._emit(kind, data)
 
+    def _pending_acks(self) -> list[Ack]:
+        """The acknowledgements every frame carries go through `tamper` too, as kind "acks"."""
+        acks = super()._pending_acks()
+        if self.tamper is not None and acks:
+            rewritten = self.tamper(self, "acks", {"acks": [list(a) for a in acks]})["acks"]
+            acks = [(s, q, d) for s, q, d in rewritten]
+        return acks
+
 
 def cheater(
     seat: int, tamper: Tamper | None = None
@@ -88,6 +96,7 @@ def forge(
         old.prev if prev is None else prev,
         old.kind if kind is None else kind,
         old.data if data is None else data,
+        old.acks,
     ).frame
 
 
@@ -225,10 +234,21 @@ class Fork:
             data = self.change(envelope)
             if data is None:
                 return [frame]
-            forged = seal(config, key, envelope.seat, envelope.seq, envelope.prev, envelope.kind, data)
+            forged = seal(
+                config, key, envelope.seat, envelope.seq, envelope.prev, envelope.kind, data, envelope.acks
+            )
             self.forked = (frame, forged.frame)
         elif self.consistent:
-            forged = seal(config, key, envelope.seat, envelope.seq, self._prev, envelope.kind, envelope.data)
+            forged = seal(
+                config,
+                key,
+                envelope.seat,
+                envelope.seq,
+                self._prev,
+                envelope.kind,
+                envelope.data,
+                envelope.acks,
+            )
         else:
             return [frame]
         self._prev = forged.digest

@@ -40,7 +40,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol.config import PROTOCOL_VERSION, TableConfig
 from protocol.events import Blamed, Halted, SessionEvent, TimerRequest, YourMove
-from protocol.messages import Envelope, open_frame, seal
+from protocol.messages import KINDS, Ack, Envelope, open_frame, seal
 from protocol.session import Session
 from protocol.transcript import dump
 from protocol.verify import verify_bytes
@@ -68,9 +68,9 @@ BEHAVIOURS = ("withhold", "hold", "delay", "equivocate", "lie", "garbage", "stop
 targets are dropped for good; hold: kept and sent at the end of the window; delay: each is sent
 `delay` seconds late;
 equivocate: a game frame goes out to the targets as another validly signed frame with the same
-sequence number; lie: the same for an echo (one digest changed); garbage: junk goes out besides
-the real frames; stop: nothing in or out and no timers until the end of the window; crash: stop
-for good."""
+sequence number; lie: the same for a frame with acknowledgements (one digest changed); garbage:
+junk goes out besides the real frames; stop: nothing in or out and no timers until the end of the
+window; crash: stop for good."""
 _WEIGHTS = (10, 8, 10, 8, 8, 8, 10, 3)
 
 GAME_KINDS = frozenset({"keycommit", "key", "shuffle", "shares", "coincommit", "coin", "move", "roundsig"})
@@ -579,7 +579,12 @@ class Model:
             live[index].used += 1
 
     def _reseal(
-        self, envelope: Envelope, *, prev: bytes | None = None, data: dict[str, Any] | None = None
+        self,
+        envelope: Envelope,
+        *,
+        prev: bytes | None = None,
+        data: dict[str, Any] | None = None,
+        acks: list[Ack] | None = None,
     ) -> Envelope:
         return seal(
             self.config,
@@ -589,6 +594,7 @@ class Model:
             envelope.prev if prev is None else prev,
             envelope.kind,
             envelope.data if data is None else data,
+            envelope.acks if acks is None else acks,
         )
 
     def _equivocate(self, envelope: Envelope, deviation: Deviation) -> Envelope | None:
@@ -598,9 +604,9 @@ class Model:
         kind = envelope.kind
         rng = self.rng
         if deviation.behaviour == "lie":
-            if kind != "echo":
+            if not envelope.acks:  # every frame carries acknowledgements; this one none
                 return None
-            acks = [list(a) for a in data["acks"]]
+            acks = [list(a) for a in envelope.acks]
             chains = self.sessions[self.adversary]._chains
             choices = [
                 i
@@ -611,7 +617,7 @@ class Model:
             if not choices:
                 return None
             acks[rng.choice(choices)][2] = rng.randbytes(32)
-            data["acks"] = acks
+            return self._reseal(envelope, acks=[(s, q, d) for s, q, d in acks])
         elif kind not in GAME_KINDS:
             return None
         elif kind in ("keycommit", "coincommit"):
@@ -649,15 +655,16 @@ class Model:
             flipped[-1] ^= 0x01
             return bytes(flipped)
         body = msgpack.packb(
-            {
-                "v": PROTOCOL_VERSION,
-                "sid": self.config.session_id,
-                "seat": self.adversary,
-                "seq": envelope.seq,
-                "prev": envelope.prev,
-                "kind": "move",
-                "data": {"junk": rng.randbytes(8)},
-            },
+            [
+                PROTOCOL_VERSION,
+                self.config.session_id,
+                self.adversary,
+                envelope.seq,
+                envelope.prev,
+                KINDS.index("move"),
+                [],
+                [rng.randbytes(8)],
+            ],
             use_bin_type=True,
         )
         return bytes(msgpack.packb([body, self.keys[self.adversary].sign(body)], use_bin_type=True))

@@ -127,10 +127,10 @@ def test_equivocation_on_table_talk_is_proven(three_at_setup: Net, consistent: b
 
 
 def lie_about(seat: int) -> Any:
-    """Tamper: echo a random digest for every frame of `seat`."""
+    """Tamper: acknowledge every frame of `seat` with a random digest."""
 
     def tamper(session: Session, kind: str, data: dict[str, Any]) -> dict[str, Any]:
-        if kind != "echo":
+        if kind != "acks":  # the acknowledgements every frame carries (see harness)
             return data
         acks = [[s, q, secrets.token_bytes(32) if s == seat else d] for s, q, d in data["acks"]]
         return {"acks": acks}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import secrets
+from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
@@ -20,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol.config import PROTOCOL_VERSION
 from protocol.events import Blamed, FrameRejected
-from protocol.messages import MAX_FRAME, encode_body, seal
+from protocol.messages import KINDS, MAX_FRAME, encode_body, seal
 from protocol.session import Session
 from skyjo_p2p.engine import deciders
 from tests.protocol.harness import Net, assert_blamed, forge
@@ -250,32 +251,41 @@ def test_frame_that_skips_and_rewrites_history_is_blamed(mid_game: Net) -> None:
     assert blames
 
 
+DRAW = {"seat": 0, "move": "draw", "from": "deck"}
+
+
 @pytest.mark.parametrize(
-    ("kind", "data"),
+    ("kind", "acks", "data"),
     [
-        ("move", {"job": 1, "move": [1, 2]}),
-        ("move", {"job": 1, "move": {"seat": 0, "move": "draw", "from": "deck"}, "extra": 1}),
-        ("shuffle", {"job": -1, "deck": [], "proof": []}),
-        ("move", {"job": 1, "move": {"seat": 0, "move": "draw", "from": "deck"}, b"job": 2}),
-        ("chat", {"text": ""}),
-        ("echo", {"acks": [[0, 1, b"short"]]}),
-        ("no-such-kind", {}),
+        ("move", [], [1, [1, 2]]),
+        ("move", [], [1, DRAW, 1]),  # a field too many
+        ("shuffle", [], [-1, [], []]),
+        ("move", [], {"job": 1, "move": DRAW}),  # fields by name: data is an array
+        ("chat", [], [""]),
+        ("echo", [[0, 1, b"short"]], []),
+        ("echo", [[1, 1, bytes(32)], [1, 2, bytes(32)]], []),  # one seat twice
+        ("echo", [[SENDER, 1, bytes(32)]], []),  # itself
+        ("echo", [[7, 1, bytes(32)]], []),  # no such seat at this table
+        ("chat", {"0": [1, 1, bytes(32)]}, ["hi"]),
+        ("no-such-kind", [], []),
     ],
 )
-def test_signed_malformed_message_is_blamed(mid_game: Net, kind: str, data: dict) -> None:
+def test_signed_malformed_message_is_blamed(mid_game: Net, kind: str, acks: Any, data: Any) -> None:
     # the signature shows who sent it: a malformed message is its sender's fault, not noise
     net = mid_game.clone()
     chain = net.sessions[SENDER]._chains[SENDER]
+    code = KINDS.index(kind) if kind in KINDS else 99
     body = msgpack.packb(
-        {
-            "v": PROTOCOL_VERSION,
-            "sid": net.config.session_id,
-            "seat": SENDER,
-            "seq": chain.next_seq,
-            "prev": chain.last_digest,
-            "kind": kind,
-            "data": data,
-        }
+        [
+            PROTOCOL_VERSION,
+            net.config.session_id,
+            SENDER,
+            chain.next_seq,
+            chain.last_digest,
+            code,
+            acks,
+            data,
+        ]
     )
     frame = msgpack.packb([body, net.keys[SENDER].sign(body)])
     net.sessions[RECEIVER].receive_frame(frame)

@@ -28,7 +28,7 @@ def test_a_fifo_table_plays_a_whole_game() -> None:
 
 
 def test_the_clock_meters_every_seat_and_orders_by_arrival() -> None:
-    lb = table(clock=True, latency=0.01, meter=time.process_time, batch_echoes=True, strict=True)
+    lb = table(clock=True, latency=0.01, meter=time.process_time, strict=True)
     lb.start()
     assert all(s.state is not None and s.state.phase == "game_over" for s in lb.sessions)
     assert all(cpu > 0 for cpu in lb.cpu)

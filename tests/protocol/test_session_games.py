@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from protocol.events import Finished, RoundSigned, Started
+from protocol.loopback import frame_kind
 from protocol.transcript import dump, load
 from protocol.verify import verify_bytes
 from tests.protocol.harness import Net
@@ -45,7 +46,7 @@ def test_saved_transcript_verifies_and_tampering_is_caught():
     assert verdict.winners == list(net.sessions[0].state.winners)
     config, frames = load(data)
     # drop one of seat 1's frames: its chain breaks there, the rest cannot be placed
-    index = next(i for i, f in enumerate(frames) if i > 40 and b"shares" in f)
+    index = next(i for i, f in enumerate(frames) if i > 40 and frame_kind(f) == "shares")
     broken = verify_bytes(dump(config, frames[:index] + frames[index + 1 :]))
     assert not broken.finished  # a dropped frame leaves the game unfinished: nothing after it counts
     flipped = bytearray(frames[index])

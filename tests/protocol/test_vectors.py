@@ -61,7 +61,7 @@ from protocol.crypto.private_share import packet_context
 from protocol.crypto.shuffle import chain_generator, generators
 from protocol.errors import BadSignature, MalformedSignedFrame
 from protocol.events import Blamed, FrameRejected, Halted, RoundSigned
-from protocol.messages import MAX_FRAME, SCHEMAS, body_digest, encode_body, open_frame
+from protocol.messages import KINDS, MAX_FRAME, SCHEMAS, body_digest, encode_body, open_frame
 from protocol.session import Session
 from protocol.transcript import dump as dump_transcript
 from protocol.transcript import extend, load, transcript_start
@@ -180,7 +180,12 @@ def _check_frame(item: dict[str, Any], config: TableConfig) -> None:
     assert body_digest(b(item["body"])).hex() == item["body_digest"]
     assert hashlib.sha256(b(item["body"])).hexdigest() == item["body_digest"]
     body = msgpack.unpackb(b(item["body"]))
-    assert list(body) == ["v", "sid", "seat", "seq", "prev", "kind", "data"]
+    # [v, sid, seat, seq, prev, kind code, acks, data in schema order]
+    assert len(body) == 8 and KINDS[body[5]] == item["kind"]
+    assert body[2:5] == [item["seat"], item["seq"], b(item["prev"])]
+    acks = [[s, q, b(d)] for s, q, d in item.get("acks", [])]
+    assert body[6] == acks and [list(a) for a in envelope.acks] == acks
+    assert body[7] == [envelope.data[name] for name in SCHEMAS[item["kind"]]]
 
 
 def test_every_kind_of_frame_opens_and_chains(config: TableConfig) -> None:
@@ -228,8 +233,8 @@ def test_want_and_halt_frames(config: TableConfig) -> None:
     assert msgpack.unpackb(evidence) == [b(garbage["body"]), b(garbage["signature"])]
     assert hashlib.sha256(b(garbage["body"])).hexdigest() == garbage["body_digest"]
     body = msgpack.unpackb(b(garbage["body"]))
-    assert (body["seat"], body["seq"], body["prev"].hex(), body["kind"]) == (2, 2, garbage["prev"], "chat")
-    assert body["data"] == untree(garbage["data"]) == {"text": ""}
+    assert (body[2], body[3], body[4].hex(), KINDS[body[5]]) == (2, 2, garbage["prev"], "chat")
+    assert body[7] == [""] and untree(garbage["data"]) == {"text": ""}
     # seat 2's frame #2 follows its key frame (#1) of keys.json
     assert garbage["prev"] == stored("keys.json")["seats"][2]["key_frame"]["body_digest"]
     # the evidence is signed by the culprit and malformed: it proves the fault on its own
@@ -704,7 +709,7 @@ def test_a_reordered_game_transcript_still_verifies(game_vector: tuple[dict[str,
     config, frames = load(data)
     by_seat: dict[int, list[bytes]] = {0: [], 1: []}
     for frame in frames:
-        by_seat[msgpack.unpackb(msgpack.unpackb(frame)[0])["seat"]].append(frame)
+        by_seat[msgpack.unpackb(msgpack.unpackb(frame)[0])[2]].append(frame)  # the seat
     reordered = by_seat[1] + by_seat[0]  # all of seat 1's frames first
     verdict = verify_bytes(dump_transcript(config, reordered))
     assert verdict.valid and verdict.finished and verdict.totals == content["totals"]

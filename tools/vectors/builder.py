@@ -242,10 +242,7 @@ class Builder(CryptoSections):
             ("move", {"job": 5, "move": Move(seat=seat, kind="draw", source="deck").to_dict()}),
             ("move", {"job": 6, "move": Move(seat=seat, kind="reveal", slots=(0, 5)).to_dict()}),
             ("roundsig", {"job": 9, "round": 1, "hash": fixed_hash("round-1")}),
-            (
-                "echo",
-                {"acks": [[0, 0, commit_frames[0].digest], [2, 0, commit_frames[2].digest]]},
-            ),
+            ("echo", {}),  # a stand-alone acknowledgement: its acks are in the body (below)
             ("chat", {"text": "bonne partie é"}),
             ("evidence", {"frame": commit_frames[0].frame}),
             ("complaint", self.complaint_data),
@@ -268,8 +265,11 @@ class Builder(CryptoSections):
         ]
         prev = config.genesis_hash
         out = []
+        # every frame may carry acknowledgements; the echo carries these (seats 0 and 2, #0)
+        echo_acks = [(0, 0, commit_frames[0].digest), (2, 0, commit_frames[2].digest)]
         for seq, (kind, data) in enumerate(contents):
-            envelope = seal(config, key, seat, seq, prev, kind, data)
+            acks = echo_acks if kind == "echo" else []
+            envelope = seal(config, key, seat, seq, prev, kind, data, acks)
             out.append(frame_json(envelope, data))
             prev = envelope.digest
         return {

@@ -58,6 +58,7 @@ def frame_json(envelope: Envelope, data: dict[str, Any]) -> dict[str, Any]:
         "seq": envelope.seq,
         "prev": hx(envelope.prev),
         "kind": envelope.kind,
+        "acks": [[s, q, hx(d)] for s, q, d in envelope.acks],
         "data": tree(data),
         "body": hx(envelope.body),
         "body_digest": hx(envelope.digest),

@@ -17,6 +17,7 @@ from client.ui.render import render
 from client.ui.replay import ReplayUI, load_replay
 from client.ui.roundend import ENDED, ended_round
 from client.ui.widgets import ROUND_PANEL
+from protocol.loopback import frame_kind
 from protocol.transcript import dump, load
 from skyjo_p2p.core.events import RoundEnded
 from skyjo_p2p.engine import deciders
@@ -38,7 +39,7 @@ def saved() -> bytes:
 def forged(saved: bytes) -> bytes:
     """One bit flipped in a frame of decryption shares (as the verify tests do): its signature fails."""
     config, frames = load(saved)
-    index = next(i for i, f in enumerate(frames) if i > 40 and b"shares" in f)
+    index = next(i for i, f in enumerate(frames) if i > 40 and frame_kind(f) == "shares")
     bad = bytearray(frames[index])
     bad[len(bad) // 2] ^= 0x01
     return dump(config, [*frames[:index], bytes(bad), *frames[index + 1 :]])
