@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from protocol.errors import GroupUnavailable
 from skyjo_p2p.core.errors import EngineError, OptionError
 from skyjo_p2p.core.options import parse_assignments
 from skyjo_p2p.engine import games, new_game
@@ -639,6 +640,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OptionError, EngineError, InputError) as exc:
         print(f"skyjo-lan {args.command}: {exc.reason}", file=sys.stderr)
         return 2
+    except GroupUnavailable as exc:  # the crypto library cannot load here: say why, no traceback
+        print(f"skyjo-lan {args.command}: {exc}", file=sys.stderr)
+        return 1
     except BaseException as exc:  # Ctrl-C anywhere: one line, never a traceback
         from . import logs
 

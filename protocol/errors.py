@@ -18,6 +18,14 @@ class ProtocolError(Exception):
         return str(self.args[0]) if self.args else type(self).__name__
 
 
+class GroupUnavailable(ImportError):
+    """The group's library could not be loaded on this machine (`protocol.crypto.group`).
+
+    An `ImportError` because it is raised while `protocol.crypto` is imported; the message says
+    what was tried and what the user can do.
+    """
+
+
 class MalformedMessage(ProtocolError):
     """Bytes that are not a well-formed frame or message of this protocol version."""
 

@@ -53,26 +53,32 @@ meet it (a zero response, a sum of commitments that cancels). So `mul` and `mul_
 identity is hashed as its canonical encoding 00 .. 00. An honest prover produces an identity only
 with probability about 2^-250, in which case the receiver rejects its data.
 
-rbcl's import writes its bundled libsodium to a new temporary file (2.8 MB) and loads it from
-there, never deleting it; `_forget_library_file` unlinks it once it is loaded (POSIX only), so
-test runs and game processes do not fill the temporary directory.
+Loading the library (`_load_rbcl`): rbcl's import writes its bundled libsodium (2.8 MB) to a new
+temporary file, loads it from there and never deletes it. We import it with `tempfile.tempdir`
+pointed at a private directory made for the purpose, and remove that directory once the library is
+loaded (it stays mapped; POSIX), so game processes and test runs leave nothing behind, a partial
+file on a full disk included. If that fails (a full temporary directory, one mounted `noexec`,
+or none writable) the next candidate is tried: `$XDG_RUNTIME_DIR`, then the user's cache
+directory. When none works, `GroupUnavailable` (an `ImportError`) says what was tried and what to
+do; the command-line entry point prints it as one line.
 """
 
 from __future__ import annotations
 
-import contextlib
+import importlib
 import os
 import secrets
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
+from types import ModuleType
 from typing import Final, NewType
-
-import rbcl
 
 from protocol.crypto.errors import InvalidPoint, InvalidScalar
 from protocol.crypto.randomness import SYSTEM, RandomSource
+from protocol.errors import GroupUnavailable
 
 Point = NewType("Point", bytes)
 """The canonical 32-byte encoding of a ristretto255 element (the identity only internally)."""
@@ -86,6 +92,48 @@ SCALAR_BYTES: Final[int] = 32
 HASH_BYTES: Final[int] = 64
 """Input length of `from_hash` (RFC 9496's one-way map takes 64 uniform bytes)."""
 
+
+def _library_dirs() -> list[str]:
+    """Where rbcl may write its copy of libsodium, in order of preference."""
+    dirs = [tempfile.gettempdir()]
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        dirs.append(runtime)
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    dirs.append(os.path.join(cache, "skyjo-lan"))
+    return dirs
+
+
+def _load_rbcl() -> ModuleType:
+    """Import rbcl so that its temporary copy of libsodium is removed (see the module docstring)."""
+    tried: list[str] = []
+    for base in _library_dirs():
+        try:
+            os.makedirs(base, mode=0o700, exist_ok=True)
+            workdir = tempfile.mkdtemp(prefix="skyjo-lan-sodium-", dir=base)
+        except OSError as exc:
+            tried.append(f"{base}: {exc.strerror or exc}")
+            continue
+        saved, tempfile.tempdir = tempfile.tempdir, workdir
+        try:
+            return importlib.import_module("rbcl")
+        except OSError as exc:  # the copy could not be written or loaded from there
+            tried.append(f"{base}: {exc.strerror or exc}")
+            for name in [m for m in sys.modules if m == "rbcl" or m.startswith("rbcl.")]:
+                del sys.modules[name]
+        finally:
+            tempfile.tempdir = saved
+            shutil.rmtree(workdir, ignore_errors=True)
+    raise GroupUnavailable(
+        "cannot load libsodium (rbcl writes it to a temporary file and runs it from there); tried "
+        + "; ".join(tried)
+        + ". Free some space or set TMPDIR to a writable directory that allows programs to run."
+    )
+
+
+rbcl = _load_rbcl()
+
+
 # rbcl ships no type information: the signatures are stated here, once.
 _add: Callable[[bytes, bytes], bytes] = rbcl.crypto_core_ristretto255_add
 _sub: Callable[[bytes, bytes], bytes] = rbcl.crypto_core_ristretto255_sub
@@ -97,18 +145,6 @@ _scalar_add: Callable[[bytes, bytes], bytes] = rbcl.crypto_core_ristretto255_sca
 _scalar_sub: Callable[[bytes, bytes], bytes] = rbcl.crypto_core_ristretto255_scalar_sub
 _scalar_mul: Callable[[bytes, bytes], bytes] = rbcl.crypto_core_ristretto255_scalar_mul
 
-
-def _forget_library_file() -> None:
-    """Unlink the temporary copy of libsodium that rbcl's import wrote (it stays mapped)."""
-    path = getattr(sys.modules.get("rbcl._sodium"), "lib_path", None)
-    if os.name != "posix" or not isinstance(path, str):
-        return
-    if os.path.dirname(path) == tempfile.gettempdir() and path.endswith(".so"):
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-
-
-_forget_library_file()
 
 IDENTITY: Final[Point] = Point(bytes(POINT_BYTES))
 """The neutral element, encoded as 32 zero bytes. Never valid on the wire; may appear in sums."""
