@@ -67,6 +67,7 @@ from protocol.crypto.schnorr import (
     verify_key_commitment,
 )
 from protocol.crypto.shuffle import (
+    ShuffleChainVerifier,
     ShuffleProof,
     check_shuffle_proof,
     shuffle,
@@ -95,6 +96,7 @@ __all__ = [
     "RandomSource",
     "SchnorrProof",
     "ShareBatch",
+    "ShuffleChainVerifier",
     "ShuffleProof",
     "UnknownCard",
     "card_point",

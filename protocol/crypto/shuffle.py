@@ -57,6 +57,7 @@ from protocol.crypto.group import (
     POINT_BYTES,
     L,
     Point,
+    add,
     decode_point,
     decode_scalar,
     encode_scalar,
@@ -586,44 +587,116 @@ def verify_shuffle_chain(
 ) -> None:
     """Verify consecutive shuffles decks[k] -> decks[k+1] (proof k, context k) in one batch.
 
-    For each proof the chain commitments t^ are recomputed and the challenge checked, as in
-    `verify_shuffle`. The four other equations t = t' of CheckShuffleProof, of every proof, are
-    then multiplied by fresh random scalars from `rng` and the weighted sum must be the
-    identity (random-linear-combination batch verification: Bellare, Garay, Rabin, "Fast batch
-    verification for modular exponentiation and digital signatures", EUROCRYPT 1998; a false
-    equation survives with probability 1/L). In that sum a point that occurs in several equations
-    costs one multiplication: the ciphertexts of an intermediate deck (outputs of proof k, inputs
-    of proof k+1) and h_1..h_N (shared by every proof). This saves about a third of the work of
-    separate checks.
-
-    On failure `InvalidProof.index` names the first bad proof (for blame). Verifying the shuffles
-    of a deal together, after the last one, is sound as long as no decryption share is released
-    before this check passes; whether to wait is the session's choice.
+    `ShuffleChainVerifier` fed every proof, then `finish`: see there for the batch (Bellare,
+    Garay, Rabin 1998) and its cost. On failure `InvalidProof.index` names the first bad proof
+    (for blame).
     """
     m = len(proofs)
     if m < 1 or len(decks) != m + 1 or len(contexts) != m:
         raise ValueError("need k proofs, k contexts and k + 1 decks")
+    verifier = ShuffleChainVerifier(decks[0], public_key, rng=rng)
     for k in range(m):
-        reason = _shape_error(decks[k], decks[k + 1], proofs[k])
-        if reason is None:
-            reason = _challenge_error(proofs[k], decks[k], decks[k + 1], public_key, contexts[k])
-        if reason is not None:
-            raise InvalidProof(f"shuffle proof does not verify: {reason}", index=k)
+        verifier.add(decks[k + 1], proofs[k], contexts[k])
+    verifier.finish()
 
-    terms: list[tuple[int, Point]] = []
-    for k, proof in enumerate(proofs):
-        _accumulate(terms, proof, decks[k], decks[k + 1], public_key, contexts[k], rng)
-    if lincomb(terms) == IDENTITY:
-        return
-    for k, proof in enumerate(proofs):
-        reason = _check(proof, decks[k], decks[k + 1], public_key, contexts[k])
-        if reason is not None:
-            raise InvalidProof(f"shuffle proof does not verify: {reason}", index=k)
-    raise InvalidProof("batched shuffle verification failed")  # pragma: no cover
+
+class ShuffleChainVerifier:
+    """Checks the shuffles of one deck, fed one by one as they arrive, as a single batch.
+
+    `add(outputs, proof, context)` takes shuffle k (decks[k] -> outputs). It recomputes that
+    proof's chain commitments t^ and checks its Fiat-Shamir challenge exactly, as
+    `verify_shuffle` does (a wrong challenge raises at once), then adds the four other equations
+    t = t' of CheckShuffleProof, each multiplied by a fresh random scalar from `rng` (252 bits),
+    to one running linear combination that must be the identity (random-linear-combination
+    batch verification, the small exponents test of M. Bellare, J. Garay, T. Rabin, "Fast batch
+    verification for modular exponentiation and digital signatures", EUROCRYPT 1998, Section 3;
+    a false equation survives with probability about 1/L). `finish` evaluates what is left and
+    checks the sum; only then is any proof of the chain accepted.
+
+    In the sum each distinct point costs one multiplication, whatever the number of equations it
+    occurs in: the ciphertexts of an intermediate deck (outputs of proof k, inputs of proof k+1),
+    h_1..h_N, h, G and the key (shared by every proof). A point is multiplied as soon as no later
+    proof can add to its coefficient (the input deck of proof k, its commitments c_j and t1..t4,
+    when proof k arrives), so most of the work is done while the next seats shuffle; `finish`
+    is left with the last deck and h_1..h_N. Costs, N cards and m shuffles: 2N (t^) + N (c_j) +
+    2N (a deck) per shuffle, plus N (h_i) and N or 2N (the first deck) once; 5N + 4 exactly
+    checked per shuffle would be 8N + 4.
+
+    `trusted=True` marks our own shuffle: its equations are not added (we made it), but its output
+    deck still links the proofs before and after it. `check` tests the sum of what was added so
+    far (a seat stopped mid-deal: its earlier shuffles are judged without it). On failure of the
+    sum every unchecked proof is checked on its own, in order, and `InvalidProof.index` names the
+    first bad one (0 for the first `add`), for blame.
+    """
+
+    def __init__(self, deck: Sequence[Ciphertext], public_key: Point, *, rng: RandomSource = SYSTEM) -> None:
+        self._key = public_key
+        self._rng = rng
+        self._decks: list[Sequence[Ciphertext]] = [deck]
+        self._proofs: list[ShuffleProof | None] = []
+        self._contexts: list[bytes] = []
+        self._pending: dict[Point, int] = {}
+        self._acc = IDENTITY
+        self._checked = 0
+
+    @property
+    def count(self) -> int:
+        """Shuffles added so far."""
+        return len(self._proofs)
+
+    def add(
+        self, outputs: Sequence[Ciphertext], proof: ShuffleProof, context: bytes, *, trusted: bool = False
+    ) -> None:
+        """Take the next shuffle (last deck -> `outputs`); `InvalidProof` if its challenge is wrong."""
+        k = len(self._proofs)
+        inputs = self._decks[-1]
+        if not trusted:
+            reason = _shape_error(inputs, outputs, proof)
+            if reason is None:
+                reason = _challenge_error(proof, inputs, outputs, self._key, context)
+            if reason is not None:
+                raise InvalidProof(f"shuffle proof does not verify: {reason}", index=k)
+        self._decks.append(outputs)
+        self._proofs.append(None if trusted else proof)
+        self._contexts.append(context)
+        if not trusted:
+            _accumulate(self._pending, proof, inputs, outputs, self._key, context, self._rng)
+        final: list[Point] = [p for c in inputs for p in (c.c1, c.c2)]
+        if not trusted:
+            final += proof.commitments
+            final += (proof.t1, proof.t2, proof.t3, proof.t41, proof.t42, proof.chain[-1])
+        self._evaluate(final)
+
+    def check(self) -> None:
+        """Check the sum of everything added so far; `InvalidProof` (with its index) if it fails."""
+        self._evaluate(list(self._pending))
+        if self._acc != IDENTITY:
+            for k in range(self._checked, len(self._proofs)):
+                proof = self._proofs[k]
+                if proof is None:
+                    continue
+                reason = _check(proof, self._decks[k], self._decks[k + 1], self._key, self._contexts[k])
+                if reason is not None:
+                    raise InvalidProof(f"shuffle proof does not verify: {reason}", index=k)
+            raise InvalidProof("batched shuffle verification failed")  # pragma: no cover
+        self._checked = len(self._proofs)
+
+    def finish(self) -> None:
+        """After the last shuffle: check the whole chain (as `check`)."""
+        self.check()
+
+    def _evaluate(self, points: Sequence[Point]) -> None:
+        terms: list[tuple[int, Point]] = []
+        for p in points:
+            k = self._pending.pop(p, None)
+            if k is not None:
+                terms.append((k, p))
+        if terms:
+            self._acc = add(self._acc, lincomb(terms)) if self._acc != IDENTITY else lincomb(terms)
 
 
 def _accumulate(
-    terms: list[tuple[int, Point]],
+    pending: dict[Point, int],
     proof: ShuffleProof,
     inputs: Sequence[Ciphertext],
     outputs: Sequence[Ciphertext],
@@ -631,7 +704,7 @@ def _accumulate(
     context: bytes,
     rng: RandomSource,
 ) -> None:
-    """Append rho * (t' - t) for the equations t1..t4 of one proof (see `verify_shuffle_chain`)."""
+    """Add rho * (t' - t) for the equations t1..t4 of one proof into `pending` (point -> scalar)."""
     n = len(inputs)
     hs = generators(n)
     h = chain_generator()
@@ -642,9 +715,11 @@ def _accumulate(
         u_prod = u_prod * uj % L
     r1, r2, r3, r41, r42 = (random_scalar(rng=rng) for _ in range(5))
     s_prime = proof.s_prime
+    terms: list[tuple[int, Point]] = []
 
     # t1' = s1 G - e (sum c_j - sum h_i)
-    terms += [(r1 * proof.s1, BASE), (r1 * e, _generators_sum(n)), (-r1, proof.t1)]
+    terms += [(r1 * proof.s1, BASE), (-r1, proof.t1)]
+    terms += [(r1 * e, hi) for hi in hs]
     terms += [(-r1 * e, cj) for cj in proof.commitments]
     # t2' = s2 G - e (c^_N - u h)
     terms += [(r2 * proof.s2, BASE), (-r2 * e, proof.chain[-1]), (r2 * e * u_prod, h)]
@@ -661,3 +736,5 @@ def _accumulate(
     terms += [(r42 * sp, c.c1) for sp, c in zip(s_prime, outputs, strict=True)]
     terms += [(-r42 * e * uj, c.c1) for uj, c in zip(u, inputs, strict=True)]
     terms += [(-r42 * proof.s4, BASE), (-r42, proof.t42)]
+    for k, p in terms:
+        pending[p] = (pending.get(p, 0) + k) % L
