@@ -358,6 +358,82 @@ def gen_shuffle_proof(
     return _prove(inputs, outputs, r_prime, psi, public_key, context, rng=rng)
 
 
+@dataclass(frozen=True, slots=True)
+class ShuffleSetup:
+    """Everything of one shuffle and its proof that does not depend on the deck shuffled.
+
+    Drawn and computed by `prepare_shuffle` while the seat waits for its turn, so that its turn
+    (the critical path of a deal) costs 4N variable-base multiplications instead of 6N: the
+    permutation psi and re-encryption randomness r' (GenShuffle, Alg. 4.1) with the encryptions
+    of zero (r'_i G, r'_i Y); the permutation commitment c with its randomness r (Alg. 4.4); the
+    chain randomness r^ (Alg. 4.5); the prover's nonces w1..w4, w^, w' with t1, t2, t3
+    (Alg. 4.3). Secret: use it for one shuffle, never twice. `zeros` is empty when only the proof
+    is prepared (tests that prove a chosen shuffle).
+    """
+
+    public_key: Point
+    psi: tuple[int, ...]
+    r_prime: tuple[int, ...]
+    zeros: tuple[Ciphertext, ...]
+    commitments: tuple[Point, ...]
+    r: tuple[int, ...]
+    r_hat: tuple[int, ...]
+    w: tuple[int, int, int, int]
+    w_hat: tuple[int, ...]
+    w_prime: tuple[int, ...]
+    t1: Point
+    t2: Point
+    t3: Point
+
+    @property
+    def n(self) -> int:
+        """Number of cards this setup shuffles."""
+        return len(self.psi)
+
+
+def prepare_shuffle(n: int, public_key: Point, *, rng: RandomSource = SYSTEM) -> ShuffleSetup:
+    """Draw and compute the deck-independent part of a shuffle of n cards (`ShuffleSetup`).
+
+    The draws from `rng` come in the order `shuffle` has always made them (psi, r', r, r^, w),
+    so a shuffle with or without a prepared setup is the same for the same `rng`.
+    """
+    psi = gen_permutation(n, rng=rng)
+    r_prime = [random_scalar(rng=rng) for _ in psi]
+    zeros = tuple(Ciphertext(mul_base(ri), mul(ri, public_key)) for ri in r_prime)
+    return _setup(psi, r_prime, zeros, public_key, rng)
+
+
+def _setup(
+    psi: Sequence[int],
+    r_prime: Sequence[int],
+    zeros: tuple[Ciphertext, ...],
+    public_key: Point,
+    rng: RandomSource,
+) -> ShuffleSetup:
+    n = len(psi)
+    hs = generators(n)
+    c, r = gen_permutation_commitment(psi, hs, rng=rng)
+    r_hat = [random_scalar(rng=rng) for _ in range(n)]
+    w1, w2, w3, w4 = (random_scalar(rng=rng) for _ in range(4))
+    w_hat = [random_scalar(rng=rng) for _ in range(n)]
+    w_prime = [random_scalar(rng=rng) for _ in range(n)]
+    return ShuffleSetup(
+        public_key=public_key,
+        psi=tuple(psi),
+        r_prime=tuple(r_prime),
+        zeros=zeros,
+        commitments=tuple(c),
+        r=tuple(r),
+        r_hat=tuple(r_hat),
+        w=(w1, w2, w3, w4),
+        w_hat=tuple(w_hat),
+        w_prime=tuple(w_prime),
+        t1=mul_base(w1),
+        t2=mul_base(w2),
+        t3=lincomb([(w3, BASE), *zip(w_prime, hs, strict=True)]),
+    )
+
+
 def _prove(
     inputs: Sequence[Ciphertext],
     outputs: Sequence[Ciphertext],
@@ -368,14 +444,28 @@ def _prove(
     *,
     rng: RandomSource = SYSTEM,
 ) -> ShuffleProof:
-    """The body of GenShuffleProof, line by line (psi is not checked: tests feed it cheats)."""
+    """GenShuffleProof for given outputs, r' and psi (psi is not checked: tests feed it cheats)."""
+    setup = _setup(psi, r_prime, (), public_key, rng)
+    return _prove_with(setup, inputs, outputs, context)
+
+
+def _prove_with(
+    setup: ShuffleSetup, inputs: Sequence[Ciphertext], outputs: Sequence[Ciphertext], context: bytes
+) -> ShuffleProof:
+    """The body of GenShuffleProof (Alg. 4.3), line by line, from a prepared setup."""
     n = len(inputs)
-    hs = generators(n)
+    psi, r_prime, r, c = setup.psi, setup.r_prime, setup.r, setup.commitments
+    public_key = setup.public_key
     h = chain_generator()
-    c, r = gen_permutation_commitment(psi, hs, rng=rng)
     u = _get_challenges(inputs, outputs, c, public_key, context)
     u_prime = [u[psi[i]] for i in range(n)]
-    c_hat, r_hat = gen_commitment_chain(h, u_prime, rng=rng)
+    # GenCommitmentChain (Alg. 4.5) with the prepared r^
+    c_hat: list[Point] = []
+    prev = h
+    for rh, up in zip(setup.r_hat, u_prime, strict=True):
+        prev = lincomb([(rh, BASE), (up, prev)])
+        c_hat.append(prev)
+    r_hat = setup.r_hat
 
     r_bar = sum(r) % L
     v = [1] * n
@@ -385,13 +475,8 @@ def _prove(
     r_tilde = sum(rj * uj for rj, uj in zip(r, u, strict=True)) % L
     r_prime_agg = sum(ri * ui for ri, ui in zip(r_prime, u_prime, strict=True)) % L
 
-    w1, w2, w3, w4 = (random_scalar(rng=rng) for _ in range(4))
-    w_hat = [random_scalar(rng=rng) for _ in range(n)]
-    w_prime = [random_scalar(rng=rng) for _ in range(n)]
-
-    t1 = mul_base(w1)
-    t2 = mul_base(w2)
-    t3 = lincomb([(w3, BASE), *zip(w_prime, hs, strict=True)])
+    w1, w2, w3, w4 = setup.w
+    w_hat, w_prime = setup.w_hat, setup.w_prime
     # t4 = (sum w'_i c2'_i - w4 Y, sum w'_i c1'_i - w4 G). With e'_i = e_{j_i} + r'_i (G, Y) this
     # is sum w'_i e_{j_i} + (sum w'_i r'_i - w4) (G, Y): the same points, computed from the inputs
     # so that lincomb can merge equal inputs (the public deck has c1 = G everywhere).
@@ -404,12 +489,12 @@ def _prove(
         t_hat.append(lincomb([(w_hat[i], BASE), (w_prime[i], prev)]))
         prev = c_hat[i]
 
-    t = (t1, t2, t3, t41, t42)
+    t = (setup.t1, setup.t2, setup.t3, t41, t42)
     e = _get_nizkp_challenge(inputs, outputs, c, c_hat, public_key, t, t_hat, context)
     return ShuffleProof(
-        t1=t1,
-        t2=t2,
-        t3=t3,
+        t1=setup.t1,
+        t2=setup.t2,
+        t3=setup.t3,
         t41=t41,
         t42=t42,
         challenge=e,
@@ -425,19 +510,34 @@ def _prove(
 
 
 def shuffle(
-    ciphertexts: Sequence[Ciphertext], public_key: Point, context: bytes, *, rng: RandomSource = SYSTEM
+    ciphertexts: Sequence[Ciphertext],
+    public_key: Point,
+    context: bytes,
+    *,
+    rng: RandomSource = SYSTEM,
+    setup: ShuffleSetup | None = None,
 ) -> tuple[list[Ciphertext], ShuffleProof]:
     """Shuffle and re-encrypt a deck (fresh permutation and randomness from `rng`), with proof.
 
     GenShuffle then GenShuffleProof (Haenni et al. 2017, Alg. 4.1 and 4.3): the outputs hide the
     permutation (re-encryption is semantically secure under DDH) and the proof, bound to
     `context`, shows that no card was added, dropped or changed. Works for any length >= 1 (a
-    one-card shuffle only re-randomises). About 6 variable-base multiplications per card.
+    one-card shuffle only re-randomises). About 6 variable-base multiplications per card, 4 with
+    a `setup` prepared beforehand (`prepare_shuffle`, same size and key; used once).
     """
     if not ciphertexts:
         raise ValueError("cannot shuffle an empty deck")
-    outputs, r_prime, psi = gen_shuffle(ciphertexts, public_key, rng=rng)
-    return outputs, _prove(ciphertexts, outputs, r_prime, psi, public_key, context, rng=rng)
+    if setup is None:
+        setup = prepare_shuffle(len(ciphertexts), public_key, rng=rng)
+    elif setup.n != len(ciphertexts) or setup.public_key != public_key or len(setup.zeros) != setup.n:
+        raise ValueError("the prepared shuffle is for another deck size or key")
+    outputs = [_rerandomise(ciphertexts[j], zero) for j, zero in zip(setup.psi, setup.zeros, strict=True)]
+    return outputs, _prove_with(setup, ciphertexts, outputs, context)
+
+
+def _rerandomise(ciphertext: Ciphertext, zero: Ciphertext) -> Ciphertext:
+    """ciphertext + Enc(0, r') = `reencrypt(ciphertext, Y, r')`, the same encoding."""
+    return Ciphertext(add(ciphertext.c1, zero.c1), add(ciphertext.c2, zero.c2))
 
 
 # --- verifier ----------------------------------------------------------------------------------

@@ -19,7 +19,9 @@ class ShuffleJob(Job):
     shuffles first and checks the shuffle before its own at the next frame it receives (an echo
     of its shuffle, usually), once its shuffle has left: the seats' turns are the critical path
     of the deal, and shuffling a deck not yet checked reveals nothing (no key share is used).
-    The last seat checks at once: nothing may be left to a frame that might not come.
+    The last seat checks at once: nothing may be left to a frame that might not come. The part of
+    our own shuffle that does not depend on the deck (`crypto.prepare_shuffle`) is computed when
+    the job begins, so our turn costs 4 multiplications per card instead of 6.
     No card is placed, so no decryption share can be made (`CardStore.require_verified`), before
     the whole chain has been checked. If a later seat times out, the shuffles received so far are
     checked first (that seat may have stopped because one of them was bad).
@@ -32,6 +34,7 @@ class ShuffleJob(Job):
         self.contexts: list[bytes] = []
         self.frames: list[bytes] = []
         self.verifier: crypto.ShuffleChainVerifier | None = None
+        self.setup: crypto.ShuffleSetup | None = None
         self.next_seat = 0
 
     def begin(self, ctx: JobContext, number: int) -> None:
@@ -50,6 +53,9 @@ class ShuffleJob(Job):
             self.decks.append([ctx.cards.ciphertexts[h] for h in request.handles])
         ctx.cards.shuffling = True
         self.verifier = crypto.ShuffleChainVerifier(self.decks[0], ctx.joint_key, rng=ctx.rng)
+        if ctx.me is not None and not ctx.has_queued(ctx.me):
+            # the part of our shuffle that does not need the deck, done before our turn
+            self.setup = crypto.prepare_shuffle(len(self.decks[0]), ctx.joint_key, rng=ctx.rng)
 
     def _fault(self, exc: InvalidProof) -> Misbehaviour:
         bad = exc.index or 0
@@ -76,15 +82,18 @@ class ShuffleJob(Job):
 
     def run(self, ctx: JobContext) -> bool:
         assert ctx.joint_key is not None
-        shuffled = False
+        shuffled: tuple[list[crypto.Ciphertext], crypto.ShuffleProof] | None = None
         if self.next_seat != ctx.me:
             self._absorb(ctx)  # what we put off to send our shuffle at once
         while self.next_seat < ctx.players:
             seat = self.next_seat
             context = ctx.context(seat, ctx.transcript_hash)
             if seat == ctx.me and not ctx.has_queued(seat):
-                outputs, proof = crypto.shuffle(self.decks[-1], ctx.joint_key, context, rng=ctx.rng)
-                shuffled = True
+                setup, self.setup = self.setup, None
+                outputs, proof = crypto.shuffle(
+                    self.decks[-1], ctx.joint_key, context, rng=ctx.rng, setup=setup
+                )
+                shuffled = outputs, proof
                 ctx.emit(
                     "shuffle",
                     {
@@ -96,18 +105,21 @@ class ShuffleJob(Job):
             envelope = ctx.head(seat, "shuffle", self.number)
             if envelope is None:
                 return False
-            try:
-                outputs = crypto.deck_from_wire(envelope.data["deck"], expected_len=len(self.decks[0]))
-                proof = crypto.ShuffleProof.from_wire(envelope.data["proof"])
-            except CryptoError as exc:
-                raise crypto_fault(seat, "malformed shuffle", exc, envelope.frame) from None
+            if shuffled is not None and seat == ctx.me:
+                outputs, proof = shuffled  # what we just encoded: decoding it again proves nothing
+            else:
+                try:
+                    outputs = crypto.deck_from_wire(envelope.data["deck"], expected_len=len(self.decks[0]))
+                    proof = crypto.ShuffleProof.from_wire(envelope.data["proof"])
+                except CryptoError as exc:
+                    raise crypto_fault(seat, "malformed shuffle", exc, envelope.frame) from None
             ctx.consume(envelope)
             self.frames.append(envelope.frame)
             self.decks.append(outputs)
             self.proofs.append(proof)
             self.contexts.append(context)
             self.next_seat += 1
-            if not shuffled and self.next_seat != ctx.me:
+            if shuffled is None and self.next_seat != ctx.me:
                 self._absorb(ctx)  # while the next seats shuffle
         self._check(ctx)
         ctx.cards.shuffling = False
