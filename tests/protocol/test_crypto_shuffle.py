@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -32,6 +33,7 @@ from protocol.crypto.shuffle import (
     gen_permutation,
     gen_shuffle,
     gen_shuffle_proof,
+    prepare_shuffle,
     shuffle,
     verify_shuffle,
     verify_shuffle_chain,
@@ -204,6 +206,30 @@ def test_proof_for_different_outputs_or_key_fails(
         verify_shuffle(t.deck, out, add(t.y, BASE), proof, ctx(1))
     with pytest.raises(InvalidProof):  # other inputs
         verify_shuffle(t.book.initial_deck(t.y), out, t.y, proof, ctx(1))
+
+
+class _Seeded:
+    def __init__(self, seed: int) -> None:
+        self._random = random.Random(seed)
+
+    def randbelow(self, n: int, /) -> int:
+        return self._random.randrange(n)
+
+
+def test_a_prepared_shuffle_is_the_same_shuffle_and_costs_less_on_the_turn() -> None:
+    t = Table(6)
+    first, _ = shuffle(t.deck, t.y, ctx(0))  # a deck whose c1 are not G
+    out, proof = shuffle(first, t.y, ctx(1), rng=_Seeded(5))
+    setup = prepare_shuffle(6, t.y, rng=_Seeded(5))
+    OPS.reset()
+    out2, proof2 = shuffle(first, t.y, ctx(1), setup=setup)
+    assert OPS.var_mul == 4 * 6 + 1  # chain, t4,1, t4,2 (and Y), t^: 4N + 1 on the turn, not 6N + 1
+    assert (out2, proof2) == (out, proof)  # the same draws in the same order
+    verify_shuffle(first, out2, t.y, proof2, ctx(1))
+    with pytest.raises(ValueError, match="prepared"):
+        shuffle(first[:5], t.y, ctx(1), setup=setup)
+    with pytest.raises(ValueError, match="prepared"):
+        shuffle(first, t.deck[0].c2, ctx(1), setup=setup)
 
 
 # --- cheating shufflers --------------------------------------------------------------------------
