@@ -38,8 +38,9 @@ to the next, and the generators h_i, each cost one multiplication instead of two
 
 Costs (variable-base multiplications, N cards): GenShuffle N, GenPermutationCommitment 0,
 GenCommitmentChain N, GenShuffleProof 4N more (t3 N, t4 2N - only N when every input c1 is G, as
-in the public deck -, t^ N); CheckShuffleProof 8N + 4; the chain check about 5N + 4 per shuffle,
-plus h_1..h_N and the first input deck once. See docs/crypto.md for timings.
+in the public deck -, t^ N); of these 6N, `prepare_shuffle` does the 2N that do not depend on the
+input deck (the re-encryption's r'_i Y and t3) before the seat's turn. CheckShuffleProof 8N + 4;
+in `ShuffleChainVerifier`, 5N + 6 per shuffle plus about 3N once. See docs/crypto.md.
 """
 
 from __future__ import annotations
