@@ -46,6 +46,7 @@ in `ShuffleChainVerifier`, 5N + 6 per shuffle plus about 3N once. See docs/crypt
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -82,28 +83,39 @@ SHUFFLE_LABEL: Final[str] = "skyjo-lan/v1/shuffle/proof"
 _generators: list[Point] = []
 _generator_sums: dict[int, Point] = {}
 _chain_seed: list[Point] = []
+# The client runs each seat's session in its own worker thread (a host with bot seats runs
+# several in one process), and every seat prepares its shuffle when the job begins: two threads
+# extending the cache at once would append the same h_i twice and shift the rest.
+_cache_lock = threading.Lock()
 
 
 def chain_generator() -> Point:
     """h, the independent generator that seeds the commitment chain (c^_0 = h)."""
-    if not _chain_seed:
-        _chain_seed.append(hash_to_point(GENERATORS_LABEL, "h"))
-    return _chain_seed[0]
+    with _cache_lock:
+        if not _chain_seed:
+            _chain_seed.append(hash_to_point(GENERATORS_LABEL, "h"))
+        return _chain_seed[0]
 
 
 def generators(n: int) -> tuple[Point, ...]:
-    """h_1..h_n, the Pedersen commitment generators (hash-to-group, cached and extended on demand)."""
-    while len(_generators) < n:
-        _generators.append(hash_to_point(GENERATORS_LABEL, "h_i", len(_generators) + 1))
-    return tuple(_generators[:n])
+    """h_1..h_n, the Pedersen commitment generators (hash-to-group, cached and extended on demand).
+
+    Thread-safe: sessions of several seats may run in threads of one process.
+    """
+    with _cache_lock:
+        while len(_generators) < n:
+            _generators.append(hash_to_point(GENERATORS_LABEL, "h_i", len(_generators) + 1))
+        return tuple(_generators[:n])
 
 
 def _generators_sum(n: int) -> Point:
-    total = _generator_sums.get(n)
-    if total is None:
-        total = point_sum(generators(n))
-        _generator_sums[n] = total
-    return total
+    hs = generators(n)
+    with _cache_lock:
+        total = _generator_sums.get(n)
+        if total is None:
+            total = point_sum(hs)
+            _generator_sums[n] = total
+        return total
 
 
 # --- the proof object --------------------------------------------------------------------------

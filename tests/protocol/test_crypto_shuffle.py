@@ -232,6 +232,33 @@ def test_a_prepared_shuffle_is_the_same_shuffle_and_costs_less_on_the_turn() -> 
         shuffle(first, t.deck[0].c2, ctx(1), setup=setup)
 
 
+def test_generators_are_the_same_when_threads_fill_the_cache_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a host runs each seat's session in a worker thread, and every seat prepares its shuffle as
+    # the job begins: the cache once got h_i twice (151 generators for 150), and every proof
+    # made in that process failed t1
+    import importlib
+    import threading
+
+    module = importlib.import_module("protocol.crypto.shuffle")
+    expected = module.generators(40)
+    monkeypatch.setattr(module, "_generators", [])
+    monkeypatch.setattr(module, "_generator_sums", {})
+    barrier = threading.Barrier(4)
+    results: list[tuple[Point, ...]] = []
+
+    def fill() -> None:
+        barrier.wait()
+        results.append(module.generators(40))
+
+    threads = [threading.Thread(target=fill) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [expected] * 4
+    assert len(module._generators) == 40
+
+
 # --- cheating shufflers --------------------------------------------------------------------------
 
 
