@@ -124,7 +124,9 @@ class Instrument:
         self.calls: Counter[str] = Counter()
         self.targets: list[tuple[object, str, str, bool]] = [
             (crypto_pkg, "shuffle", "own shuffle + proof (crypto.shuffle)", False),
-            (crypto_pkg, "verify_shuffle_chain", "verify shuffles (verify_shuffle_chain)", False),
+            (crypto_pkg, "prepare_shuffle", "own shuffle + proof (crypto.shuffle)", False),
+            (crypto_pkg.ShuffleChainVerifier, "add", "verify shuffles (ShuffleChainVerifier)", False),
+            (crypto_pkg.ShuffleChainVerifier, "check", "verify shuffles (ShuffleChainVerifier)", False),
             (crypto_pkg, "deck_from_wire", "decode received decks (deck_from_wire)", False),
             (ShuffleProof, "from_wire", "decode received shuffle proofs (ShuffleProof.from_wire)", True),
             (crypto_pkg, "make_share_batch", "make share batches", False),
@@ -641,7 +643,7 @@ EXPERIMENTS = (
 
 structural-decode  received shuffle decks and proofs: length, canonical s and not-identity checks
                    only (libsodium decodes each point when the verification multiplies it)
-verify-at-end      a seat does not verify the shuffles before its own; all are checked at the end
+verify-at-end      no shuffle is fed to the batch verifier before the last one is in
 (One echo per burst, no self-check in `seal` and shares sent at the start of a reveal job were
 experiments here; the session does all three now. Verifying signatures with PyNaCl's libsodium was
 one too, dropped with PyNaCl: rbcl has no signatures.)
@@ -689,14 +691,13 @@ class Experiment:
             self._patch(elgamal, "decode_point", structural)
             self._patch(shuffle_mod, "decode_point", structural)
         if "verify-at-end" in self.names:
-            original_verify = ShuffleJob._verify
+            original_absorb = ShuffleJob._absorb
 
-            def verify(job: Any, session: Session, upto: int) -> None:
-                if upto < session.players:
-                    return
-                original_verify(job, session, upto)
+            def absorb(job: Any, session: Session) -> None:
+                if job.next_seat >= session.players:
+                    original_absorb(job, session)
 
-            self._patch(ShuffleJob, "_verify", verify)
+            self._patch(ShuffleJob, "_absorb", absorb)
         Experiment.active = self.names
         return self
 

@@ -24,6 +24,8 @@ class CardStore:
         """Decryption shares published in the clear, by handle then seat (every peer holds the same)."""
         self.private: dict[int, dict[int, Point]] = {}
         """Decryption shares this peer received privately (encrypted to it), by handle then seat."""
+        self.shuffling = False
+        """A shuffle job is under way whose chain of proofs is not yet fully verified."""
 
     def codebook(self, deck: str, size: int) -> Codebook:
         """The card points M_k of `deck` (k < size): hash-to-group on (session id, deck name, k)."""
@@ -46,6 +48,16 @@ class CardStore:
         for offset, ciphertext in enumerate(cards):
             self.ciphertexts[first + offset] = ciphertext
             self.deck_of[first + offset] = deck
+
+    def require_verified(self) -> None:
+        """Raise unless every shuffle begun has been verified: no share may leave before that.
+
+        A decryption share of a card of a deck whose shuffles are not all checked could help a
+        cheating shuffler open a card it substituted; the shuffle job clears the flag only after
+        its whole chain of proofs has passed.
+        """
+        if self.shuffling:
+            raise AssertionError("a decryption share before every shuffle of the deck was verified")
 
     def published(self, handle: int) -> dict[int, Point]:
         return self.shares.setdefault(handle, {})

@@ -38,13 +38,15 @@ to the next, and the generators h_i, each cost one multiplication instead of two
 
 Costs (variable-base multiplications, N cards): GenShuffle N, GenPermutationCommitment 0,
 GenCommitmentChain N, GenShuffleProof 4N more (t3 N, t4 2N - only N when every input c1 is G, as
-in the public deck -, t^ N); CheckShuffleProof 8N + 4; the chain check about 5N + 4 per shuffle,
-plus h_1..h_N and the first input deck once. See docs/crypto.md for timings.
+in the public deck -, t^ N); of these 6N, `prepare_shuffle` does the 2N that do not depend on the
+input deck (the re-encryption's r'_i Y and t3) before the seat's turn. CheckShuffleProof 8N + 4;
+in `ShuffleChainVerifier`, 5N + 6 per shuffle plus about 3N once. See docs/crypto.md.
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -57,6 +59,7 @@ from protocol.crypto.group import (
     POINT_BYTES,
     L,
     Point,
+    add,
     decode_point,
     decode_scalar,
     encode_scalar,
@@ -85,28 +88,39 @@ SHUFFLE_LABEL: Final[str] = "skyjo-lan/v1/shuffle/proof"
 _generators: list[Point] = []
 _generator_sums: dict[int, Point] = {}
 _chain_seed: list[Point] = []
+# The client runs each seat's session in its own worker thread (a host with bot seats runs
+# several in one process), and every seat prepares its shuffle when the job begins: two threads
+# extending the cache at once would append the same h_i twice and shift the rest.
+_cache_lock = threading.Lock()
 
 
 def chain_generator() -> Point:
     """h, the independent generator that seeds the commitment chain (c^_0 = h)."""
-    if not _chain_seed:
-        _chain_seed.append(hash_to_point(GENERATORS_LABEL, "h"))
-    return _chain_seed[0]
+    with _cache_lock:
+        if not _chain_seed:
+            _chain_seed.append(hash_to_point(GENERATORS_LABEL, "h"))
+        return _chain_seed[0]
 
 
 def generators(n: int) -> tuple[Point, ...]:
-    """h_1..h_n, the Pedersen commitment generators (hash-to-group, cached and extended on demand)."""
-    while len(_generators) < n:
-        _generators.append(hash_to_point(GENERATORS_LABEL, "h_i", len(_generators) + 1))
-    return tuple(_generators[:n])
+    """h_1..h_n, the Pedersen commitment generators (hash-to-group, cached and extended on demand).
+
+    Thread-safe: sessions of several seats may run in threads of one process.
+    """
+    with _cache_lock:
+        while len(_generators) < n:
+            _generators.append(hash_to_point(GENERATORS_LABEL, "h_i", len(_generators) + 1))
+        return tuple(_generators[:n])
 
 
 def _generators_sum(n: int) -> Point:
-    total = _generator_sums.get(n)
-    if total is None:
-        total = point_sum(generators(n))
-        _generator_sums[n] = total
-    return total
+    hs = generators(n)
+    with _cache_lock:
+        total = _generator_sums.get(n)
+        if total is None:
+            total = point_sum(hs)
+            _generator_sums[n] = total
+        return total
 
 
 # --- the proof object --------------------------------------------------------------------------
@@ -362,6 +376,82 @@ def gen_shuffle_proof(
     return _prove(inputs, outputs, r_prime, psi, public_key, context, rng=rng)
 
 
+@dataclass(frozen=True, slots=True)
+class ShuffleSetup:
+    """Everything of one shuffle and its proof that does not depend on the deck shuffled.
+
+    Drawn and computed by `prepare_shuffle` while the seat waits for its turn, so that its turn
+    (the critical path of a deal) costs 4N variable-base multiplications instead of 6N: the
+    permutation psi and re-encryption randomness r' (GenShuffle, Alg. 4.1) with the encryptions
+    of zero (r'_i G, r'_i Y); the permutation commitment c with its randomness r (Alg. 4.4); the
+    chain randomness r^ (Alg. 4.5); the prover's nonces w1..w4, w^, w' with t1, t2, t3
+    (Alg. 4.3). Secret: use it for one shuffle, never twice. `zeros` is empty when only the proof
+    is prepared (tests that prove a chosen shuffle).
+    """
+
+    public_key: Point
+    psi: tuple[int, ...]
+    r_prime: tuple[int, ...]
+    zeros: tuple[Ciphertext, ...]
+    commitments: tuple[Point, ...]
+    r: tuple[int, ...]
+    r_hat: tuple[int, ...]
+    w: tuple[int, int, int, int]
+    w_hat: tuple[int, ...]
+    w_prime: tuple[int, ...]
+    t1: Point
+    t2: Point
+    t3: Point
+
+    @property
+    def n(self) -> int:
+        """Number of cards this setup shuffles."""
+        return len(self.psi)
+
+
+def prepare_shuffle(n: int, public_key: Point, *, rng: RandomSource = SYSTEM) -> ShuffleSetup:
+    """Draw and compute the deck-independent part of a shuffle of n cards (`ShuffleSetup`).
+
+    The draws from `rng` come in the order `shuffle` has always made them (psi, r', r, r^, w),
+    so a shuffle with or without a prepared setup is the same for the same `rng`.
+    """
+    psi = gen_permutation(n, rng=rng)
+    r_prime = [random_scalar(rng=rng) for _ in psi]
+    zeros = tuple(Ciphertext(mul_base(ri), mul(ri, public_key)) for ri in r_prime)
+    return _setup(psi, r_prime, zeros, public_key, rng)
+
+
+def _setup(
+    psi: Sequence[int],
+    r_prime: Sequence[int],
+    zeros: tuple[Ciphertext, ...],
+    public_key: Point,
+    rng: RandomSource,
+) -> ShuffleSetup:
+    n = len(psi)
+    hs = generators(n)
+    c, r = gen_permutation_commitment(psi, hs, rng=rng)
+    r_hat = [random_scalar(rng=rng) for _ in range(n)]
+    w1, w2, w3, w4 = (random_scalar(rng=rng) for _ in range(4))
+    w_hat = [random_scalar(rng=rng) for _ in range(n)]
+    w_prime = [random_scalar(rng=rng) for _ in range(n)]
+    return ShuffleSetup(
+        public_key=public_key,
+        psi=tuple(psi),
+        r_prime=tuple(r_prime),
+        zeros=zeros,
+        commitments=tuple(c),
+        r=tuple(r),
+        r_hat=tuple(r_hat),
+        w=(w1, w2, w3, w4),
+        w_hat=tuple(w_hat),
+        w_prime=tuple(w_prime),
+        t1=mul_base(w1),
+        t2=mul_base(w2),
+        t3=lincomb([(w3, BASE), *zip(w_prime, hs, strict=True)]),
+    )
+
+
 def _prove(
     inputs: Sequence[Ciphertext],
     outputs: Sequence[Ciphertext],
@@ -372,14 +462,28 @@ def _prove(
     *,
     rng: RandomSource = SYSTEM,
 ) -> ShuffleProof:
-    """The body of GenShuffleProof, line by line (psi is not checked: tests feed it cheats)."""
+    """GenShuffleProof for given outputs, r' and psi (psi is not checked: tests feed it cheats)."""
+    setup = _setup(psi, r_prime, (), public_key, rng)
+    return _prove_with(setup, inputs, outputs, context)
+
+
+def _prove_with(
+    setup: ShuffleSetup, inputs: Sequence[Ciphertext], outputs: Sequence[Ciphertext], context: bytes
+) -> ShuffleProof:
+    """The body of GenShuffleProof (Alg. 4.3), line by line, from a prepared setup."""
     n = len(inputs)
-    hs = generators(n)
+    psi, r_prime, r, c = setup.psi, setup.r_prime, setup.r, setup.commitments
+    public_key = setup.public_key
     h = chain_generator()
-    c, r = gen_permutation_commitment(psi, hs, rng=rng)
     u = _get_challenges(inputs, outputs, c, public_key, context)
     u_prime = [u[psi[i]] for i in range(n)]
-    c_hat, r_hat = gen_commitment_chain(h, u_prime, rng=rng)
+    # GenCommitmentChain (Alg. 4.5) with the prepared r^
+    c_hat: list[Point] = []
+    prev = h
+    for rh, up in zip(setup.r_hat, u_prime, strict=True):
+        prev = lincomb([(rh, BASE), (up, prev)])
+        c_hat.append(prev)
+    r_hat = setup.r_hat
 
     # Every scalar below involves a secret (r, r^, r', w, or u' = u in psi's order): libsodium's
     # scalar code, not Python integers (group.scalar_add).
@@ -393,13 +497,8 @@ def _prove(
     r_tilde = scalar_dot(r, u)
     r_prime_agg = scalar_dot(r_prime, u_prime)
 
-    w1, w2, w3, w4 = (random_scalar(rng=rng) for _ in range(4))
-    w_hat = [random_scalar(rng=rng) for _ in range(n)]
-    w_prime = [random_scalar(rng=rng) for _ in range(n)]
-
-    t1 = mul_base(w1)
-    t2 = mul_base(w2)
-    t3 = lincomb([(w3, BASE), *zip(w_prime, hs, strict=True)])
+    w1, w2, w3, w4 = setup.w
+    w_hat, w_prime = setup.w_hat, setup.w_prime
     # t4 = (sum w'_i c2'_i - w4 Y, sum w'_i c1'_i - w4 G). With e'_i = e_{j_i} + r'_i (G, Y) this
     # is sum w'_i e_{j_i} + (sum w'_i r'_i - w4) (G, Y): the same points, computed from the inputs
     # so that lincomb can merge equal inputs (the public deck has c1 = G everywhere).
@@ -412,12 +511,12 @@ def _prove(
         t_hat.append(lincomb([(w_hat[i], BASE), (w_prime[i], prev)]))
         prev = c_hat[i]
 
-    t = (t1, t2, t3, t41, t42)
+    t = (setup.t1, setup.t2, setup.t3, t41, t42)
     e = _get_nizkp_challenge(inputs, outputs, c, c_hat, public_key, t, t_hat, context)
     return ShuffleProof(
-        t1=t1,
-        t2=t2,
-        t3=t3,
+        t1=setup.t1,
+        t2=setup.t2,
+        t3=setup.t3,
         t41=t41,
         t42=t42,
         challenge=e,
@@ -433,19 +532,34 @@ def _prove(
 
 
 def shuffle(
-    ciphertexts: Sequence[Ciphertext], public_key: Point, context: bytes, *, rng: RandomSource = SYSTEM
+    ciphertexts: Sequence[Ciphertext],
+    public_key: Point,
+    context: bytes,
+    *,
+    rng: RandomSource = SYSTEM,
+    setup: ShuffleSetup | None = None,
 ) -> tuple[list[Ciphertext], ShuffleProof]:
     """Shuffle and re-encrypt a deck (fresh permutation and randomness from `rng`), with proof.
 
     GenShuffle then GenShuffleProof (Haenni et al. 2017, Alg. 4.1 and 4.3): the outputs hide the
     permutation (re-encryption is semantically secure under DDH) and the proof, bound to
     `context`, shows that no card was added, dropped or changed. Works for any length >= 1 (a
-    one-card shuffle only re-randomises). About 6 variable-base multiplications per card.
+    one-card shuffle only re-randomises). About 6 variable-base multiplications per card, 4 with
+    a `setup` prepared beforehand (`prepare_shuffle`, same size and key; used once).
     """
     if not ciphertexts:
         raise ValueError("cannot shuffle an empty deck")
-    outputs, r_prime, psi = gen_shuffle(ciphertexts, public_key, rng=rng)
-    return outputs, _prove(ciphertexts, outputs, r_prime, psi, public_key, context, rng=rng)
+    if setup is None:
+        setup = prepare_shuffle(len(ciphertexts), public_key, rng=rng)
+    elif setup.n != len(ciphertexts) or setup.public_key != public_key or len(setup.zeros) != setup.n:
+        raise ValueError("the prepared shuffle is for another deck size or key")
+    outputs = [_rerandomise(ciphertexts[j], zero) for j, zero in zip(setup.psi, setup.zeros, strict=True)]
+    return outputs, _prove_with(setup, ciphertexts, outputs, context)
+
+
+def _rerandomise(ciphertext: Ciphertext, zero: Ciphertext) -> Ciphertext:
+    """ciphertext + Enc(0, r') = `reencrypt(ciphertext, Y, r')`, the same encoding."""
+    return Ciphertext(add(ciphertext.c1, zero.c1), add(ciphertext.c2, zero.c2))
 
 
 # --- verifier ----------------------------------------------------------------------------------
@@ -595,44 +709,116 @@ def verify_shuffle_chain(
 ) -> None:
     """Verify consecutive shuffles decks[k] -> decks[k+1] (proof k, context k) in one batch.
 
-    For each proof the chain commitments t^ are recomputed and the challenge checked, as in
-    `verify_shuffle`. The four other equations t = t' of CheckShuffleProof, of every proof, are
-    then multiplied by fresh random scalars from `rng` and the weighted sum must be the
-    identity (random-linear-combination batch verification: Bellare, Garay, Rabin, "Fast batch
-    verification for modular exponentiation and digital signatures", EUROCRYPT 1998; a false
-    equation survives with probability 1/L). In that sum a point that occurs in several equations
-    costs one multiplication: the ciphertexts of an intermediate deck (outputs of proof k, inputs
-    of proof k+1) and h_1..h_N (shared by every proof). This saves about a third of the work of
-    separate checks.
-
-    On failure `InvalidProof.index` names the first bad proof (for blame). Verifying the shuffles
-    of a deal together, after the last one, is sound as long as no decryption share is released
-    before this check passes; whether to wait is the session's choice.
+    `ShuffleChainVerifier` fed every proof, then `finish`: see there for the batch (Bellare,
+    Garay, Rabin 1998) and its cost. On failure `InvalidProof.index` names the first bad proof
+    (for blame).
     """
     m = len(proofs)
     if m < 1 or len(decks) != m + 1 or len(contexts) != m:
         raise ValueError("need k proofs, k contexts and k + 1 decks")
+    verifier = ShuffleChainVerifier(decks[0], public_key, rng=rng)
     for k in range(m):
-        reason = _shape_error(decks[k], decks[k + 1], proofs[k])
-        if reason is None:
-            reason = _challenge_error(proofs[k], decks[k], decks[k + 1], public_key, contexts[k])
-        if reason is not None:
-            raise InvalidProof(f"shuffle proof does not verify: {reason}", index=k)
+        verifier.add(decks[k + 1], proofs[k], contexts[k])
+    verifier.finish()
 
-    terms: list[tuple[int, Point]] = []
-    for k, proof in enumerate(proofs):
-        _accumulate(terms, proof, decks[k], decks[k + 1], public_key, contexts[k], rng)
-    if lincomb(terms) == IDENTITY:
-        return
-    for k, proof in enumerate(proofs):
-        reason = _check(proof, decks[k], decks[k + 1], public_key, contexts[k])
-        if reason is not None:
-            raise InvalidProof(f"shuffle proof does not verify: {reason}", index=k)
-    raise InvalidProof("batched shuffle verification failed")  # pragma: no cover
+
+class ShuffleChainVerifier:
+    """Checks the shuffles of one deck, fed one by one as they arrive, as a single batch.
+
+    `add(outputs, proof, context)` takes shuffle k (decks[k] -> outputs). It recomputes that
+    proof's chain commitments t^ and checks its Fiat-Shamir challenge exactly, as
+    `verify_shuffle` does (a wrong challenge raises at once), then adds the four other equations
+    t = t' of CheckShuffleProof, each multiplied by a fresh random scalar from `rng` (252 bits),
+    to one running linear combination that must be the identity (random-linear-combination
+    batch verification, the small exponents test of M. Bellare, J. Garay, T. Rabin, "Fast batch
+    verification for modular exponentiation and digital signatures", EUROCRYPT 1998, Section 3;
+    a false equation survives with probability about 1/L). `finish` evaluates what is left and
+    checks the sum; only then is any proof of the chain accepted.
+
+    In the sum each distinct point costs one multiplication, whatever the number of equations it
+    occurs in: the ciphertexts of an intermediate deck (outputs of proof k, inputs of proof k+1),
+    h_1..h_N, h, G and the key (shared by every proof). A point is multiplied as soon as no later
+    proof can add to its coefficient (the input deck of proof k, its commitments c_j and t1..t4,
+    when proof k arrives), so most of the work is done while the next seats shuffle; `finish`
+    is left with the last deck and h_1..h_N. Costs, N cards and m shuffles: 2N (t^) + N (c_j) +
+    2N (a deck) per shuffle, plus N (h_i) and N or 2N (the first deck) once; 5N + 4 exactly
+    checked per shuffle would be 8N + 4.
+
+    `trusted=True` marks our own shuffle: its equations are not added (we made it), but its output
+    deck still links the proofs before and after it. `check` tests the sum of what was added so
+    far (a seat stopped mid-deal: its earlier shuffles are judged without it). On failure of the
+    sum every unchecked proof is checked on its own, in order, and `InvalidProof.index` names the
+    first bad one (0 for the first `add`), for blame.
+    """
+
+    def __init__(self, deck: Sequence[Ciphertext], public_key: Point, *, rng: RandomSource = SYSTEM) -> None:
+        self._key = public_key
+        self._rng = rng
+        self._decks: list[Sequence[Ciphertext]] = [deck]
+        self._proofs: list[ShuffleProof | None] = []
+        self._contexts: list[bytes] = []
+        self._pending: dict[Point, int] = {}
+        self._acc = IDENTITY
+        self._checked = 0
+
+    @property
+    def count(self) -> int:
+        """Shuffles added so far."""
+        return len(self._proofs)
+
+    def add(
+        self, outputs: Sequence[Ciphertext], proof: ShuffleProof, context: bytes, *, trusted: bool = False
+    ) -> None:
+        """Take the next shuffle (last deck -> `outputs`); `InvalidProof` if its challenge is wrong."""
+        k = len(self._proofs)
+        inputs = self._decks[-1]
+        if not trusted:
+            reason = _shape_error(inputs, outputs, proof)
+            if reason is None:
+                reason = _challenge_error(proof, inputs, outputs, self._key, context)
+            if reason is not None:
+                raise InvalidProof(f"shuffle proof does not verify: {reason}", index=k)
+        self._decks.append(outputs)
+        self._proofs.append(None if trusted else proof)
+        self._contexts.append(context)
+        if not trusted:
+            _accumulate(self._pending, proof, inputs, outputs, self._key, context, self._rng)
+        final: list[Point] = [p for c in inputs for p in (c.c1, c.c2)]
+        if not trusted:
+            final += proof.commitments
+            final += (proof.t1, proof.t2, proof.t3, proof.t41, proof.t42, proof.chain[-1])
+        self._evaluate(final)
+
+    def check(self) -> None:
+        """Check the sum of everything added so far; `InvalidProof` (with its index) if it fails."""
+        self._evaluate(list(self._pending))
+        if self._acc != IDENTITY:
+            for k in range(self._checked, len(self._proofs)):
+                proof = self._proofs[k]
+                if proof is None:
+                    continue
+                reason = _check(proof, self._decks[k], self._decks[k + 1], self._key, self._contexts[k])
+                if reason is not None:
+                    raise InvalidProof(f"shuffle proof does not verify: {reason}", index=k)
+            raise InvalidProof("batched shuffle verification failed")  # pragma: no cover
+        self._checked = len(self._proofs)
+
+    def finish(self) -> None:
+        """After the last shuffle: check the whole chain (as `check`)."""
+        self.check()
+
+    def _evaluate(self, points: Sequence[Point]) -> None:
+        terms: list[tuple[int, Point]] = []
+        for p in points:
+            k = self._pending.pop(p, None)
+            if k is not None:
+                terms.append((k, p))
+        if terms:
+            self._acc = add(self._acc, lincomb(terms)) if self._acc != IDENTITY else lincomb(terms)
 
 
 def _accumulate(
-    terms: list[tuple[int, Point]],
+    pending: dict[Point, int],
     proof: ShuffleProof,
     inputs: Sequence[Ciphertext],
     outputs: Sequence[Ciphertext],
@@ -640,7 +826,7 @@ def _accumulate(
     context: bytes,
     rng: RandomSource,
 ) -> None:
-    """Append rho * (t' - t) for the equations t1..t4 of one proof (see `verify_shuffle_chain`)."""
+    """Add rho * (t' - t) for the equations t1..t4 of one proof into `pending` (point -> scalar)."""
     n = len(inputs)
     hs = generators(n)
     h = chain_generator()
@@ -651,9 +837,11 @@ def _accumulate(
         u_prod = u_prod * uj % L
     r1, r2, r3, r41, r42 = (random_scalar(rng=rng) for _ in range(5))
     s_prime = proof.s_prime
+    terms: list[tuple[int, Point]] = []
 
     # t1' = s1 G - e (sum c_j - sum h_i)
-    terms += [(r1 * proof.s1, BASE), (r1 * e, _generators_sum(n)), (-r1, proof.t1)]
+    terms += [(r1 * proof.s1, BASE), (-r1, proof.t1)]
+    terms += [(r1 * e, hi) for hi in hs]
     terms += [(-r1 * e, cj) for cj in proof.commitments]
     # t2' = s2 G - e (c^_N - u h)
     terms += [(r2 * proof.s2, BASE), (-r2 * e, proof.chain[-1]), (r2 * e * u_prod, h)]
@@ -670,3 +858,5 @@ def _accumulate(
     terms += [(r42 * sp, c.c1) for sp, c in zip(s_prime, outputs, strict=True)]
     terms += [(-r42 * e * uj, c.c1) for uj, c in zip(u, inputs, strict=True)]
     terms += [(-r42 * proof.s4, BASE), (-r42, proof.t42)]
+    for k, p in terms:
+        pending[p] = (pending.get(p, 0) + k) % L

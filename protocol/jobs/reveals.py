@@ -86,6 +86,7 @@ class RevealsJob(Job):
         """Our shares: the published batch and one sealed packet per recipient."""
         assert ctx.secret is not None
         cards = ctx.cards
+        cards.require_verified()  # no share before every shuffle of the deck is verified
         context = ctx.context(me, self.start_hash)
         mine = self.owed.get(me, [])
         batch: list[Any] = []

@@ -13,12 +13,18 @@ from .base import Blocked, Job, JobContext, crypto_fault
 class ShuffleJob(Job):
     """A fresh deck (deal) or a pile (reshuffle): each seat in turn shuffles with a proof.
 
-    A seat checks each earlier shuffle as soon as it arrives, while it waits for its turn, so only
-    the latest is left to check before it shuffles (what waits on it is one check, not all of
-    them); the shuffles after its own it checks in one batch once the last is in (nobody waits on
-    those, and a batch costs less). Nothing is decrypted before every shuffle has been checked.
-    If a later seat times out, the shuffles received so far are checked first (that seat may have
-    stopped because one of them was bad).
+    Every shuffle of the deck is checked in one batch (`crypto.ShuffleChainVerifier`), fed each
+    shuffle as it arrives, so that most of the work is done while the next seats shuffle and
+    only the last deck is left when the last shuffle is in. A seat whose turn comes next
+    shuffles first and checks the shuffle before its own at the next frame it receives (an echo
+    of its shuffle, usually), once its shuffle has left: the seats' turns are the critical path
+    of the deal, and shuffling a deck not yet checked reveals nothing (no key share is used).
+    The last seat checks at once: nothing may be left to a frame that might not come. The part of
+    our own shuffle that does not depend on the deck (`crypto.prepare_shuffle`) is computed when
+    the job begins, so our turn costs 4 multiplications per card instead of 6.
+    No card is placed, so no decryption share can be made (`CardStore.require_verified`), before
+    the whole chain has been checked. If a later seat times out, the shuffles received so far are
+    checked first (that seat may have stopped because one of them was bad).
     """
 
     def __init__(self, request: DealRequest | ShuffleRequest) -> None:
@@ -27,7 +33,8 @@ class ShuffleJob(Job):
         self.proofs: list[crypto.ShuffleProof] = []
         self.contexts: list[bytes] = []
         self.frames: list[bytes] = []
-        self.verified = 0
+        self.verifier: crypto.ShuffleChainVerifier | None = None
+        self.setup: crypto.ShuffleSetup | None = None
         self.next_seat = 0
 
     def begin(self, ctx: JobContext, number: int) -> None:
@@ -44,39 +51,49 @@ class ShuffleJob(Job):
             self.decks.append(book.initial_deck(ctx.joint_key))
         else:
             self.decks.append([ctx.cards.ciphertexts[h] for h in request.handles])
+        ctx.cards.shuffling = True
+        self.verifier = crypto.ShuffleChainVerifier(self.decks[0], ctx.joint_key, rng=ctx.rng)
+        if ctx.me is not None and not ctx.has_queued(ctx.me):
+            # the part of our shuffle that does not need the deck, done before our turn
+            self.setup = crypto.prepare_shuffle(len(self.decks[0]), ctx.joint_key, rng=ctx.rng)
 
-    def _verify(self, ctx: JobContext, upto: int) -> None:
-        """Check proofs [verified, upto) in one batch; blame the first bad one."""
-        if upto <= self.verified:
-            return
-        start = self.verified
-        first_mine = ctx.me if ctx.me is not None and start <= ctx.me < upto else None
-        segments = [(start, upto)] if first_mine is None else [(start, first_mine), (first_mine + 1, upto)]
-        assert ctx.joint_key is not None
-        for lo, hi in segments:
-            if hi <= lo:
-                continue
+    def _fault(self, exc: InvalidProof) -> Misbehaviour:
+        bad = exc.index or 0
+        return Misbehaviour(bad, f"invalid shuffle: {exc.reason}", (self.frames[bad],))
+
+    def _absorb(self, ctx: JobContext) -> None:
+        """Feed the verifier every received shuffle it has not seen (ours is trusted)."""
+        verifier = self.verifier
+        assert verifier is not None
+        for k in range(verifier.count, len(self.proofs)):
             try:
-                crypto.verify_shuffle_chain(
-                    self.decks[lo : hi + 1],
-                    self.proofs[lo:hi],
-                    ctx.joint_key,
-                    self.contexts[lo:hi],
-                    rng=ctx.rng,
-                )
+                verifier.add(self.decks[k + 1], self.proofs[k], self.contexts[k], trusted=k == ctx.me)
             except InvalidProof as exc:
-                bad = lo + (exc.index or 0)
-                raise Misbehaviour(bad, f"invalid shuffle: {exc.args[0]}", (self.frames[bad],)) from None
-        self.verified = upto
+                raise self._fault(exc) from None
+
+    def _check(self, ctx: JobContext) -> None:
+        """Everything received so far, checked; `Misbehaviour` names the first bad shuffle."""
+        self._absorb(ctx)
+        assert self.verifier is not None
+        try:
+            self.verifier.check()
+        except InvalidProof as exc:
+            raise self._fault(exc) from None
 
     def run(self, ctx: JobContext) -> bool:
         assert ctx.joint_key is not None
+        shuffled: tuple[list[crypto.Ciphertext], crypto.ShuffleProof] | None = None
+        if self.next_seat != ctx.me:
+            self._absorb(ctx)  # what we put off to send our shuffle at once
         while self.next_seat < ctx.players:
             seat = self.next_seat
             context = ctx.context(seat, ctx.transcript_hash)
             if seat == ctx.me and not ctx.has_queued(seat):
-                self._verify(ctx, seat)
-                outputs, proof = crypto.shuffle(self.decks[-1], ctx.joint_key, context, rng=ctx.rng)
+                setup, self.setup = self.setup, None
+                outputs, proof = crypto.shuffle(
+                    self.decks[-1], ctx.joint_key, context, rng=ctx.rng, setup=setup
+                )
+                shuffled = outputs, proof
                 ctx.emit(
                     "shuffle",
                     {
@@ -88,20 +105,24 @@ class ShuffleJob(Job):
             envelope = ctx.head(seat, "shuffle", self.number)
             if envelope is None:
                 return False
-            try:
-                outputs = crypto.deck_from_wire(envelope.data["deck"], expected_len=len(self.decks[0]))
-                proof = crypto.ShuffleProof.from_wire(envelope.data["proof"])
-            except CryptoError as exc:
-                raise crypto_fault(seat, "malformed shuffle", exc, envelope.frame) from None
+            if shuffled is not None and seat == ctx.me:
+                outputs, proof = shuffled  # what we just encoded: decoding it again proves nothing
+            else:
+                try:
+                    outputs = crypto.deck_from_wire(envelope.data["deck"], expected_len=len(self.decks[0]))
+                    proof = crypto.ShuffleProof.from_wire(envelope.data["proof"])
+                except CryptoError as exc:
+                    raise crypto_fault(seat, "malformed shuffle", exc, envelope.frame) from None
             ctx.consume(envelope)
             self.frames.append(envelope.frame)
             self.decks.append(outputs)
             self.proofs.append(proof)
             self.contexts.append(context)
             self.next_seat += 1
-            if ctx.me is not None and seat < ctx.me:
-                self._verify(ctx, seat + 1)  # while the next seats shuffle, not on our turn
-        self._verify(ctx, ctx.players)
+            if shuffled is None and self.next_seat != ctx.me:
+                self._absorb(ctx)  # while the next seats shuffle
+        self._check(ctx)
+        ctx.cards.shuffling = False
         request = self.request
         final = self.decks[-1]
         if isinstance(request, DealRequest):
@@ -116,4 +137,4 @@ class ShuffleJob(Job):
         return Blocked(f"job:{self.number}:shuffle:{self.next_seat}", (self.next_seat,), True)
 
     def postponed_checks(self, ctx: JobContext) -> None:
-        self._verify(ctx, self.next_seat)
+        self._check(ctx)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -21,16 +22,18 @@ from protocol.crypto.elgamal import (
     reencrypt,
 )
 from protocol.crypto.errors import InvalidPoint, InvalidProof, MalformedData
-from protocol.crypto.group import BASE, IDENTITY, L, Point, add, random_scalar
+from protocol.crypto.group import BASE, IDENTITY, OPS, L, Point, add, random_scalar
 from protocol.crypto.hashing import make_context
 from protocol.crypto.schnorr import keygen
 from protocol.crypto.shuffle import (
+    ShuffleChainVerifier,
     ShuffleProof,
     _prove,
     check_shuffle_proof,
     gen_permutation,
     gen_shuffle,
     gen_shuffle_proof,
+    prepare_shuffle,
     shuffle,
     verify_shuffle,
     verify_shuffle_chain,
@@ -205,6 +208,57 @@ def test_proof_for_different_outputs_or_key_fails(
         verify_shuffle(t.book.initial_deck(t.y), out, t.y, proof, ctx(1))
 
 
+class _Seeded:
+    def __init__(self, seed: int) -> None:
+        self._random = random.Random(seed)
+
+    def randbelow(self, n: int, /) -> int:
+        return self._random.randrange(n)
+
+
+def test_a_prepared_shuffle_is_the_same_shuffle_and_costs_less_on_the_turn() -> None:
+    t = Table(6)
+    first, _ = shuffle(t.deck, t.y, ctx(0))  # a deck whose c1 are not G
+    out, proof = shuffle(first, t.y, ctx(1), rng=_Seeded(5))
+    setup = prepare_shuffle(6, t.y, rng=_Seeded(5))
+    OPS.reset()
+    out2, proof2 = shuffle(first, t.y, ctx(1), setup=setup)
+    assert OPS.var_mul == 4 * 6 + 1  # chain, t4,1, t4,2 (and Y), t^: 4N + 1 on the turn, not 6N + 1
+    assert (out2, proof2) == (out, proof)  # the same draws in the same order
+    verify_shuffle(first, out2, t.y, proof2, ctx(1))
+    with pytest.raises(ValueError, match="prepared"):
+        shuffle(first[:5], t.y, ctx(1), setup=setup)
+    with pytest.raises(ValueError, match="prepared"):
+        shuffle(first, t.deck[0].c2, ctx(1), setup=setup)
+
+
+def test_generators_are_the_same_when_threads_fill_the_cache_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a host runs each seat's session in a worker thread, and every seat prepares its shuffle as
+    # the job begins: the cache once got h_i twice (151 generators for 150), and every proof
+    # made in that process failed t1
+    import importlib
+    import threading
+
+    module = importlib.import_module("protocol.crypto.shuffle")
+    expected = module.generators(40)
+    monkeypatch.setattr(module, "_generators", [])
+    monkeypatch.setattr(module, "_generator_sums", {})
+    barrier = threading.Barrier(4)
+    results: list[tuple[Point, ...]] = []
+
+    def fill() -> None:
+        barrier.wait()
+        results.append(module.generators(40))
+
+    threads = [threading.Thread(target=fill) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [expected] * 4
+    assert len(module._generators) == 40
+
+
 # --- cheating shufflers --------------------------------------------------------------------------
 
 
@@ -297,6 +351,71 @@ def test_chain_with_wrong_lengths_names_the_proof() -> None:
     with pytest.raises(InvalidProof) as info:
         verify_shuffle_chain([t.deck, out[:2]], [proof], t.y, [ctx(0)])
     assert info.value.index == 0
+
+
+def _chain(t: Table, seats: int) -> tuple[list[list[Ciphertext]], list[ShuffleProof], list[bytes]]:
+    decks, proofs = [t.deck], []
+    for seat in range(seats):
+        out, proof = shuffle(decks[-1], t.y, ctx(seat))
+        decks.append(out)
+        proofs.append(proof)
+    return decks, proofs, [ctx(s) for s in range(seats)]
+
+
+def test_incremental_verifier_with_our_own_shuffle_trusted() -> None:
+    t = Table(4, n_peers=4)
+    decks, proofs, contexts = _chain(t, 4)
+    for mine in (None, 0, 2, 3):
+        verifier = ShuffleChainVerifier(decks[0], t.y)
+        for k in range(4):
+            verifier.add(decks[k + 1], proofs[k], contexts[k], trusted=k == mine)
+            if k == 1:
+                verifier.check()  # a partial check (a seat stopped) leaves the rest to check
+        verifier.finish()
+        assert verifier.count == 4
+
+
+@pytest.mark.parametrize("bad", [0, 2, 3])
+def test_incremental_verifier_blames_a_batch_only_fault_at_the_end(bad: int) -> None:
+    # s1 enters only the batched sum: nothing shows until `finish`, which then names the proof
+    t = Table(4, n_peers=4)
+    decks, proofs, contexts = _chain(t, 4)
+    proofs[bad] = _tampered(proofs[bad], "s1", None)
+    verifier = ShuffleChainVerifier(decks[0], t.y)
+    for k in range(4):
+        verifier.add(decks[k + 1], proofs[k], contexts[k], trusted=k == 1)
+    with pytest.raises(InvalidProof) as info:
+        verifier.finish()
+    assert info.value.index == bad
+
+
+def test_incremental_verifier_refuses_a_wrong_challenge_on_arrival() -> None:
+    t = Table(3, n_peers=3)
+    decks, proofs, contexts = _chain(t, 3)
+    verifier = ShuffleChainVerifier(decks[0], t.y)
+    verifier.add(decks[1], proofs[0], contexts[0])
+    with pytest.raises(InvalidProof) as info:
+        verifier.add(decks[2], _tampered(proofs[1], "s_prime", 0), contexts[1])
+    assert info.value.index == 1
+
+
+def test_batched_chain_costs_five_multiplications_per_card_and_shuffle() -> None:
+    # the libsodium operation count is the deterministic measure of the schedule (not the time)
+    n, m = 6, 4
+    t = Table(n, n_peers=m)
+    decks, proofs, contexts = _chain(t, m)
+    OPS.reset()
+    verify_shuffle_chain(decks, proofs, t.y, contexts)
+    batched = OPS.var_mul
+    OPS.reset()
+    for k in range(m):
+        verify_shuffle(decks[k], decks[k + 1], t.y, proofs[k], contexts[k])
+    separate = OPS.var_mul
+    # 5N and the 6 points t1..t4, c^_N per shuffle; once: h_1..h_N, h, Y, the c2 of the public
+    # deck (its c1 are all G) and the last deck
+    assert batched <= 5 * n * m + 6 * m + 4 * n + 2
+    assert separate >= 8 * n * m - n
+    print(f"{m} shuffles of {n} cards: {batched} multiplications batched, {separate} separately")
 
 
 # --- wire validation -----------------------------------------------------------------------------
