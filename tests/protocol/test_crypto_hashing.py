@@ -65,3 +65,34 @@ def test_context_separates_sessions_seats_and_moments() -> None:
 
 def test_hash_to_scalar_is_reduced() -> None:
     assert all(0 <= hash_to_scalar(b"x", i) < L for i in range(50))
+
+
+def _spec_encoding(item: HashItem) -> bytes:
+    """PROTOCOL.md 3.2, written out plainly: a tag, an 8-byte big-endian length, the content."""
+    if isinstance(item, bytes):
+        return b"B" + len(item).to_bytes(8, "big") + item
+    if isinstance(item, str):
+        raw = item.encode("utf-8")
+        return b"S" + len(raw).to_bytes(8, "big") + raw
+    if isinstance(item, int):
+        raw = item.to_bytes((item.bit_length() + 7) // 8, "big")
+        return b"I" + len(raw).to_bytes(8, "big") + raw
+    return b"L" + len(item).to_bytes(8, "big") + b"".join(_spec_encoding(i) for i in item)
+
+
+statements = st.recursive(
+    st.binary(min_size=30, max_size=34)
+    | st.binary(max_size=3)
+    | st.integers(0, 2**260)
+    | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=5) | st.tuples(inner, inner),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(statements, max_size=4))
+def test_encoding_fast_path_gives_the_specified_bytes(items_: list[HashItem]) -> None:
+    # The list-of-points fast path in `_encode_into` must not change a single byte of what
+    # every peer hashes (a proof made by one version must check under another).
+    assert encode(*items_) == b"".join(_spec_encoding(i) for i in items_)
