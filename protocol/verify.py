@@ -26,6 +26,7 @@ The verdict is one of three kinds (protocol/PROTOCOL.md, section 11):
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -221,12 +222,42 @@ def _holes(survey: _Survey, players: int) -> list[str]:
 
 
 def _feeding_order(survey: _Survey) -> list[Envelope]:
-    """One version of each frame, by sequence number then seat: the same for any file order.
+    """One version of each frame, each after what its sender had seen: the same for any file order.
+
+    Each seat's frames go in their chain's order, and a frame goes only after the frames it
+    acknowledges (PROTOCOL.md 9: every frame names the latest game frame its sender held of the
+    others, the chain covering the earlier ones) when the file holds them. Among the frames
+    ready, the lowest (sequence number, seat) goes first. So the observer meets the frames in an
+    order their senders could have met them in: a player's `leave` signed after the game's last
+    move comes after that move, as it did for everyone at the table, and the result stands
+    (sorting by sequence number alone put it before the other seat's later-numbered last frames).
+    Acknowledgements that no order can satisfy (a forged cycle) fall back to that sort.
 
     The frames are handed over opened (`Session.receive_opened`): the survey already checked
     each one's signature and schema against this table, so the observer does not again."""
-    keys = sorted(survey.versions, key=lambda k: (k[1], k[0]))
-    return [survey.versions[k][min(survey.versions[k])] for k in keys]
+    chosen = {key: versions[min(versions)] for key, versions in survey.versions.items()}
+    pending: dict[int, deque[int]] = {}
+    for seat, seq in sorted(chosen):
+        pending.setdefault(seat, deque()).append(seq)
+    last_fed = dict.fromkeys(pending, -1)
+
+    def ready(envelope: Envelope) -> bool:
+        return all(
+            (seat, seq) not in chosen or last_fed.get(seat, -1) >= seq for seat, seq, _ in envelope.acks
+        )
+
+    order: list[Envelope] = []
+    while pending:
+        heads = [chosen[(seat, seqs[0])] for seat, seqs in pending.items()]
+        candidates = [e for e in heads if ready(e)] or heads
+        head = min(candidates, key=lambda e: (e.seq, e.seat))
+        order.append(head)
+        last_fed[head.seat] = head.seq
+        seqs = pending[head.seat]
+        seqs.popleft()
+        if not seqs:
+            del pending[head.seat]
+    return order
 
 
 # --- the observer's report --------------------------------------------------------------------
