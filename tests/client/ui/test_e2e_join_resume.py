@@ -33,12 +33,14 @@ def _saved_line(screen: Pty) -> str:
 
 
 def _face_up_in_box(screen: str, name: str) -> int:
-    """The face-up cards in the grid box titled `name` on a table screen (0 if not shown)."""
+    """The face-up cards in the grid box titled `name` on a table screen (0 if not shown); the
+    box of the seat whose turn it is has heavy corners and a ▶ before the name."""
     lines = screen.splitlines()
     for row, line in enumerate(lines):
-        start = line.find(f"╭ {name} ")
-        if start >= 0:
-            end = line.find("╮", start) + 1
+        title = re.search(rf"[╭┏][ ▶]*{re.escape(name)} [─━]", line)
+        if title:
+            start = title.start()
+            end = min(i for i in (line.find("╮", start), line.find("┓", start)) if i >= 0) + 1
             return sum(
                 len(re.findall(r"\[\s*-?\d+\]", below[start:end])) for below in lines[row + 1 : row + 4]
             )
