@@ -150,9 +150,10 @@ def test_bad_shuffle_by_the_last_seat_is_blamed(two_seats: Net, cheat: str) -> N
 
 @pytest.mark.parametrize("cheat", ["duplicate", "reuse-proof"])
 def test_bad_shuffle_by_a_middle_seat_is_blamed_by_all(three_seats: Net, cheat: str) -> None:
-    # seat 2 checks seat 1's shuffle before its own and stops; seat 0 checks it only after the
-    # last shuffle, which never comes: it must still blame seat 1, never the honest seat 2, and
-    # so must the offline verifier of seat 0's transcript (an observer, at the end of it).
+    # seat 2 shuffles, then checks seat 1's shuffle (issue 16's schedule: a shuffle reveals
+    # nothing) and stops; whatever each seat has checked when it stops, it must blame seat 1,
+    # never the honest seat 2, and so must the offline verifier of seat 0's transcript (an
+    # observer, at the end of it).
     net = cheat_from(three_seats, 1, cheat)
     assert_refused_before_the_deal(net, 1, offline=True)
 
