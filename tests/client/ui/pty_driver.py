@@ -171,6 +171,13 @@ class Pty:
 LOBBY_ADDRESS = re.compile(r"join 127\.0\.0\.1:(\d+)")
 
 
+def loopback_host(home: Path, *extra: str, env: dict[str, str] | None = None) -> Pty:
+    """`skyjo-lan host` as ana at the "Kitchen table", on 127.0.0.1 with no mDNS, in English,
+    with `extra` arguments (seats, bots, a password...): the host of the LAN screen tests."""
+    args = ["--no-mdns", "--interface", "127.0.0.1", "--table", "Kitchen table", "--name", "ana"]
+    return Pty(["host", *extra, *args, "--lang", "en"], home, env=env)
+
+
 def lobby_address(host: Pty, timeout: float = 30.0) -> tuple[str, str]:
     """Wait for a loopback host's lobby to show its address and keys; return (screen, port).
 

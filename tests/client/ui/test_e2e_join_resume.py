@@ -10,14 +10,12 @@ import re
 import signal
 from pathlib import Path
 
-from .pty_driver import Pty, lobby_address
-
-HOST_ARGS = ["--no-mdns", "--interface", "127.0.0.1", "--name", "Kitchen", "--nick", "ana", "--lang", "en"]
+from .pty_driver import Pty, lobby_address, loopback_host
 
 
 def _open_host(home: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[Pty, str, str]:
     """The host's screen, its lobby port and its key's fingerprint as its lobby shows them."""
-    host = Pty(["host", *extra, *HOST_ARGS], home, env=env)
+    host = loopback_host(home, *extra, env=env)
     shown, port = lobby_address(host)
     key = re.search(r"ana \(you, host\)\s+(\S+)", shown)
     assert key is not None, shown

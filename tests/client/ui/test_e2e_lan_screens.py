@@ -4,29 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .pty_driver import Pty, lobby_address
+from .pty_driver import Pty, lobby_address, loopback_host
 
 
 def test_host_and_join_screens_lobby_then_game(tmp_path: Path) -> None:
-    host = Pty(
-        [
-            "host",
-            "--seats",
-            "3",
-            "--bots",
-            "1",
-            "--no-mdns",
-            "--interface",
-            "127.0.0.1",
-            "--name",
-            "Kitchen table",
-            "--nick",
-            "ana",
-            "--lang",
-            "en",
-        ],
-        tmp_path / "host",
-    )
+    host = loopback_host(tmp_path / "host", "--seats", "3", "--bots", "1")
     guest = None
     try:
         _, port = lobby_address(host)  # the port the system chose, as the lobby shows it

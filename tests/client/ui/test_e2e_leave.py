@@ -15,30 +15,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .pty_driver import ROOT, Pty, lobby_address
+from .pty_driver import ROOT, Pty, lobby_address, loopback_host
 
 
 def _host(home: Path) -> Pty:
-    return Pty(
-        [
-            "host",
-            "--seats",
-            "3",
-            "--bots",
-            "1",
-            "--no-mdns",
-            "--interface",
-            "127.0.0.1",
-            "--name",
-            "Kitchen table",
-            "--nick",
-            "ana",
-            "--lang",
-            "en",
-            "--verbose",  # with a screen, even --verbose writes nothing on it
-        ],
-        home,
-    )
+    # with a screen, even --verbose writes nothing on it
+    return loopback_host(home, "--seats", "3", "--bots", "1", "--verbose")
 
 
 def _port(host: Pty) -> str:
