@@ -239,7 +239,7 @@ class Joiner:
         try:
             # bound to our interface if we have one: the host tells the others where we are from
             # the address it sees us come from, and we listen on that interface only
-            (link, accepted), (host, port) = await dial_first(
+            (link, _accepted), (host, port) = await dial_first(
                 table.endpoints,
                 handshake,
                 discard,
@@ -252,8 +252,10 @@ class Joiner:
         self.address = f"{host}:{port}"
         self.link = link
         say(
-            f"seated at {host}:{port} as seat {int(accepted.get('seat', 0)) + 1}; your fingerprint "
-            f"{fingerprint(identity.public_key().public_bytes_raw())}"
+            # no seat number yet: places in the lobby move as people join and leave at once;
+            # the seat is the one the signed table gives at the start
+            f"seated at {host}:{port} (your fingerprint "
+            f"{fingerprint(identity.public_key().public_bytes_raw())})"
         )
         start: dict[str, Any] | None = None
         failure: BaseException | None = None
@@ -297,7 +299,7 @@ class Joiner:
         for other, key in enumerate(config.identities):
             if other != seat:
                 storage.remember_peer(key, config.names[other] if config.names else f"seat {other}")
-        say(f"game starts: {', '.join(config.names)}")
+        say(f"game starts: {', '.join(config.names)}; you are seat {seat + 1}")
         policy = make_bot(opts.headless, config.game, secrets.token_hex(8)) if opts.headless else None
         self.peer = Peer(
             config,

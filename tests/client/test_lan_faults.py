@@ -113,7 +113,7 @@ def test_kill_9_mid_round_then_resume(lab, tmp_path):
     host, (second, third) = start_table(lab, tmp_path)
     assert wait_for(third, "game starts", 60), logs(host, second, third)
     assert wait_for(third, ": flip", 60) or wait_for(third, ": replace", 30), logs(host, second, third)
-    seated = re.search(r"as seat (\d+)", output(third))
+    seated = re.search(r"you are seat (\d+)", output(third))
     assert seated, logs(host, second, third)
     os.killpg(third.pid, signal.SIGKILL)
     third.wait(timeout=10)
@@ -123,7 +123,7 @@ def test_kill_9_mid_round_then_resume(lab, tmp_path):
     )
     codes = wait_all([host, second, resumed], timeout=300)
     assert codes == [0, 0, 0], logs(host, second, resumed)
-    # The joiners race for seats 1 and 2; the resumed peer must take back the seat it had.
+    # The joiners race for seats 2 and 3; the resumed peer must take back the seat it had.
     assert f"resuming skyjo as seat {seated.group(1)}" in output(resumed), output(resumed)
     results = [verdict(tmp_path, i) for i in (1, 2, 3)]
     assert all(r["valid"] and r["finished"] for r in results), [
