@@ -26,6 +26,11 @@ IDENTITY_BYTES = 32
 MAX_NAME = 32
 MAX_OPTION_TEXT = 64
 """The longest text value of an option a genesis carries (PROTOCOL.md, the table configuration)."""
+DEFAULT_GRACE = 60
+"""Seconds a seat that stopped answering may come back (resume) before the others play on
+without it (a bot in its seat, if the table is insured) or stop."""
+TABLE_SETTINGS = ("turn", "grace", "insured", "owners")
+"""The table's own settings a genesis may carry (not the game's rules): see `TableConfig`."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,19 @@ class TableConfig:
     options: Mapping[str, Any] = field(default_factory=dict)
     names: tuple[str, ...] = ()
     version: int = PROTOCOL_VERSION
+    table: Mapping[str, Any] = field(default_factory=dict)
+    """The table's settings (not the game's rules; absent ones take their defaults):
+
+    * ``turn``: seconds a person has for a move before their own program plays it with its bot
+      ("autopilot"), 0 for no countdown (the default);
+    * ``grace``: seconds a seat that stopped answering may come back before the others go on
+      without it (`DEFAULT_GRACE`);
+    * ``insured``: every seat's key share is escrowed at the keys step, so that the others can
+      let a bot play a seat that vanished (False by default: the game stops, as it always did);
+    * ``owners``: for each seat, the seat whose program runs it (a bot the host runs is owned by
+      the host's seat; a person's seat by itself; all seats their own by default). Escrow holders
+      are counted by owner: a program running several seats is one party.
+    """
 
     def __post_init__(self) -> None:
         if not isinstance(self.session_id, bytes) or len(self.session_id) != SESSION_ID_BYTES:
@@ -65,6 +83,40 @@ class TableConfig:
         if self.version != PROTOCOL_VERSION:
             raise MalformedMessage(f"protocol version {self.version} is not {PROTOCOL_VERSION}")
         check_table(self.game, self.players, self.options)
+        _check_settings(self.table, self.players)
+
+    @property
+    def turn_seconds(self) -> int:
+        """Seconds of the move countdown (0: none)."""
+        return int(self.table.get("turn", 0))
+
+    @property
+    def grace_seconds(self) -> int:
+        return int(self.table.get("grace", DEFAULT_GRACE))
+
+    @property
+    def owners(self) -> tuple[int, ...]:
+        """The seat whose program runs each seat."""
+        owners = self.table.get("owners")
+        return tuple(owners) if owners else tuple(range(self.players))
+
+    def escrow_holders(self, seat: int) -> tuple[int, ...]:
+        """The seats that hold shares of `seat`'s key: one per other program (its own seat), in
+        seat order; empty when the table is not insured."""
+        if not self.insured:
+            return ()
+        owners = self.owners
+        return tuple(s for s in range(self.players) if owners[s] == s and s != owners[seat])
+
+    @property
+    def insured(self) -> bool:
+        """Seat insurance is on: set, and every seat's key has two holders at least (with one,
+        that one program alone could read the seat's cards)."""
+        if not self.table.get("insured", False):
+            return False
+        owners = self.owners
+        programs = {owners[s] for s in range(self.players)}
+        return len(programs) >= 3
 
     def encode(self) -> bytes:
         """The canonical genesis bytes (msgpack; map keys in a fixed order, options sorted)."""
@@ -78,6 +130,8 @@ class TableConfig:
                     "options": {k: self.options[k] for k in sorted(self.options)},
                     "ids": list(self.identities),
                     "names": list(self.names),
+                    # only when set: a table without settings has the genesis it always had
+                    **({"table": {k: self.table[k] for k in sorted(self.table)}} if self.table else {}),
                 },
                 use_bin_type=True,
             )
@@ -96,16 +150,12 @@ class TableConfig:
             )
         except Exception as exc:  # msgpack raises several types
             raise MalformedMessage(f"genesis is not msgpack: {exc}") from None
-        if not isinstance(obj, dict) or set(obj) != {
-            "v",
-            "sid",
-            "game",
-            "players",
-            "options",
-            "ids",
-            "names",
-        }:
+        fields = {"v", "sid", "game", "players", "options", "ids", "names"}
+        if not isinstance(obj, dict) or set(obj) not in (fields, fields | {"table"}):
             raise MalformedMessage("genesis has the wrong fields")
+        table = obj.get("table", {})
+        if not isinstance(table, dict) or (not table and "table" in obj):
+            raise MalformedMessage("genesis table settings malformed")
         if not isinstance(obj["game"], str) or not isinstance(obj["options"], dict):
             raise MalformedMessage("genesis game or options malformed")
         if not isinstance(obj["ids"], list) or not isinstance(obj["names"], list):
@@ -118,6 +168,7 @@ class TableConfig:
             options=dict(obj["options"]),
             names=tuple(obj["names"]),
             version=obj["v"],
+            table=dict(table),
         )
 
 
@@ -150,6 +201,25 @@ def _check_options(options: Mapping[str, Any]) -> None:
             raise MalformedMessage(
                 f"option {key} must be a number, true/false or text of at most {MAX_OPTION_TEXT} characters"
             )
+
+
+def _check_settings(table: Mapping[str, Any], players: int) -> None:
+    if not isinstance(table, Mapping) or not set(table) <= set(TABLE_SETTINGS):
+        raise MalformedMessage(f"table settings are among {', '.join(TABLE_SETTINGS)}")
+    for key in ("turn", "grace"):
+        value = table.get(key, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 3600:
+            raise MalformedMessage(f"table setting {key} is 0 to 3600 seconds")
+    if not isinstance(table.get("insured", False), bool):
+        raise MalformedMessage("table setting insured is true or false")
+    owners = table.get("owners")
+    if owners is not None and (
+        not isinstance(owners, list | tuple)
+        or len(owners) != players
+        or not all(isinstance(o, int) and not isinstance(o, bool) and 0 <= o < players for o in owners)
+        or any(owners[o] != o for o in owners)
+    ):
+        raise MalformedMessage("table setting owners names, for each seat, a seat that runs itself")
 
 
 def seat_names(config: TableConfig) -> Sequence[str]:

@@ -79,6 +79,38 @@ class Left:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatTakenOver:
+    """From now on every peer plays `seat` with the same deterministic bot, from public
+    information only (`protocol.takeover`): its player left (`how` is "left": it published its
+    key share) or vanished past the grace period ("vanished": the others rebuild the decryption
+    shares the seat's cards need from the key escrow). `disclosed` counts the seat's private
+    cards that had to become public for the bot to play them."""
+
+    seat: int
+    how: str
+    disclosed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SeatReturned:
+    """`seat`'s player came back after a takeover and plays their seat again (from the next
+    turn boundary)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class AwayChanged:
+    """`seat`'s player is away (`away`: their own program plays for them, "autopilot") or back.
+
+    Said in a signed `away` frame: part of the transcript, shown to everyone, no effect on the
+    game (the moves are that seat's own, signed as always)."""
+
+    seat: int
+    away: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Halted:
     """The session stopped; nothing more will be played in it.
 
@@ -113,6 +145,9 @@ SessionEvent = (
     | FrameRejected
     | Blamed
     | Left
+    | AwayChanged
+    | SeatTakenOver
+    | SeatReturned
     | Halted
     | TimerRequest
 )

@@ -136,9 +136,12 @@ SCHEMAS: Mapping[str, Mapping[str, Check]] = {
     # the sender leaves the table for good: the game stops for everyone, blaming nobody (a
     # later version may add fields, such as a key share with its proof, so others play on)
     "leave": {"reason": _text},
+    # the sender's player is away (their own program plays their moves with its bot: autopilot)
+    # or back (False); shown to every seat, part of the transcript, no effect on the game
+    "away": {"away": lambda v: isinstance(v, bool)},
 }
 
-SIDE_KINDS = frozenset({"echo", "chat", "evidence", "complaint", "want", "halt", "leave"})
+SIDE_KINDS = frozenset({"echo", "chat", "evidence", "complaint", "want", "halt", "leave", "away"})
 """Kinds handled on arrival; every other kind is a step of the game, consumed in order."""
 
 KINDS: tuple[str, ...] = (
@@ -157,6 +160,7 @@ KINDS: tuple[str, ...] = (
     "want",
     "halt",
     "leave",
+    "away",
 )
 """The wire code of each kind is its index here (fixed: a new kind goes at the end)."""
 _KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}

@@ -92,6 +92,7 @@ from .crypto.randomness import SYSTEM, RandomSource
 from .deck import CardStore
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame, Misbehaviour
 from .events import (
+    AwayChanged,
     Blamed,
     ChatReceived,
     Finished,
@@ -194,6 +195,8 @@ class Session:
         """The seats that stopped answering, if that is why the game stopped."""
         self.left: int | None = None
         """The seat that left the table (a signed leave), if that is why the game stopped."""
+        self.away: set[int] = set()
+        """The seats whose player is away, their own program playing for them (`set_away`)."""
         self._final = False
         """A proven verdict: nothing more is checked. After a stop without proof (a timeout, a
         halt another peer sent) the session keeps checking what arrives, quietly, so a proof
@@ -497,6 +500,27 @@ class Session:
         self._left(self.me, reason)
         return True
 
+    def set_away(self, away: bool) -> bool:
+        """Say that this peer's player is away (their program plays for them: autopilot) or back.
+        Sends a signed `away` frame when that changes; False (nothing sent) otherwise, for an
+        observer, or once the game is over or stopped."""
+        if self.me is None or self.halted or self._final or self._game_over():
+            return False
+        if (self.me in self.away) == away:
+            return False
+        self._emit("away", {"away": away})
+        self._away_frame(self.me, away)
+        return True
+
+    def _away_frame(self, seat: int, away: bool) -> None:
+        if (seat in self.away) == away:
+            return
+        if away:
+            self.away.add(seat)
+        else:
+            self.away.discard(seat)
+        self._events.append(AwayChanged(seat, away))
+
     def _game_over(self) -> bool:
         return self.state is not None and self.state.phase == "game_over"
 
@@ -758,6 +782,8 @@ class Session:
             self._relayed(envelope.seat, envelope.data["frame"])
         elif envelope.kind == "complaint":
             self._complaint(envelope)
+        elif envelope.kind == "away":
+            self._away_frame(envelope.seat, envelope.data["away"])
 
     # --- private shares and complaints ------------------------------------------------------
 
