@@ -197,6 +197,8 @@ class Session:
         """The seat that left the table (a signed leave), if that is why the game stopped."""
         self.away: set[int] = set()
         """The seats whose player is away, their own program playing for them (`set_away`)."""
+        self.taken_over: dict[int, str] = {}
+        """The seats every peer now plays with the common bot, and why ("left" or "vanished")."""
         self._final = False
         """A proven verdict: nothing more is checked. After a stop without proof (a timeout, a
         halt another peer sent) the session keeps checking what arrives, quietly, so a proof
