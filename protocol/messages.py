@@ -133,9 +133,10 @@ SCHEMAS: Mapping[str, Mapping[str, Check]] = {
         "absent": _list_of(SEAT, 8),
         "evidence": _list_of(_frame_bytes, 8),
     },
-    # the sender leaves the table for good: the game stops for everyone, blaming nobody (a
-    # later version may add fields, such as a key share with its proof, so others play on)
-    "leave": {"reason": _text},
+    # the sender leaves the table for good, with its ElGamal key share x (32 bytes; checked:
+    # xG is its public key share) so the others play its seat with the common bot; empty before
+    # the keys were agreed (then the game stops, blaming nobody)
+    "leave": {"reason": _text, "key": lambda v: isinstance(v, bytes) and len(v) in (0, 32)},
     # the sender's player is away (their own program plays their moves with its bot: autopilot)
     # or back (False); shown to every seat, part of the transcript, no effect on the game
     "away": {"away": lambda v: isinstance(v, bool)},

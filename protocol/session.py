@@ -82,9 +82,9 @@ from skyjo_p2p.core.events import (
 from skyjo_p2p.core.events import GameOver, MoveVoided, RoundEnded
 from skyjo_p2p.core.moves import Move, MoveSchema
 from skyjo_p2p.core.state import TableState
-from skyjo_p2p.engine import apply, legal_moves, new_game, rules_for
+from skyjo_p2p.engine import apply, disclose, legal_moves, new_game, rules_for
 
-from . import complaints, crypto
+from . import complaints, crypto, takeover
 from .chains import MAX_BUFFERED, MAX_BUFFERED_BYTES, Chain
 from .config import TableConfig, seat_names
 from .crypto.group import encode_scalar
@@ -100,13 +100,14 @@ from .events import (
     Halted,
     Left,
     MoveRefused,
+    SeatTakenOver,
     SessionEvent,
     Started,
     TimerRequest,
     Updated,
     YourMove,
 )
-from .jobs import Blocked, Job, KeysJob, RoundSignatureJob, Unattributable, job_for
+from .jobs import Blocked, Job, KeysJob, RoundSignatureJob, Unattributable, crypto_fault, job_for
 from .messages import MAX_TEXT, SIDE_KINDS, Ack, Envelope, open_frame, seal, verifiers_for
 from .quotas import Quotas
 from .transcript import extend, transcript_start
@@ -199,6 +200,9 @@ class Session:
         """The seats whose player is away, their own program playing for them (`set_away`)."""
         self.taken_over: dict[int, str] = {}
         """The seats every peer now plays with the common bot, and why ("left" or "vanished")."""
+        self.stand_ins: dict[int, takeover.StandIn] = {}
+        """Seats whose player left with its key share: the table plays them once their messages
+        run out (`stands_in`)."""
         self._final = False
         """A proven verdict: nothing more is checked. After a stop without proof (a timeout, a
         halt another peer sent) the session keeps checking what arrives, quietly, so a proof
@@ -498,7 +502,10 @@ class Session:
         if self.me is None or self.halted or self._final or self._game_over():
             return False
         reason = reason.strip()[:MAX_TEXT] or "left the table"
-        self._emit("leave", {"reason": reason})
+        # our key share, so the others can play on: only once the keys are agreed (before, the
+        # share would open nothing, and the game cannot go on without a seat's key anyway)
+        key = encode_scalar(self.secret) if self.secret is not None and self.joint_key is not None else b""
+        self._emit("leave", {"reason": reason, "key": key})
         self._left(self.me, reason)
         return True
 
@@ -527,10 +534,11 @@ class Session:
         return self.state is not None and self.state.phase == "game_over"
 
     def _left(self, seat: int, reason: str) -> None:
-        """`seat` signed a leave: the game stops for everyone, blaming nobody. (Where a later
-        version lets a bot play the seat instead, this is the place.)"""
+        """`seat` signed a leave and the table cannot play it (it is us, or it left before the
+        keys were agreed): the game stops for everyone, blaming nobody."""
         who = seat_names(self.config)[seat]
-        self._events.append(Left(seat, reason))
+        if seat == self.me:
+            self._events.append(Left(seat, reason))
         self._halt(f"{who} (seat {seat + 1}) left the table", left=seat, announce=False)
 
     def _leave_frame(self, envelope: Envelope) -> None:
@@ -544,7 +552,79 @@ class Session:
         if self.halted:
             return
         self._publish([envelope.frame])  # a peer whose link to the leaver was down gets it too
-        self._left(envelope.seat, envelope.data["reason"])
+        seat, reason = envelope.seat, envelope.data["reason"]
+        # the seat is played by the table from the first job that needs it (`stands_in`), where
+        # every peer is at the same point; its key share is checked there (the keys may not be
+        # agreed yet here, as when a saved game is read back)
+        self.stand_ins[seat] = takeover.StandIn(
+            seat,
+            "left",
+            envelope.data["key"],
+            takeover.common_bot(self.config.session_id, self.config.game, seat),
+            reason=reason,
+            frame=envelope.frame,
+        )
+        self._events.append(Left(seat, reason))
+
+    # --- seats the table plays (see `protocol.takeover`) ----------------------------------------
+
+    def stands_in(self, seat: int) -> bool:
+        """Whether the table plays `seat` now: its player left and every game message of its
+        chain before the leave is consumed. The first time, the takeover begins (reported)."""
+        stand_in = self.stand_ins.get(seat)
+        if stand_in is None or self._queues[seat] or self.halted:
+            return False
+        if not stand_in.started:
+            if not stand_in.key or self.joint_key is None:
+                # left before the keys were agreed (no key share): the game cannot go on
+                self._left(seat, stand_in.reason)
+                return False
+            try:
+                stand_in.secret = takeover.check_left_key(stand_in.key, self.public_keys[seat])
+            except crypto.CryptoError as exc:
+                raise crypto_fault(
+                    seat, "left with a key share that is not its own", exc, stand_in.frame
+                ) from None
+            stand_in.started = True
+            self.taken_over[seat] = stand_in.how
+            assert self.state is not None
+            self._events.append(
+                SeatTakenOver(seat, stand_in.how, len(takeover.undisclosed(self.state, seat)))
+            )
+        return True
+
+    def stand_in_shares(self, seat: int, ciphertexts: Sequence[crypto.Ciphertext]) -> list[crypto.Point]:
+        """The decryption shares of a seat the table plays, as every peer computes them."""
+        stand_in = self.stand_ins[seat]
+        assert stand_in.secret is not None
+        out = []
+        for ciphertext in ciphertexts:
+            key = bytes(ciphertext.c1)
+            share = stand_in.shares.get(key)
+            if share is None:
+                share = stand_in.shares[key] = crypto.decryption_share(stand_in.secret, ciphertext)
+            out.append(share)
+        return out
+
+    def stand_in_move(self, seat: int) -> Move:
+        """The common bot's move for a seat the table plays."""
+        assert self.state is not None
+        return takeover.bot_move(self.stand_ins[seat], self.state)
+
+    def played_by_table(self, seat: int) -> bool:
+        """Whether the table has begun to play `seat` (reveals to it are made public)."""
+        return seat in self.taken_over
+
+    def undisclosed(self, seat: int) -> list[int]:
+        """The cards `seat` knows that not everyone does (to be made public before its bot plays)."""
+        assert self.state is not None
+        return takeover.undisclosed(self.state, seat)
+
+    def disclose(self, handle: int, value: int) -> None:
+        """Make a card public (a seat the table plays knew it): engine, then events."""
+        assert self.state is not None
+        self.state, events = disclose(self.state, handle, value)
+        self.after_engine(events)
 
     def stop(self, reason: str, culprit: int | None = None, absent: tuple[int, ...] = ()) -> None:
         """Stop the game from outside (the link layer found a split table, the player quit):
@@ -716,6 +796,10 @@ class Session:
             self._quotas.side_frame(envelope)
             self._side_message(envelope)
         else:
+            if envelope.seat in self.stand_ins:
+                raise Misbehaviour(
+                    envelope.seat, "sent a game message after leaving the table", (envelope.frame,)
+                )
             self._quotas.game_frame(envelope)
             self._queues[envelope.seat].append(envelope)
             if envelope.seat != self.me:

@@ -36,7 +36,17 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from .config import TableConfig
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame
-from .events import Blamed, FrameRejected, Halted, Left, RoundSigned, SessionEvent
+from .events import (
+    AwayChanged,
+    Blamed,
+    FrameRejected,
+    Halted,
+    Left,
+    RoundSigned,
+    SeatReturned,
+    SeatTakenOver,
+    SessionEvent,
+)
 from .messages import Envelope, open_frame, verifiers_for
 from .session import Session
 from .transcript import load_checked
@@ -85,7 +95,12 @@ class Verdict:
     unconsumed: list[str] = field(default_factory=list)
     not_this_game: bool = False
     left: int | None = None
-    """The seat that left the table (its signed leave ends the game), if one did."""
+    """The seat that left the table, if its signed leave stopped the game (one sent before the
+    keys were agreed: the table could not play the seat)."""
+    taken_over: dict[int, str] = field(default_factory=dict)
+    """Seats the table played with the common bot at the end, and why ("left", "vanished")."""
+    seat_events: list[str] = field(default_factory=list)
+    """Leaves, takeovers, returns and autopilot, in the order the check met them."""
 
     def as_dict(self) -> dict[str, Any]:
         """The verdict as JSON-ready data (`skyjo-lan verify --json`)."""
@@ -107,6 +122,8 @@ class Verdict:
             "not_this_game": self.not_this_game,
             "stops_at": self.stops_at,
             "left": self.left,
+            "taken_over": {str(seat + 1): how for seat, how in sorted(self.taken_over.items())},
+            "seat_events": self.seat_events,
             "unconsumed": self.unconsumed,
             "rejected_frames": self.rejected,
         }
@@ -285,6 +302,8 @@ class _Report:
     """Why the game was stopped, when the stop proves nothing against anyone."""
     left: int | None = None
     """The seat whose signed leave stopped the game."""
+    taken_over: dict[int, str] = field(default_factory=dict)
+    events: list[str] = field(default_factory=list)
     rounds_signed: int = 0
     rejected: list[str] = field(default_factory=list)
 
@@ -294,8 +313,21 @@ class _Report:
                 self.rounds_signed += 1
             elif isinstance(event, FrameRejected):
                 self.rejected.append(event.reason)
-            elif isinstance(event, Left) and self.left is None and self.stopped is None:
-                self.left = event.seat
+            elif isinstance(event, Left):
+                self.events.append(f"seat {event.seat + 1} left the table ({event.reason})")
+            elif isinstance(event, SeatTakenOver):
+                self.taken_over[event.seat] = event.how
+                shown = f", {event.disclosed} of its cards made public" if event.disclosed else ""
+                self.events.append(
+                    f"the table plays seat {event.seat + 1} with the common bot ({event.how}{shown})"
+                )
+            elif isinstance(event, SeatReturned):
+                self.taken_over.pop(event.seat, None)
+                self.events.append(f"seat {event.seat + 1} came back and plays its seat again")
+            elif isinstance(event, AwayChanged):
+                self.events.append(
+                    f"seat {event.seat + 1} is {'away (its own bot plays)' if event.away else 'back'}"
+                )
             elif isinstance(event, Blamed) and self.fault is None:
                 self.accused = event.seat
                 # The seat signed the evidence: one frame of it is the seat's, and every frame is
@@ -311,6 +343,8 @@ class _Report:
                         "by it in the file proves it)"
                     )
             elif isinstance(event, Halted):
+                if event.left is not None and self.left is None and self.stopped is None:
+                    self.left = event.left
                 if event.culprit is None:
                     # a stop that proves nothing against anyone (a seat left, a timeout, a halt
                     # another seat sent): the game is unfinished, not invalid
@@ -421,6 +455,7 @@ def verify_bytes(data: bytes) -> Verdict:
     observer.check_postponed()  # a transcript may stop after a bad shuffle whose check was put off
     report.take(observer.next_events())
     verdict.rounds_signed = report.rounds_signed
+    verdict.taken_over, verdict.seat_events = dict(report.taken_over), list(report.events)
     verdict.rejected.extend(report.rejected)
     state = observer.state
     if state is not None:

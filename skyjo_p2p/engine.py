@@ -201,6 +201,22 @@ def _take_answer(rules: Rules[Any], state: TableState, answer: Answer, events: l
         state.random_value = answer.value
 
 
+def disclose(state: TableState, handle: int, value: int) -> tuple[TableState, list[Event]]:
+    """Make a card some seats know privately public, outside the rules: the seat that knew it
+    is now played by a bot every peer runs alike, so every peer must see what that bot sees
+    (RULINGS: a seat's cards become public once a bot plays it for everyone). The rules never
+    ask for this; it changes only who knows the card. Raises `UnexpectedAnswer` for a value that
+    is not a card of the handle's deck or contradicts what this state knows."""
+    rules = _rules_of(state)
+    if not 0 <= handle < len(state.seen):
+        raise UnexpectedAnswer(f"no card {handle} to disclose")
+    if not rules.valid_value(state, state.deck_of[handle], value):
+        raise UnexpectedAnswer(f"{value!r} is not a card of the {state.deck_of[handle]} deck")
+    new = state.copy()
+    new.learn(handle, None, value)
+    return new, [Revealed(handle, None, value)]
+
+
 def _describe(request: object) -> str:
     return type(request).__name__.replace("Request", " request").lower()
 

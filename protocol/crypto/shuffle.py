@@ -767,26 +767,34 @@ class ShuffleChainVerifier:
         return len(self._proofs)
 
     def add(
-        self, outputs: Sequence[Ciphertext], proof: ShuffleProof, context: bytes, *, trusted: bool = False
+        self,
+        outputs: Sequence[Ciphertext],
+        proof: ShuffleProof | None,
+        context: bytes,
+        *,
+        trusted: bool = False,
     ) -> None:
-        """Take the next shuffle (last deck -> `outputs`); `InvalidProof` if its challenge is wrong."""
+        """Take the next shuffle (last deck -> `outputs`); `InvalidProof` if its challenge is wrong.
+        A trusted one (ours, or none at all: a seat the table plays) needs no proof."""
         k = len(self._proofs)
         inputs = self._decks[-1]
-        if not trusted:
-            reason = _shape_error(inputs, outputs, proof)
+        checked = None if trusted else proof
+        if not trusted and checked is None:
+            raise ValueError("an untrusted shuffle needs its proof")
+        if checked is not None:
+            reason = _shape_error(inputs, outputs, checked)
             if reason is None:
-                reason = _challenge_error(proof, inputs, outputs, self._key, context)
+                reason = _challenge_error(checked, inputs, outputs, self._key, context)
             if reason is not None:
                 raise InvalidProof(f"shuffle proof does not verify: {reason}", index=k)
         self._decks.append(outputs)
-        self._proofs.append(None if trusted else proof)
+        self._proofs.append(checked)
         self._contexts.append(context)
-        if not trusted:
-            _accumulate(self._pending, proof, inputs, outputs, self._key, context, self._rng)
         final: list[Point] = [p for c in inputs for p in (c.c1, c.c2)]
-        if not trusted:
-            final += proof.commitments
-            final += (proof.t1, proof.t2, proof.t3, proof.t41, proof.t42, proof.chain[-1])
+        if checked is not None:
+            _accumulate(self._pending, checked, inputs, outputs, self._key, context, self._rng)
+            final += checked.commitments
+            final += (checked.t1, checked.t2, checked.t3, checked.t41, checked.t42, checked.chain[-1])
         self._evaluate(final)
 
     def check(self) -> None:

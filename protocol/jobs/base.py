@@ -187,6 +187,31 @@ class JobContext(Protocol):
         """A round ended: every seat signed the transcript at its frame `signed[seat]`."""
         ...
 
+    def stands_in(self, seat: int) -> bool:
+        """Whether the table plays `seat` now (its player left and its messages ran out): the
+        job then does the seat's part itself (`protocol.takeover`)."""
+        ...
+
+    def stand_in_shares(self, seat: int, ciphertexts: Sequence[crypto.Ciphertext]) -> list[crypto.Point]:
+        """The decryption shares of a seat the table plays (every peer computes the same)."""
+        ...
+
+    def stand_in_move(self, seat: int) -> Move:
+        """The common bot's move for a seat the table plays."""
+        ...
+
+    def played_by_table(self, seat: int) -> bool:
+        """Whether the table has begun to play `seat` (reveals to it are then made public)."""
+        ...
+
+    def undisclosed(self, seat: int) -> list[int]:
+        """The cards `seat` knows that not everyone knows."""
+        ...
+
+    def disclose(self, handle: int, value: int) -> None:
+        """Make a card public (a seat the table plays knew it)."""
+        ...
+
 
 class Job:
     """One step of the game's order. `run` consumes what it can; True when the job is done."""

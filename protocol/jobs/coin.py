@@ -37,6 +37,9 @@ class CoinJob(Job):
                     ctx.emit("coincommit", {"job": self.number, "commit": commit})
             while self.next_seat < ctx.players:
                 envelope = ctx.head(self.next_seat, "coincommit", self.number)
+                if envelope is None and self.next_seat != me and ctx.stands_in(self.next_seat):
+                    self.next_seat += 1  # a seat the table plays adds nothing to the coin
+                    continue
                 if envelope is None:
                     return False
                 ctx.consume(envelope)
@@ -47,6 +50,9 @@ class CoinJob(Job):
                 ctx.emit("coin", {"job": self.number, "reveal": list(self.mine.to_wire())})
         while self.next_seat < ctx.players:
             seat = self.next_seat
+            if seat not in self.commits:  # the table plays it: it committed to nothing
+                self.next_seat += 1
+                continue
             envelope = ctx.head(seat, "coin", self.number)
             if envelope is None:
                 return False

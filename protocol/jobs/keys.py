@@ -31,6 +31,7 @@ class KeysJob(Job):
             while self.next_seat < ctx.players:
                 envelope = ctx.head(self.next_seat, "keycommit", None)
                 if envelope is None:
+                    ctx.stands_in(self.next_seat)  # a seat that left now stops the game: no key
                     return False
                 ctx.consume(envelope)
                 self.commits[self.next_seat] = envelope.data["commit"]
@@ -46,6 +47,7 @@ class KeysJob(Job):
             seat = self.next_seat
             envelope = ctx.head(seat, "key", None)
             if envelope is None:
+                ctx.stands_in(seat)  # a seat that left now stops the game: no key
                 return False
             ctx.consume(envelope)
             try:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from skyjo_p2p.core.errors import IllegalMove, MalformedMove
+from skyjo_p2p.core.events import RevealRequest
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.engine import apply
 
 from ..errors import Misbehaviour
-from .base import Blocked, Job, JobContext
+from .base import Blocked, Job, JobContext, Unattributable
+from .reveals import RevealsJob
 
 
 class MoveJob(Job):
@@ -15,9 +17,20 @@ class MoveJob(Job):
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
+        self.disclosure: RevealsJob | None = None
+        """For a seat the table plays: its private cards made public first, so that the common
+        bot chooses from public information only (`protocol.takeover`)."""
 
     def run(self, ctx: JobContext) -> bool:
         seat = self.seat
+        if self.disclosure is None and seat != ctx.me and not ctx.has_queued(seat) and ctx.stands_in(seat):
+            requests = tuple(RevealRequest(h, None) for h in ctx.undisclosed(seat))
+            self.disclosure = RevealsJob(requests, disclose=True)
+            self.disclosure.begin(ctx, self.number)
+        if self.disclosure is not None:
+            if not self.disclosure.run(ctx):
+                return False
+            return self._common_bot_move(ctx)
         if seat == ctx.me and not ctx.has_queued(seat):
             move = ctx.take_submitted()
             if move is None:
@@ -52,5 +65,18 @@ class MoveJob(Job):
         ctx.after_engine(events)
         return True
 
+    def _common_bot_move(self, ctx: JobContext) -> bool:
+        assert ctx.state is not None
+        move = ctx.stand_in_move(self.seat)
+        try:
+            state, events = apply(ctx.state, move)
+        except IllegalMove as exc:  # the same bot on the same public state: a defect, not a cheat
+            raise Unattributable(f"the common bot chose an illegal move: {exc.reason}") from None
+        ctx.state = state
+        ctx.after_engine(events)
+        return True
+
     def blocked(self, ctx: JobContext) -> Blocked:
+        if self.disclosure is not None:
+            return self.disclosure.blocked(ctx)
         return Blocked(f"job:{self.number}:move:{self.seat}", (self.seat,), False)

@@ -30,8 +30,11 @@ class RevealsJob(Job):
     complaint that every peer can judge (`Session._judge_complaint`).
     """
 
-    def __init__(self, requests: tuple[RevealRequest, ...]) -> None:
+    def __init__(self, requests: tuple[RevealRequest, ...], *, disclose: bool = False) -> None:
         self.requests = requests
+        self.disclose = disclose
+        """Public requests the engine did not make: cards of a seat the table now plays, made
+        public (`JobContext.disclose`) instead of answered."""
         self.owed: dict[int, list[int]] = {}
         """seat -> the handles whose shares it publishes."""
         self.sealed: dict[int, dict[int, list[int]]] = {}
@@ -60,7 +63,8 @@ class RevealsJob(Job):
             unpublished = [seat for seat in range(players) if seat not in published]
             knowers = state.seen[handle]
             for to in tos:
-                knowers |= everyone if to is None else 1 << to
+                # a reveal to a seat the table plays is made public: every peer runs its bot
+                knowers |= everyone if to is None or ctx.played_by_table(to) else 1 << to
             if knowers == everyone:
                 self.public.add(handle)
                 for seat in unpublished:
@@ -127,6 +131,15 @@ class RevealsJob(Job):
             handles = self.owed.get(seat, [])
             sealed = sorted(self.sealed.get(seat, {}).items())
             envelope = ctx.head(seat, "shares", self.number)
+            if envelope is None and seat != me and ctx.stands_in(seat):
+                # every peer computes the seat's shares from its published key share; the ones
+                # it would have sealed to a recipient are then public too (the card is the seat's)
+                owed = handles + [h for _, hs in sealed for h in hs]
+                computed = ctx.stand_in_shares(seat, [cards.ciphertexts[h] for h in owed])
+                for handle, share in zip(owed, computed, strict=True):
+                    cards.published(handle)[seat] = share
+                self.next_index += 1
+                continue
             if envelope is None:
                 return False
             context = ctx.context(seat, self.start_hash)
@@ -151,7 +164,16 @@ class RevealsJob(Job):
             self.next_index += 1
         assert ctx.state is not None
         for request in self.requests:
-            ctx.engine(Reveal(request.handle, request.to, self._value(ctx, request)))
+            value = self._value(ctx, request)
+            if self.disclose:
+                assert value is not None
+                ctx.disclose(request.handle, value)
+            else:
+                ctx.engine(Reveal(request.handle, request.to, value))
+                public = request.handle in self.public and value is not None
+                if public and request.to is not None and ctx.played_by_table(request.to):
+                    assert value is not None
+                    ctx.disclose(request.handle, value)
         return True
 
     @staticmethod

@@ -30,7 +30,8 @@ class ShuffleJob(Job):
     def __init__(self, request: DealRequest | ShuffleRequest) -> None:
         self.request = request
         self.decks: list[list[crypto.Ciphertext]] = []
-        self.proofs: list[crypto.ShuffleProof] = []
+        self.proofs: list[crypto.ShuffleProof | None] = []
+        """Each seat's proof; None for a seat the table plays (it does not shuffle)."""
         self.contexts: list[bytes] = []
         self.frames: list[bytes] = []
         self.verifier: crypto.ShuffleChainVerifier | None = None
@@ -67,7 +68,8 @@ class ShuffleJob(Job):
         assert verifier is not None
         for k in range(verifier.count, len(self.proofs)):
             try:
-                verifier.add(self.decks[k + 1], self.proofs[k], self.contexts[k], trusted=k == ctx.me)
+                proof = self.proofs[k]
+                verifier.add(self.decks[k + 1], proof, self.contexts[k], trusted=k == ctx.me or proof is None)
             except InvalidProof as exc:
                 raise self._fault(exc) from None
 
@@ -103,6 +105,15 @@ class ShuffleJob(Job):
                     },
                 )
             envelope = ctx.head(seat, "shuffle", self.number)
+            if envelope is None and seat != ctx.me and ctx.stands_in(seat):
+                # the table plays this seat: it does not shuffle (the others' shuffles are
+                # enough: one honest shuffler makes the order secret)
+                self.frames.append(b"")
+                self.decks.append(self.decks[-1])
+                self.proofs.append(None)
+                self.contexts.append(context)
+                self.next_seat += 1
+                continue
             if envelope is None:
                 return False
             if shuffled is not None and seat == ctx.me:

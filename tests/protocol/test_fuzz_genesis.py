@@ -58,7 +58,7 @@ def genesis(game: Any, players: Any, options: Any) -> bytes:
 def unchecked(config: TableConfig, **fields: Any) -> TableConfig:
     """A copy of `config` with `fields` changed and no check run (what a hand-edited file holds)."""
     copy = object.__new__(TableConfig)
-    for name in ("session_id", "game", "players", "identities", "options", "names", "version"):
+    for name in ("session_id", "game", "players", "identities", "options", "names", "version", "table"):
         object.__setattr__(copy, name, fields.get(name, getattr(config, name)))
     return copy
 

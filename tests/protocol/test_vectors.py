@@ -207,6 +207,7 @@ def test_every_kind_of_frame_opens_and_chains(config: TableConfig) -> None:
         "want",
         "halt",
         "leave",
+        "away",
     }
     assert kinds == set(SCHEMAS)
     prev = config.genesis_hash.hex()

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from protocol.crypto.dleq import _batch_coefficients, _batch_statement, combine_shares, decryption_share
 from protocol.crypto.elgamal import Codebook
-from protocol.crypto.group import POINT_BYTES, mul, mul_base
+from protocol.crypto.group import POINT_BYTES, encode_scalar, mul, mul_base
 from protocol.crypto.hashing import HashItem, encode, hash512, make_context
 from protocol.crypto.private_share import (
     _NONCE,
@@ -260,8 +260,11 @@ class Builder(CryptoSections):
             ),
             # a proven fault: seat 2 signed a malformed frame; the frame is the evidence
             self.culprit_halt(),
-            # the player at seat 1 leaves the table for good (PROTOCOL.md 10.7)
-            ("leave", {"reason": "left the table"}),
+            # the player at seat 1 is away: its own program plays for it (autopilot), then back
+            ("away", {"away": True}),
+            ("away", {"away": False}),
+            # the player at seat 1 leaves the table for good with its key share (PROTOCOL.md 10.7)
+            ("leave", {"reason": "left the table", "key": encode_scalar(self.secrets[seat])}),
         ]
         prev = config.genesis_hash
         out = []
