@@ -7,7 +7,7 @@ decryption shares x_i*c1 of exactly the cards the rules need, each holder with a
 x_i itself.
 
 Construction: Feldman's verifiable secret sharing (P. Feldman, "A practical scheme for
-non-interactive verifiable secret sharing", FOCS 1987, Section 3) over Shamir's scheme
+non-interactive verifiable secret sharing", FOCS 1987) over Shamir's scheme
 (A. Shamir, "How to share a secret", CACM 22(11), 1979):
 
 * the dealer picks f(z) = x_i + a_1 z + ... + a_{t-1} z^{t-1} (a_k uniform from `rng`, evaluated
@@ -46,7 +46,7 @@ complaint into a decryption oracle on x_h.
 
 Reconstruction card by card (threshold ElGamal decryption: Desmedt, Frankel, "Threshold
 cryptosystems", CRYPTO 1989; shares with Chaum-Pedersen proofs as in Shoup, Gennaro, "Securing
-threshold cryptosystems against chosen ciphertext attack", J. Cryptology 15(2), 2002, Section 4):
+threshold cryptosystems against chosen ciphertext attack", J. Cryptology 15(2), 2002):
 holder h publishes E_{h,k} = s_h c1_k for the needed cards with ONE batched Chaum-Pedersen proof
 (`dleq.ShareBatch`) that log_G S_h = log_{c1_k} E_{h,k}, where S_h = s_h G = sum_k idx(h)^k C_k is
 public (`share_point`). Any t verified partials combine with Lagrange coefficients at 0 into
@@ -56,6 +56,7 @@ Who learns what (details in docs/crypto.md, "Key escrow"): fewer than t holders 
 about x_i (Shamir's perfect secrecy; the commitments add only discrete-logarithm images of the
 coefficients, simulatable from X_i); t holders together can compute x_i (so t = all the holders
 by default); partials reveal x_i c1 of the cards they are made for, and nothing about other cards.
+With two human seats t = 1 and the one holder gets x_i itself: escrow is only meaningful from three.
 """
 
 from __future__ import annotations
