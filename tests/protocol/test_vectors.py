@@ -55,6 +55,16 @@ from protocol.crypto import (
 )
 from protocol.crypto.dleq import decryption_share
 from protocol.crypto.elgamal import CARD_LABEL, Codebook, joint_key, reencrypt
+from protocol.crypto.escrow import (
+    EscrowComplaint,
+    EscrowDeal,
+    EscrowTerms,
+    check_deal,
+    combine_partials,
+    judge_escrow_complaint,
+    open_share,
+    verify_partials,
+)
 from protocol.crypto.group import L, mul, mul_base
 from protocol.crypto.hashing import encode, hash512, hash_to_scalar, make_context
 from protocol.crypto.private_share import packet_context
@@ -78,6 +88,7 @@ FILES = (
     "coins.json",
     "private_shares.json",
     "frames.json",
+    "escrow.json",
 )
 """The small vectors (`build_all`); the whole-game vector (game.json and its transcript file) is
 tested at the end."""
@@ -660,6 +671,112 @@ def test_private_share_vectors(config: TableConfig) -> None:
     # and the frames.json complaint is the tampered case's
     [last] = [f for f in stored("frames.json")["frames"] if f["kind"] == "complaint"]
     assert last["data"] == tampered["complaint"]["frame"]["data"]
+
+
+# --- verify: key escrow -------------------------------------------------------------------------------
+
+
+def test_escrow_vectors(config: TableConfig) -> None:
+    """The escrow of seat 0's key share: recompute every derivation from the listed values, open
+    each box with cryptography's HKDF and AEAD directly, check the Feldman equation by hand, judge
+    both complaints, verify the partials and combine them with Lagrange coefficients by hand."""
+    vectors = stored("escrow.json")
+    keys = stored("keys.json")["seats"]
+    dealer, holders, indices = vectors["dealer"], vectors["holders"], vectors["holder_indices"]
+    x = scalar(vectors["dealer_secret"])
+    assert x == scalar(keys[dealer]["secret_x"]) and mul_base(x).hex() == vectors["dealer_public_key"]
+    holder_secrets = [scalar(s) for s in vectors["holder_secrets"]]
+    assert [mul_base(s).hex() for s in holder_secrets] == vectors["holder_public_keys"]
+    assert indices == [h + 1 for h in holders]
+    context = make_context(config.session_id, dealer, b(vectors["keys_transcript_hash"]))
+    assert context.hex() == vectors["context"]
+    terms = EscrowTerms(
+        dealer=dealer,
+        public_key=decode_point(b(vectors["dealer_public_key"])),
+        holder_keys=tuple(decode_point(b(k)) for k in vectors["holder_public_keys"]),
+        holder_indices=tuple(indices),
+        threshold=vectors["threshold"],
+        context=context,
+    )
+    deal = EscrowDeal.from_wire(untree(vectors["deal_wire"]), terms.threshold, len(holders))
+    check_deal(deal, terms)
+    a_1 = scalar(vectors["coefficient_a_1"])
+    assert [c.hex() for c in deal.commitments] == vectors["commitments_C"] == [mul_base(a_1).hex()]
+    shares = []
+    for p, record in enumerate(vectors["boxes"]):
+        index, box = indices[p], deal.boxes[p]
+        items = encode("skyjo-lan/v1/escrow/box", context, dealer, index, b(vectors["holder_public_keys"][p]))
+        assert items.hex() == record["box_context_hash_input"]
+        ctx = hashlib.sha512(items).digest()
+        assert ctx.hex() == record["box_context"]
+        e = scalar(record["ephemeral_e"])
+        assert mul_base(e) == box.ephemeral and box.ephemeral.hex() == record["ephemeral_E"]
+        schnorr = record["schnorr"]
+        assert mul_base(scalar(schnorr["nonce_w"])).hex() == schnorr["commitment_A"]
+        verify_key(
+            box.ephemeral, SchnorrProof.from_wire([b(schnorr["challenge_e"]), b(schnorr["response_s"])]), ctx
+        )
+        z = mul(holder_secrets[p], box.ephemeral)
+        assert z == mul(e, terms.holder_keys[p]) and z.hex() == record["dh_Z"]
+        info_input = encode("skyjo-lan/v1/private-share", "key", ctx, box.ephemeral)
+        assert info_input.hex() == record["hkdf_sha256"]["info_hash_input"]
+        info = hashlib.sha512(info_input).digest()
+        assert info.hex() == record["hkdf_sha256"]["info"]
+        key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(z)
+        assert key.hex() == record["hkdf_sha256"]["key"]
+        plain = ChaCha20Poly1305(key).decrypt(bytes(12), box.sealed, ctx)
+        share = decode_scalar(plain)
+        assert plain.hex() == record["share_s"] and share == (x + a_1 * index) % L
+        assert mul_base(share).hex() == record["share_point_S"] == terms.share_point(deal, p).hex()
+        assert open_share(deal, terms, p, holder_secrets[p]) == share
+        shares.append(share)
+    # the complaints: the honest box makes the complaint false, the box holding s + 1 is the dealer's fault
+    honest, cheat = vectors["complaints"]
+    bad = EscrowDeal.from_wire(
+        [untree(vectors["deal_wire"])[0], [deal.boxes[0].to_wire(), untree(cheat["box_wire"])]], 2, 2
+    )
+    check_deal(bad, terms)
+    for record, judged, verdict in ((honest, deal, False), (cheat, bad, True)):
+        position = holders.index(record["holder"])
+        items = encode("skyjo-lan/v1/escrow/complaint", terms.box_context(position))
+        assert items.hex() == record["context_hash_input"]
+        assert hashlib.sha512(items).hexdigest() == record["context"]
+        complaint = EscrowComplaint.from_wire(untree(record["complaint_wire"]))
+        assert complaint.key == mul(holder_secrets[position], judged.boxes[position].ephemeral)
+        assert complaint.key.hex() == record["key_Z"]
+        verify_dleq(
+            terms.holder_keys[position],
+            judged.boxes[position].ephemeral,
+            complaint.key,
+            complaint.proof,
+            b(record["context"]),
+        )
+        assert (
+            judge_escrow_complaint(complaint, judged, terms, position) is verdict is record["dealer_cheated"]
+        )
+    assert scalar(cheat["box_share"]) == (shares[1] + 1) % L
+    # the takeover: verified partials combined at 0
+    takeover = vectors["takeover"]
+    cards = deck(takeover["ciphertexts"])
+    partials = []
+    for p, record in enumerate(takeover["partials"]):
+        seat, index = record["holder"], indices[p]
+        holder_context = make_context(config.session_id, seat, b(takeover["transcript_hash"]))
+        assert holder_context.hex() == record["context"]
+        items = encode("skyjo-lan/v1/escrow/partial", holder_context, dealer, index)
+        assert items.hex() == record["partial_context_hash_input"]
+        assert hashlib.sha512(items).hexdigest() == record["partial_context"]
+        batch = ShareBatch.from_wire(untree(record["batch_wire"]), len(cards))
+        assert [mul(shares[p], c.c1).hex() for c in cards] == record["partials_E"]
+        point = terms.share_point(deal, p)
+        partials.append(verify_partials(point, cards, batch, holder_context, dealer, index))
+        verify_share_batch(point, cards, batch, b(record["partial_context"]))
+    i1, i2 = indices
+    lagrange = [i2 * pow(i2 - i1, -1, L) % L, i1 * pow(i1 - i2, -1, L) % L]
+    assert [scalar(v) for v in takeover["lagrange_at_zero"]] == lagrange
+    combined = combine_partials(indices, partials)
+    assert [d.hex() for d in combined] == takeover["combined_x0_c1"]
+    assert combined == [decryption_share(x, c) for c in cards]
 
 
 # --- the whole game -------------------------------------------------------------------------------

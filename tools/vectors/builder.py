@@ -1,7 +1,8 @@
 """Every small vector file: the cryptographic sections, then private shares and frames.
 
 `Builder` adds to `CryptoSections` the files that reuse their results: private_shares.json (a
-keeper's shares sealed to one recipient, and complaints) and frames.json (one frame of every kind).
+keeper's shares sealed to one recipient, and complaints), frames.json (one frame of every kind)
+and escrow.json (`escrow_section`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from tools.vectors.common import (
     fixed_hash,
 )
 from tools.vectors.crypto_sections import CryptoSections
+from tools.vectors.escrow_section import escrow_vector
 from tools.vectors.jsonform import deck_json, frame_json, hx, plain_wire, sc, tree
 
 
@@ -59,6 +61,7 @@ class Builder(CryptoSections):
             "coins.json": self.coins(),
             "private_shares.json": self.private_shares(),
             "frames.json": self.frames(),
+            "escrow.json": escrow_vector(self),
         }
 
     def private_shares(self) -> dict[str, Any]:
