@@ -46,6 +46,8 @@ def disputed_frame(
             f"complained about something that is not a frame: {exc.reason}",
             (complaint.frame,),
         ) from None
+    if disputed.kind == "escrow" and disputed.seat != complaint.seat:
+        return disputed  # a holder's complaint about its escrow box (`Session._judge_escrow_complaint`)
     if disputed.seat == complaint.seat or disputed.kind != "shares":
         raise Misbehaviour(
             complaint.seat, "complained about a frame that sent it no private shares", (complaint.frame,)

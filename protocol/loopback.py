@@ -78,6 +78,7 @@ def make_table(
     session_id: bytes | None = None,
     keys: Sequence[Ed25519PrivateKey] | None = None,
     names: Sequence[str] | None = None,
+    table: dict[str, Any] | None = None,
 ) -> tuple[TableConfig, list[Ed25519PrivateKey]]:
     """A table and its seats' identity keys (fresh ones, and a fresh session id, unless given).
 
@@ -91,6 +92,7 @@ def make_table(
         identities=tuple(k.public_key().public_bytes_raw() for k in identities),
         options=options or {},
         names=tuple(names) if names is not None else tuple(f"p{s}" for s in range(players)),
+        table=table or {},
     )
     return config, identities
 

@@ -140,9 +140,19 @@ SCHEMAS: Mapping[str, Mapping[str, Check]] = {
     # the sender's player is away (their own program plays their moves with its bot: autopilot)
     # or back (False); shown to every seat, part of the transcript, no effect on the game
     "away": {"away": lambda v: isinstance(v, bool)},
+    # seat insurance (issue 17): the sender's key share escrowed among the other programs at the
+    # keys step (Feldman VSS; `deal` is `crypto.EscrowDeal.to_wire()`)
+    "escrow": {"deal": _is_list},
+    # the sender asks the table to play the seats of program `owner` (they stopped answering
+    # past the grace period); `held`: for each of those seats, how many of its frames the
+    # sender holds and the digest of the last one (the sender consumes none beyond)
+    "vacate": {"owner": SEAT, "held": _list_of(_tuple_of(SEAT, UINT, BIN32), 8, 1)},
+    # a holder's partial decryptions, from its escrow share of `dealer`'s key, of the cards a
+    # reveal needs of that seat (the table plays it), with one batched proof
+    "partials": {"job": UINT, "dealer": SEAT, "batch": _is_list},
 }
 
-SIDE_KINDS = frozenset({"echo", "chat", "evidence", "complaint", "want", "halt", "leave", "away"})
+SIDE_KINDS = frozenset({"echo", "chat", "evidence", "complaint", "want", "halt", "leave", "away", "vacate"})
 """Kinds handled on arrival; every other kind is a step of the game, consumed in order."""
 
 KINDS: tuple[str, ...] = (
@@ -162,6 +172,9 @@ KINDS: tuple[str, ...] = (
     "halt",
     "leave",
     "away",
+    "escrow",
+    "vacate",
+    "partials",
 )
 """The wire code of each kind is its index here (fixed: a new kind goes at the end)."""
 _KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}

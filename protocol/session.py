@@ -200,6 +200,14 @@ class Session:
         """The seats whose player is away, their own program playing for them (`set_away`)."""
         self.taken_over: dict[int, str] = {}
         """The seats every peer now plays with the common bot, and why ("left" or "vanished")."""
+        self._escrows: dict[int, tuple[crypto.EscrowDeal, crypto.EscrowTerms, Envelope]] = {}
+        """Each seat's key escrow (insured tables), once consumed at the keys step."""
+        self._escrow_shares: dict[int, int] = {}
+        """Our share of each seat's key whose escrow we hold (opened and checked)."""
+        self._vacancies = takeover.Vacancies(config)
+        self._frozen: dict[int, int] = {}
+        """seat -> the first sequence number of its frames we may not consume: we asked the table
+        to play it (`vacate`), or the table decided to; what we held then is all that counts."""
         self.stand_ins: dict[int, takeover.StandIn] = {}
         """Seats whose player left with its key share: the table plays them once their messages
         run out (`stands_in`)."""
@@ -487,6 +495,8 @@ class Session:
             return False
         if kind == "ack":
             return self._ack_armed and rest == str(self._ack_timer)
+        if kind == "vacate":
+            return rest.isdigit() and int(rest) not in self._vacancies.decided
         if kind == "echo":
             seat_text, _, seq_text = rest.partition(":")
             try:
@@ -572,8 +582,15 @@ class Session:
         """Whether the table plays `seat` now: its player left and every game message of its
         chain before the leave is consumed. The first time, the takeover begins (reported)."""
         stand_in = self.stand_ins.get(seat)
-        if stand_in is None or self._queues[seat] or self.halted:
+        if stand_in is None or self.has_queued(seat) or self.halted:
             return False
+        if self._chains[seat].next_seq < stand_in.limit:
+            return False  # the table counts frames of the seat we lack: they come (`want`)
+        if not stand_in.started and stand_in.how == "vanished":
+            stand_in.started = True
+            self.taken_over[seat] = stand_in.how
+            assert self.state is not None
+            self._events.append(SeatTakenOver(seat, "vanished", len(takeover.undisclosed(self.state, seat))))
         if not stand_in.started:
             if not stand_in.key or self.joint_key is None:
                 # left before the keys were agreed (no key share): the game cannot go on
@@ -593,6 +610,58 @@ class Session:
             )
         return True
 
+    def _vacate(self, owner: int) -> None:
+        """Ask the table to play the seats of program `owner` (they stopped answering past the
+        grace period): vote, with what we hold of them, and consume nothing of theirs beyond."""
+        if self.me is None or self.halted or owner in self._vacancies.decided:
+            return
+        if self.config.owners[self.me] == owner or self.me in self._vacancies.votes.get(owner, {}):
+            return
+        held: takeover.Held = {}
+        for seat in self._vacancies.seats_of(owner):
+            chain = self._chains[seat]
+            held[seat] = (chain.next_seq, chain.last_digest)
+            self._frozen[seat] = min(self._frozen.get(seat, chain.next_seq), chain.next_seq)
+        self._emit("vacate", {"owner": owner, "held": [[s, n, d] for s, (n, d) in held.items()]})
+        self._vacancies.add(self.me, owner, held)
+        self._events.append(TimerRequest(f"vacate:{owner}", float(self.config.grace_seconds or 1)))
+        self._decide(owner)
+
+    def _vacate_frame(self, envelope: Envelope) -> None:
+        owner, held = self._vacancies.check(envelope)
+        if envelope.seat == self.me:
+            if self.replaying:  # our own vote, read back after a restart: the freeze holds again
+                for seat, (count, _) in held.items():
+                    self._frozen[seat] = min(self._frozen.get(seat, count), count)
+                self._vacancies.add(self.me, owner, held)
+                self._decide(owner)
+            return
+        if not self._vacancies.add(envelope.seat, owner, held) or self.halted:
+            return
+        self._publish([envelope.frame])  # every voter must see every vote
+        if not self.replaying:
+            self._vacate(owner)  # one vote makes every other program vote (see `Vacancies`)
+        self._decide(owner)
+
+    def _decide(self, owner: int) -> None:
+        left = {s for s, stand_in in self.stand_ins.items() if stand_in.how == "left"}
+        counted = self._vacancies.decide(owner, left)
+        if counted is None:
+            return
+        for seat, (count, _) in counted.items():
+            self._frozen[seat] = count
+            if seat in self.stand_ins:
+                continue
+            self.stand_ins[seat] = takeover.StandIn(
+                seat,
+                "vanished",
+                b"",
+                takeover.common_bot(self.config.session_id, self.config.game, seat),
+                limit=count,
+            )
+            if self._chains[seat].next_seq < count:
+                self._want_later(seat)  # another voter holds them
+
     def stand_in_shares(self, seat: int, ciphertexts: Sequence[crypto.Ciphertext]) -> list[crypto.Point]:
         """The decryption shares of a seat the table plays, as every peer computes them."""
         stand_in = self.stand_ins[seat]
@@ -605,6 +674,65 @@ class Session:
                 share = stand_in.shares[key] = crypto.decryption_share(stand_in.secret, ciphertext)
             out.append(share)
         return out
+
+    def own_queued(self, kind: str, job: int) -> list[Envelope]:
+        """Our own game messages of `kind` for job `job` not yet consumed (after a resume)."""
+        if self.me is None:
+            return []
+        return [e for e in self._queues[self.me] if e.kind == kind and e.data.get("job") == job]
+
+    def rebuilds(self, seat: int) -> bool:
+        """Whether a seat the table plays has no published key share: its decryption shares are
+        rebuilt from its escrow holders' partials (it vanished)."""
+        return self.stand_ins[seat].secret is None
+
+    def escrow_holders(self, seat: int) -> tuple[int, ...]:
+        """The seats holding shares of `seat`'s key (insured tables)."""
+        return self.config.escrow_holders(seat)
+
+    def escrow_share(self, dealer: int) -> int:
+        """Our share of `dealer`'s key (we are one of its holders)."""
+        return self._escrow_shares[dealer]
+
+    def escrow_point(self, dealer: int, holder: int) -> crypto.Point:
+        """S_h = s_h G for holder `holder` of `dealer`'s escrow (public, from the commitments)."""
+        deal, terms, _ = self._escrows[dealer]
+        return terms.share_point(deal, self.config.escrow_holders(dealer).index(holder))
+
+    def escrow_terms(self, dealer: int, transcript_hash: bytes) -> crypto.EscrowTerms:
+        """What `dealer`'s escrow is about: its key share, its holders (one per other program,
+        Shamir index seat + 1), the threshold (all of them) and the proof context."""
+        holders = self.config.escrow_holders(dealer)
+        return crypto.EscrowTerms(
+            dealer,
+            self.public_keys[dealer],
+            tuple(self.public_keys[h] for h in holders),
+            tuple(h + 1 for h in holders),
+            len(holders),
+            self.context(dealer, transcript_hash),
+        )
+
+    def keep_escrow(self, envelope: Envelope, deal: crypto.EscrowDeal, terms: crypto.EscrowTerms) -> None:
+        """A dealer's escrow, checked publicly: keep it; open our box if we hold one. A box that
+        does not check gets a public complaint (anyone can judge it) and blames the dealer."""
+        dealer = envelope.seat
+        self._escrows[dealer] = (deal, terms, envelope)
+        for waiting in self._waiting_complaints.pop((dealer, envelope.seq), []):
+            self._judge_escrow_complaint(waiting, dealer)
+        holders = self.config.escrow_holders(dealer)
+        if self.me is None or self.me not in holders or self.secret is None:
+            return
+        position = holders.index(self.me)
+        try:
+            self._escrow_shares[dealer] = crypto.open_share(deal, terms, position, self.secret)
+        except crypto.EscrowShareInvalid as exc:
+            shown: tuple[bytes, ...] = (envelope.frame,)
+            if not self.replaying:
+                complaint = crypto.make_escrow_complaint(deal, terms, position, self.secret, rng=self.rng)
+                wire = complaint.to_wire()
+                sent = self._emit("complaint", {"frame": envelope.frame, "key": wire[0], "proof": wire[1:]})
+                shown = shown if sent is None else (envelope.frame, sent.frame)
+            raise Misbehaviour(dealer, f"escrowed a key share that does not check: {exc}", shown) from None
 
     def stand_in_move(self, seat: int) -> Move:
         """The common bot's move for a seat the table plays."""
@@ -655,6 +783,17 @@ class Session:
         if name.startswith("echo:"):
             self._echo_timeout(name)
             return
+        if name.startswith("vacate:"):
+            owner = int(name.partition(":")[2])
+            if owner not in self._vacancies.decided:
+                # not every program voted (another one is silent too): stop, as without insurance
+                seats = tuple(self._vacancies.seats_of(owner))
+                names = ", ".join(str(s + 1) for s in seats)
+                self._halt(
+                    f"seat(s) {names} did not answer in time (the table could not agree to play on)",
+                    absent=seats,
+                )
+            return
         if self._disputes:
             return  # nobody is late while we wait for the outcome of a dispute (its own timer)
         blocked = self._blocked
@@ -669,6 +808,12 @@ class Session:
             self._events.append(TimerRequest(name, self._timer_seconds(blocked)[1]))
             return
         # Not a cheat: a player who left, a closed lid or a lost link looks the same.
+        if self.config.insured and self.me is not None:
+            programs = sorted({self.config.owners[s] for s in blocked.seats})
+            if self.config.owners[self.me] not in programs:
+                for owner in programs:  # the table may play on without them (seat insurance)
+                    self._vacate(owner)
+                return
         names = ", ".join(str(s + 1) for s in blocked.seats)
         self._halt(f"seat(s) {names} did not answer in time ({name})", absent=blocked.seats)
 
@@ -870,6 +1015,8 @@ class Session:
             self._complaint(envelope)
         elif envelope.kind == "away":
             self._away_frame(envelope.seat, envelope.data["away"])
+        elif envelope.kind == "vacate":
+            self._vacate_frame(envelope)
 
     # --- private shares and complaints ------------------------------------------------------
 
@@ -904,10 +1051,37 @@ class Session:
             finally:
                 self._relaying = outer
         key = (disputed.seat, disputed.seq)
-        if complaint.seat in self._sealed.get(key, {}):
+        if disputed.kind == "escrow":
+            kept = self._escrows.get(disputed.seat)
+            if kept is not None and kept[2].seq == disputed.seq:
+                self._judge_escrow_complaint(complaint, disputed.seat)
+            else:
+                self._waiting_complaints.setdefault(key, []).append(complaint)
+        elif complaint.seat in self._sealed.get(key, {}):
             self._judge_complaint(complaint, key)
         else:
             self._waiting_complaints.setdefault(key, []).append(complaint)
+
+    def _judge_escrow_complaint(self, complaint: Envelope, dealer: int) -> None:
+        """A holder says its escrow box from `dealer` does not check: anyone can tell who lies
+        (`crypto.judge_escrow_complaint`); either way a seat is blamed and the game stops."""
+        deal, terms, escrow = self._escrows[dealer]
+        holders = self.config.escrow_holders(dealer)
+        shown = (escrow.frame, complaint.frame)
+        if complaint.seat not in holders:
+            raise Misbehaviour(complaint.seat, "complained about an escrow box that is not its own", shown)
+        try:
+            opened = crypto.EscrowComplaint.from_wire([complaint.data["key"], *complaint.data["proof"]])
+            cheated = crypto.judge_escrow_complaint(opened, deal, terms, holders.index(complaint.seat))
+        except crypto.CryptoError as exc:
+            raise Misbehaviour(
+                complaint.seat, f"made a complaint that does not check: {exc}", shown
+            ) from None
+        if cheated:
+            raise Misbehaviour(
+                dealer, "escrowed a key share that does not check (shown by a complaint)", shown
+            )
+        raise Misbehaviour(complaint.seat, "complained about an escrow share that checks", shown)
 
     def _judge_complaint(self, complaint: Envelope, key: tuple[int, int]) -> None:
         sealed = self._sealed[key][complaint.seat]
@@ -1108,8 +1282,12 @@ class Session:
         return self._emit(kind, data)
 
     def has_queued(self, seat: int) -> bool:
-        """Whether a game message of `seat` waits in its queue, not yet consumed."""
-        return bool(self._queues[seat])
+        """Whether a game message of `seat` waits in its queue, not yet consumed (and may be)."""
+        queue = self._queues[seat]
+        if not queue:
+            return False
+        limit = self._frozen.get(seat)
+        return limit is None or queue[0].seq < limit
 
     def coin_secret(self, number: int) -> crypto.CoinContribution | None:
         """Our contribution to the coin of job `number`, if one was made or restored."""
@@ -1129,10 +1307,9 @@ class Session:
 
     def head(self, seat: int, kind: str, job: int | None) -> Envelope | None:
         """The next game message of `seat` if it is the one this job needs; a fault otherwise."""
-        queue = self._queues[seat]
-        if not queue:
+        if not self.has_queued(seat):
             return None
-        envelope = queue[0]
+        envelope = self._queues[seat][0]
         data_job = envelope.data.get("job")
         if envelope.kind != kind or (job is not None and data_job != job):
             expected = kind if job is None else f"{kind} for job {job}"

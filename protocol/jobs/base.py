@@ -196,6 +196,34 @@ class JobContext(Protocol):
         """The decryption shares of a seat the table plays (every peer computes the same)."""
         ...
 
+    def own_queued(self, kind: str, job: int) -> list[Envelope]:
+        """Our own game messages of `kind` for job `job` not yet consumed (after a resume)."""
+        ...
+
+    def rebuilds(self, seat: int) -> bool:
+        """Whether a seat the table plays vanished: its shares are rebuilt from its escrow."""
+        ...
+
+    def escrow_holders(self, seat: int) -> tuple[int, ...]:
+        """The seats holding shares of `seat`'s key (insured tables)."""
+        ...
+
+    def escrow_share(self, dealer: int) -> int:
+        """Our share of `dealer`'s key (we hold its escrow)."""
+        ...
+
+    def escrow_point(self, dealer: int, holder: int) -> crypto.Point:
+        """The public image s_h G of holder `holder`'s share of `dealer`'s key."""
+        ...
+
+    def escrow_terms(self, dealer: int, transcript_hash: bytes) -> crypto.EscrowTerms:
+        """What `dealer`'s key escrow is about (holders, threshold, context)."""
+        ...
+
+    def keep_escrow(self, envelope: Envelope, deal: crypto.EscrowDeal, terms: crypto.EscrowTerms) -> None:
+        """Keep a checked escrow; open our box if we hold one (a bad box: complaint, blame)."""
+        ...
+
     def stand_in_move(self, seat: int) -> Move:
         """The common bot's move for a seat the table plays."""
         ...

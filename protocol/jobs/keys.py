@@ -1,4 +1,5 @@
-"""The keys job: every seat commits to its ElGamal key share, then reveals it with a proof."""
+"""The keys job: every seat commits to its ElGamal key share, reveals it with a proof, and (on an
+insured table) escrows it among the other programs at the table."""
 
 from __future__ import annotations
 
@@ -8,13 +9,20 @@ from .base import Blocked, Job, JobContext, crypto_fault
 
 
 class KeysJob(Job):
-    """Every seat commits to its key share X_i = x_i G, then reveals it with a Schnorr proof."""
+    """Every seat commits to its key share X_i = x_i G, then reveals it with a Schnorr proof.
+
+    On an insured table (`TableConfig.insured`) every seat then deals its x_i to its escrow
+    holders (`crypto.escrow`: Feldman VSS, threshold all the holders), in seat order; every
+    peer checks each deal publicly and each holder opens its own box (a box that does not check
+    gets a public complaint and blames the dealer). Only then does the game start, so that a
+    seat that vanishes later can be played by the table (`protocol.takeover`)."""
 
     def __init__(self) -> None:
         self.phase = "commit"
         self.next_seat = 0
         self.commits: dict[int, bytes] = {}
         self.reveal_hash = b""
+        self.escrow_hash = b""
         self.committed = False
 
     def run(self, ctx: JobContext) -> bool:
@@ -43,6 +51,38 @@ class KeysJob(Job):
                 assert ctx.secret is not None and mine is not None
                 proof = crypto.prove_key(ctx.secret, mine, ctx.context(me, self.reveal_hash), rng=ctx.rng)
                 ctx.emit("key", {"key": mine, "proof": list(proof.to_wire())})
+        if self.phase == "reveal":
+            if not self._reveals(ctx):
+                return False
+            ctx.joint_key = crypto.joint_key(ctx.public_keys)
+            if not ctx.config.insured:
+                ctx.start_game()
+                return True
+            self.phase, self.next_seat = "escrow", 0
+            self.escrow_hash = ctx.transcript_hash
+            if me is not None and not ctx.has_queued(me):
+                assert ctx.secret is not None
+                deal = crypto.deal_escrow(ctx.secret, ctx.escrow_terms(me, self.escrow_hash), rng=ctx.rng)
+                ctx.emit("escrow", {"deal": deal.to_wire()})
+        while self.next_seat < ctx.players:
+            seat = self.next_seat
+            envelope = ctx.head(seat, "escrow", None)
+            if envelope is None:
+                ctx.stands_in(seat)  # a seat that left now stops the game: no escrow
+                return False
+            terms = ctx.escrow_terms(seat, self.escrow_hash)
+            try:
+                deal = crypto.EscrowDeal.from_wire(envelope.data["deal"], terms.threshold, terms.holders)
+                crypto.check_deal(deal, terms)
+            except CryptoError as exc:
+                raise crypto_fault(seat, "key escrow refused", exc, envelope.frame) from None
+            ctx.consume(envelope)
+            ctx.keep_escrow(envelope, deal, terms)
+            self.next_seat += 1
+        ctx.start_game()
+        return True
+
+    def _reveals(self, ctx: JobContext) -> bool:
         while self.next_seat < ctx.players:
             seat = self.next_seat
             envelope = ctx.head(seat, "key", None)
@@ -59,11 +99,9 @@ class KeysJob(Job):
                 raise crypto_fault(seat, "key share refused", exc, envelope.frame) from None
             ctx.public_keys.append(public)
             self.next_seat += 1
-        ctx.joint_key = crypto.joint_key(ctx.public_keys)
-        ctx.start_game()
         return True
 
     def blocked(self, ctx: JobContext) -> Blocked:
-        kind = "keycommit" if self.phase == "commit" else "key"
+        kind = {"commit": "keycommit", "reveal": "key"}.get(self.phase, self.phase)
         missing = tuple(s for s in range(self.next_seat, ctx.players) if not ctx.has_queued(s))
         return Blocked(f"job:{self.number}:{kind}:{self.next_seat}", missing or (self.next_seat,), True)

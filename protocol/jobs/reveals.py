@@ -44,6 +44,11 @@ class RevealsJob(Job):
         self.seats: list[int] = []
         self.next_index = 0
         self.sent = False
+        self.rebuild: dict[int, list[int]] = {}
+        """A vanished seat the table plays -> the handles whose shares of it are rebuilt from its
+        escrow: every holder sends its partials (`partials`), after its shares."""
+        self.partials: dict[int, list[list[crypto.Point]]] = {}
+        self.waiting: tuple[int, int] | None = None
         self.own: tuple[crypto.ShareBatch | None, list[crypto.PrivateShares]] | None = None
         """What `_message` made for our own message (None if we made none in this process)."""
 
@@ -135,9 +140,12 @@ class RevealsJob(Job):
                 # every peer computes the seat's shares from its published key share; the ones
                 # it would have sealed to a recipient are then public too (the card is the seat's)
                 owed = handles + [h for _, hs in sealed for h in hs]
-                computed = ctx.stand_in_shares(seat, [cards.ciphertexts[h] for h in owed])
-                for handle, share in zip(owed, computed, strict=True):
-                    cards.published(handle)[seat] = share
+                if ctx.rebuilds(seat):
+                    self._send_partials(ctx, seat, owed)
+                else:
+                    computed = ctx.stand_in_shares(seat, [cards.ciphertexts[h] for h in owed])
+                    for handle, share in zip(owed, computed, strict=True):
+                        cards.published(handle)[seat] = share
                 self.next_index += 1
                 continue
             if envelope is None:
@@ -162,6 +170,8 @@ class RevealsJob(Job):
                 if to == me:
                     self._open(ctx, envelope, packet, sealed_handles, ciphertexts, context)
             self.next_index += 1
+        if not self._rebuilt(ctx):
+            return False
         assert ctx.state is not None
         for request in self.requests:
             value = self._value(ctx, request)
@@ -174,6 +184,73 @@ class RevealsJob(Job):
                 if public and request.to is not None and ctx.played_by_table(request.to):
                     assert value is not None
                     ctx.disclose(request.handle, value)
+        return True
+
+    def _send_partials(self, ctx: JobContext, dealer: int, owed: list[int]) -> None:
+        """A vanished seat owes shares here: note them, and send our partials if we hold its key."""
+        self.rebuild[dealer] = owed
+        me = ctx.me
+        if me is None or me not in ctx.escrow_holders(dealer) or not owed:
+            return
+        if any(e.data["dealer"] == dealer for e in ctx.own_queued("partials", self.number)):
+            return  # already sent (we resumed from a saved game)
+        batch = crypto.make_partials(
+            ctx.escrow_share(dealer),
+            ctx.escrow_point(dealer, me),
+            [ctx.cards.ciphertexts[h] for h in owed],
+            ctx.context(me, self.start_hash),
+            dealer,
+            me + 1,
+            rng=ctx.rng,
+        )
+        ctx.emit("partials", {"job": self.number, "dealer": dealer, "batch": list(batch.to_wire())})
+
+    def _rebuilt(self, ctx: JobContext) -> bool:
+        """Consume every holder's partials for each vanished seat and combine them into that
+        seat's shares (Lagrange at 0); a holder whose partials do not verify is blamed."""
+        self.waiting = None
+        for dealer in sorted(self.rebuild):
+            owed = self.rebuild[dealer]
+            if not owed:
+                continue
+            holders = ctx.escrow_holders(dealer)
+            got = self.partials.setdefault(dealer, [])
+            ciphertexts = [ctx.cards.ciphertexts[h] for h in owed]
+            while len(got) < len(holders):
+                holder = holders[len(got)]
+                envelope = ctx.head(holder, "partials", self.number)
+                if envelope is None:
+                    if holder != ctx.me and ctx.stands_in(holder):
+                        raise Unattributable(
+                            f"seat {dealer + 1}'s cards cannot be opened: seat {holder + 1}, "
+                            "which holds a share of its key, is gone too"
+                        )
+                    self.waiting = (dealer, holder)
+                    return False
+                if envelope.data["dealer"] != dealer:
+                    raise Misbehaviour(
+                        holder,
+                        f"sent partials for seat {envelope.data['dealer'] + 1}, not {dealer + 1}",
+                        (envelope.frame,),
+                    )
+                try:
+                    batch = crypto.ShareBatch.from_wire(envelope.data["batch"], expected_len=len(owed))
+                    points = crypto.verify_partials(
+                        ctx.escrow_point(dealer, holder),
+                        ciphertexts,
+                        batch,
+                        ctx.context(holder, self.start_hash),
+                        dealer,
+                        holder + 1,
+                    )
+                except CryptoError as exc:
+                    raise crypto_fault(holder, "wrong reconstruction shares", exc, envelope.frame) from None
+                ctx.consume(envelope)
+                got.append(points)
+            shares = crypto.combine_partials([h + 1 for h in holders], got)
+            for handle, share in zip(owed, shares, strict=True):
+                ctx.cards.published(handle)[dealer] = share
+            self.rebuild[dealer] = []
         return True
 
     @staticmethod
@@ -267,5 +344,8 @@ class RevealsJob(Job):
         return int(composition[index])
 
     def blocked(self, ctx: JobContext) -> Blocked:
+        if self.waiting is not None:
+            _, holder = self.waiting
+            return Blocked(f"job:{self.number}:partials:{holder}", (holder,), True)
         seat = self.seats[self.next_index] if self.next_index < len(self.seats) else 0
         return Blocked(f"job:{self.number}:shares:{seat}", (seat,), True)

@@ -111,8 +111,9 @@ class Net(Loopback):
         bots: list[str] | None = None,
         observers: int = 0,
         session_factory: Callable[[TableConfig, int, Ed25519PrivateKey], Session] | None = None,
+        table: dict[str, Any] | None = None,
     ) -> None:
-        self.config, self.keys = make_table(game, players, options)
+        self.config, self.keys = make_table(game, players, options, table=table)
         super().__init__(
             seats(self.config, self.keys, session_factory),
             bots_for(game, bots or ["greedy"] * players, "net"),

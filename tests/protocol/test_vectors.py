@@ -219,6 +219,9 @@ def test_every_kind_of_frame_opens_and_chains(config: TableConfig) -> None:
         "halt",
         "leave",
         "away",
+        "escrow",
+        "vacate",
+        "partials",
     }
     assert kinds == set(SCHEMAS)
     prev = config.genesis_hash.hex()

@@ -13,8 +13,15 @@ from typing import Any
 import msgpack  # type: ignore[import-untyped,unused-ignore]
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
-from protocol.crypto.dleq import _batch_coefficients, _batch_statement, combine_shares, decryption_share
+from protocol.crypto.dleq import (
+    _batch_coefficients,
+    _batch_statement,
+    combine_shares,
+    decryption_share,
+    make_share_batch,
+)
 from protocol.crypto.elgamal import Codebook
+from protocol.crypto.escrow import EscrowTerms, deal_escrow
 from protocol.crypto.group import POINT_BYTES, encode_scalar, mul, mul_base
 from protocol.crypto.hashing import HashItem, encode, hash512, make_context
 from protocol.crypto.private_share import (
@@ -228,6 +235,25 @@ class Builder(CryptoSections):
         seat = 1
         key = self.keys[seat]
         commit_frames = self.key_frames[:PLAYERS]
+        holders = (0, 2)  # seat 1's escrow holders at an insured table of three programs
+        terms = EscrowTerms(
+            1,
+            self.publics[seat],
+            tuple(self.publics[h] for h in holders),
+            tuple(h + 1 for h in holders),
+            2,
+            make_context(SESSION_ID, seat, fixed_hash("frames/escrow")),
+        )
+        with deterministic("frames/escrow") as stream:
+            deal = deal_escrow(self.secrets[seat], terms, rng=stream)
+            # seat 1 holds a share of seat 0's key: its partials for two cards
+            partials = make_share_batch(
+                self.secrets[seat],
+                self.publics[seat],
+                self.deck_ciphertexts[:2],
+                fixed_hash("frames/partials"),
+                rng=stream,
+            )
         contents: list[tuple[str, dict[str, Any]]] = [
             ("keycommit", {"commit": self.commitments[seat]}),
             ("key", {"key": bytes(self.publics[seat]), "proof": self.key_proofs[seat]}),
@@ -268,6 +294,10 @@ class Builder(CryptoSections):
             ("away", {"away": False}),
             # the player at seat 1 leaves the table for good with its key share (PROTOCOL.md 10.7)
             ("leave", {"reason": "left the table", "key": encode_scalar(self.secrets[seat])}),
+            # (the kinds of seat insurance; in a real chain they come before any leave)
+            ("escrow", {"deal": plain_wire(deal.to_wire())}),
+            ("vacate", {"owner": 2, "held": [[2, 3, fixed_hash("seat-2-frame-2")]]}),
+            ("partials", {"job": 14, "dealer": 0, "batch": plain_wire(partials.to_wire())}),
         ]
         prev = config.genesis_hash
         out = []
