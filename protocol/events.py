@@ -100,6 +100,15 @@ class SeatReturned:
 
 
 @dataclass(frozen=True, slots=True)
+class Rewound:
+    """The table counted fewer of our frames than this session played (it took our seat over
+    while we were cut off): the session must be rebuilt from the saved transcript
+    (`Session.restore`), where those frames are void, and goes on from there."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class AwayChanged:
     """`seat`'s player is away (`away`: their own program plays for them, "autopilot") or back.
 
@@ -148,6 +157,7 @@ SessionEvent = (
     | AwayChanged
     | SeatTakenOver
     | SeatReturned
+    | Rewound
     | Halted
     | TimerRequest
 )

@@ -150,9 +150,14 @@ SCHEMAS: Mapping[str, Mapping[str, Check]] = {
     # a holder's partial decryptions, from its escrow share of `dealer`'s key, of the cards a
     # reveal needs of that seat (the table plays it), with one batched proof
     "partials": {"job": UINT, "dealer": SEAT, "batch": _is_list},
+    # the sender's player is back after the table played its seat: it plays again from its
+    # next turn once every other seat acknowledged this frame (it is acknowledged like a game frame)
+    "return": {},
 }
 
-SIDE_KINDS = frozenset({"echo", "chat", "evidence", "complaint", "want", "halt", "leave", "away", "vacate"})
+SIDE_KINDS = frozenset(
+    {"echo", "chat", "evidence", "complaint", "want", "halt", "leave", "away", "vacate", "return"}
+)
 """Kinds handled on arrival; every other kind is a step of the game, consumed in order."""
 
 KINDS: tuple[str, ...] = (
@@ -175,6 +180,7 @@ KINDS: tuple[str, ...] = (
     "escrow",
     "vacate",
     "partials",
+    "return",
 )
 """The wire code of each kind is its index here (fixed: a new kind goes at the end)."""
 _KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}

@@ -100,6 +100,8 @@ from .events import (
     Halted,
     Left,
     MoveRefused,
+    Rewound,
+    SeatReturned,
     SeatTakenOver,
     SessionEvent,
     Started,
@@ -208,6 +210,19 @@ class Session:
         self._frozen: dict[int, int] = {}
         """seat -> the first sequence number of its frames we may not consume: we asked the table
         to play it (`vacate`), or the table decided to; what we held then is all that counts."""
+        self._acks_in_chain: list[dict[int, int]] = [{} for _ in range(self.players)]
+        """seat -> other seat -> the highest frame of it this seat's chain acknowledged so far."""
+        self._ack_marks: dict[tuple[int, int], dict[int, int]] = {}
+        """(seat, seq) of a game frame not consumed yet -> what its chain acknowledged up to it."""
+        self._consumed_acks: list[dict[int, int]] = [{} for _ in range(self.players)]
+        """What each seat's chain acknowledged up to its last game frame consumed: the same on
+        every peer at the same point of the game (a return waits for every seat's)."""
+        self._consumed_upto = [0] * self.players
+        self._returns: dict[int, list[int]] = {}
+        """seat -> sequence numbers of its `return` frames."""
+        self._voids: dict[int, tuple[int, int]] = {}
+        """seat -> (first, last) of its frames the table did not count (it played the seat)."""
+        self._returning = False
         self.stand_ins: dict[int, takeover.StandIn] = {}
         """Seats whose player left with its key share: the table plays them once their messages
         run out (`stands_in`)."""
@@ -349,6 +364,9 @@ class Session:
                     f"(frame #{chain.next_seq} is missing)"
                 )
             queue = self._queues[seat]
+            limit = self._frozen.get(seat)
+            if limit is not None and seat in self.stand_ins:  # frames the table did not count
+                queue = deque(e for e in queue if e.seq < limit)
             if queue:
                 head = queue[0]
                 out.append(
@@ -578,11 +596,22 @@ class Session:
 
     # --- seats the table plays (see `protocol.takeover`) ----------------------------------------
 
-    def stands_in(self, seat: int) -> bool:
+    @property
+    def acting(self) -> int | None:
+        """Our seat, if we play it now (see `JobContext.acting`)."""
+        me = self.me
+        return None if me is None or me in self.stand_ins else me
+
+    def stands_in(self, seat: int, boundary: bool = False) -> bool:
         """Whether the table plays `seat` now: its player left and every game message of its
-        chain before the leave is consumed. The first time, the takeover begins (reported)."""
+        chain before the leave is consumed. The first time, the takeover begins (reported).
+        At a turn boundary of the seat (`boundary`) a vanished player who is back retakes it."""
         stand_in = self.stand_ins.get(seat)
-        if stand_in is None or self.has_queued(seat) or self.halted:
+        if stand_in is None or self.halted:
+            return False
+        if boundary and stand_in.started and stand_in.how == "vanished" and self._back(seat, stand_in):
+            return False
+        if self.has_queued(seat):
             return False
         if self._chains[seat].next_seq < stand_in.limit:
             return False  # the table counts frames of the seat we lack: they come (`want`)
@@ -650,6 +679,15 @@ class Session:
             return
         for seat, (count, _) in counted.items():
             self._frozen[seat] = count
+            if seat == self.me and self._consumed_upto[seat] > count and not self.replaying:
+                # we played on, cut off from the table, beyond what it counted: those moves are
+                # void; rebuilt from the saved transcript, this session goes on from the table's
+                self._events.append(
+                    Rewound(
+                        f"the table played seat {seat + 1} from its frame #{count}; ours after it are void"
+                    )
+                )
+                self._paused = True  # this state is not the table's: the session must be rebuilt
             if seat in self.stand_ins:
                 continue
             self.stand_ins[seat] = takeover.StandIn(
@@ -680,6 +718,65 @@ class Session:
         if self.me is None:
             return []
         return [e for e in self._queues[self.me] if e.kind == kind and e.data.get("job") == job]
+
+    def foresee(self, envelopes: Iterable[Envelope]) -> None:
+        """An offline check holds the whole file: the table's decisions to play a vanished seat
+        are known before any frame is fed, so that the seat's frames the table did not count
+        (its own file holds them before the votes) are never consumed. A live peer never holds
+        such frames before it voted (`Vacancies`)."""
+        opened = list(envelopes)
+        left = {e.seat for e in opened if e.kind == "leave" and e.data["key"]}
+        votes = takeover.Vacancies(self.config)
+        for envelope in opened:
+            if envelope.kind == "vacate":
+                try:
+                    owner, held = votes.check(envelope)
+                except Misbehaviour:
+                    continue  # found again, and blamed, when the frame is fed
+                votes.add(envelope.seat, owner, held)
+        for owner in sorted(votes.votes):
+            counted = votes.decide(owner, left)
+            for seat, (count, _) in (counted or {}).items():
+                self._frozen[seat] = count
+
+    def _announce_return(self) -> None:
+        """We are playing again while the table plays our seat (we came back after it decided
+        we had vanished): say so once; the seat is ours again at our next turn (`_back`)."""
+        me = self.me
+        if me is None or self._returning or self.replaying or self.halted:
+            return
+        stand_in = self.stand_ins.get(me)
+        if stand_in is not None and stand_in.how == "vanished":
+            self._returning = True
+            sent = self._emit("return", {})
+            if sent is not None:
+                self._returns.setdefault(me, []).append(sent.seq)
+
+    def _back(self, seat: int, stand_in: takeover.StandIn) -> bool:
+        """The vanished player of `seat` sent a `return` the table counts (after the frames
+        that counted) and every other seat still playing acknowledged it in its chain before
+        its last game frame consumed: the seat is the player's again, from this turn."""
+        returns = [r for r in self._returns.get(seat, []) if r >= stand_in.limit]
+        if not returns:
+            return False
+        back = returns[0]
+        for other in range(self.players):
+            if other == seat or other in self.stand_ins:
+                continue
+            if self._consumed_acks[other].get(seat, -1) < back:
+                return False
+        del self.stand_ins[seat]
+        self.taken_over.pop(seat, None)
+        self._frozen.pop(seat, None)
+        self._voids[seat] = (stand_in.limit, back)
+        self._queues[seat] = deque(e for e in self._queues[seat] if not self._void(seat, e.seq))
+        self._events.append(SeatReturned(seat))
+        return True
+
+    def _void(self, seat: int, seq: int) -> bool:
+        """Whether frame `seq` of `seat` is one the table did not count (it played the seat)."""
+        void = self._voids.get(seat)
+        return void is not None and void[0] <= seq <= void[1]
 
     def rebuilds(self, seat: int) -> bool:
         """Whether a seat the table plays has no published key share: its decryption shares are
@@ -810,7 +907,10 @@ class Session:
         # Not a cheat: a player who left, a closed lid or a lost link looks the same.
         if self.config.insured and self.me is not None:
             programs = sorted({self.config.owners[s] for s in blocked.seats})
-            if self.config.owners[self.me] not in programs:
+            if self.config.owners[self.me] not in programs and not any(
+                o in self._vacancies.decided
+                for o in programs  # once per program
+            ):
                 for owner in programs:  # the table may play on without them (seat insurance)
                     self._vacate(owner)
                 return
@@ -929,6 +1029,11 @@ class Session:
         self.frames.append(envelope.frame)
         self._check_claims(envelope)
         self._read_acks(envelope)
+        acked = self._acks_in_chain[envelope.seat]
+        for seat, seq, _ in envelope.acks:
+            acked[seat] = max(acked.get(seat, -1), seq)
+        if envelope.kind == "return" and envelope.seat != self.me:
+            self._latest[envelope.seat] = (envelope.seq, envelope.digest)  # acknowledged as game frames are
         if envelope.kind in SIDE_KINDS:
             for _, _, _, pending in self._halt_claims:
                 pending.discard((envelope.seat, envelope.seq))
@@ -941,12 +1046,15 @@ class Session:
             self._quotas.side_frame(envelope)
             self._side_message(envelope)
         else:
-            if envelope.seat in self.stand_ins:
+            stand_in = self.stand_ins.get(envelope.seat)
+            if stand_in is not None and stand_in.how == "left":
                 raise Misbehaviour(
                     envelope.seat, "sent a game message after leaving the table", (envelope.frame,)
                 )
             self._quotas.game_frame(envelope)
-            self._queues[envelope.seat].append(envelope)
+            self._ack_marks[(envelope.seat, envelope.seq)] = dict(self._acks_in_chain[envelope.seat])
+            if not self._void(envelope.seat, envelope.seq):
+                self._queues[envelope.seat].append(envelope)
             if envelope.seat != self.me:
                 self._latest[envelope.seat] = (envelope.seq, envelope.digest)
 
@@ -1017,6 +1125,10 @@ class Session:
             self._away_frame(envelope.seat, envelope.data["away"])
         elif envelope.kind == "vacate":
             self._vacate_frame(envelope)
+        elif envelope.kind == "return":
+            self._returns.setdefault(envelope.seat, []).append(envelope.seq)
+            if envelope.seat == self.me:
+                self._returning = True
 
     # --- private shares and complaints ------------------------------------------------------
 
@@ -1190,8 +1302,12 @@ class Session:
         acks = self._pending_acks()
         chain = self._chains[self.me]
         envelope = seal(self.config, self._key, self.me, chain.next_seq, chain.last_digest, kind, data, acks)
+        acked = self._acks_in_chain[self.me]
         for seat, seq, _ in acks:
             self._acked[seat] = seq
+            acked[seat] = max(acked.get(seat, -1), seq)
+        if kind not in SIDE_KINDS:
+            self._ack_marks[(self.me, envelope.seq)] = dict(acked)
         self._ack_armed = False  # its timer, if any, is of no use any more
         self._quotas.sent(kind, len(envelope.frame))
         chain.frames[envelope.seq] = envelope
@@ -1208,6 +1324,7 @@ class Session:
     def _advance(self) -> None:
         if self._paused:
             return
+        self._announce_return()
         while not self._final and not self._disputes:
             if self._job is None:
                 self._job = self._next_job()
@@ -1319,6 +1436,10 @@ class Session:
 
     def consume(self, envelope: Envelope) -> None:
         self._queues[envelope.seat].popleft()
+        self._consumed_upto[envelope.seat] = envelope.seq + 1
+        marks = self._ack_marks.pop((envelope.seat, envelope.seq), None)
+        if marks is not None:
+            self._consumed_acks[envelope.seat] = marks
         self.transcript_hash = extend(self.transcript_hash, envelope.digest)
         for _, _, _, pending in self._halt_claims:
             pending.discard((envelope.seat, envelope.seq))

@@ -445,6 +445,7 @@ def verify_bytes(data: bytes) -> Verdict:
     report = _Report(config, keys)
     report.take(observer.next_events())
     order = _feeding_order(survey)
+    observer.foresee(order)
     fed = 0
     for envelope in order:
         if observer.culprit is not None or (observer.halted and not observer.keeps_checking):

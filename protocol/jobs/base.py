@@ -60,8 +60,9 @@ class JobContext(Protocol):
         ...
 
     @property
-    def me(self) -> int | None:
-        """Our seat; None for an observer (which makes no message of its own)."""
+    def acting(self) -> int | None:
+        """Our seat, if we play it now: None for an observer, and while the table plays our seat
+        (we were taken over: we make no game message of our own, as an observer)."""
         ...
 
     @property
@@ -187,9 +188,10 @@ class JobContext(Protocol):
         """A round ended: every seat signed the transcript at its frame `signed[seat]`."""
         ...
 
-    def stands_in(self, seat: int) -> bool:
+    def stands_in(self, seat: int, boundary: bool = False) -> bool:
         """Whether the table plays `seat` now (its player left and its messages ran out): the
-        job then does the seat's part itself (`protocol.takeover`)."""
+        job then does the seat's part itself (`protocol.takeover`). `boundary`: the seat's turn
+        begins (where a vanished player who came back retakes it)."""
         ...
 
     def stand_in_shares(self, seat: int, ciphertexts: Sequence[crypto.Ciphertext]) -> list[crypto.Point]:

@@ -25,7 +25,7 @@ class CoinJob(Job):
         return f"random:{self.request.purpose}:{self.number}"
 
     def run(self, ctx: JobContext) -> bool:
-        me = ctx.me
+        me = ctx.acting
         if self.phase == "commit":
             if me is not None and self.mine is None:
                 self.mine = ctx.coin_secret(self.number)

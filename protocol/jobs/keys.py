@@ -26,7 +26,7 @@ class KeysJob(Job):
         self.committed = False
 
     def run(self, ctx: JobContext) -> bool:
-        me = ctx.me
+        me = ctx.acting
         if self.phase == "commit":
             if me is not None and not self.committed:
                 self.committed = True

@@ -23,7 +23,12 @@ class MoveJob(Job):
 
     def run(self, ctx: JobContext) -> bool:
         seat = self.seat
-        if self.disclosure is None and seat != ctx.me and not ctx.has_queued(seat) and ctx.stands_in(seat):
+        if (
+            self.disclosure is None
+            and seat != ctx.acting
+            and not ctx.has_queued(seat)
+            and ctx.stands_in(seat, boundary=True)
+        ):
             requests = tuple(RevealRequest(h, None) for h in ctx.undisclosed(seat))
             self.disclosure = RevealsJob(requests, disclose=True)
             self.disclosure.begin(ctx, self.number)
@@ -31,7 +36,7 @@ class MoveJob(Job):
             if not self.disclosure.run(ctx):
                 return False
             return self._common_bot_move(ctx)
-        if seat == ctx.me and not ctx.has_queued(seat):
+        if seat == ctx.acting and not ctx.has_queued(seat):
             move = ctx.take_submitted()
             if move is None:
                 ctx.your_move()

@@ -125,7 +125,7 @@ class RevealsJob(Job):
         return {"job": self.number, "batch": batch, "private": packets}
 
     def run(self, ctx: JobContext) -> bool:
-        me = ctx.me
+        me = ctx.acting
         cards = ctx.cards
         if not self.sent and me is not None and me in self.seats:
             self.sent = True  # every seat sends its shares at once: no waiting for lower seats
@@ -189,7 +189,7 @@ class RevealsJob(Job):
     def _send_partials(self, ctx: JobContext, dealer: int, owed: list[int]) -> None:
         """A vanished seat owes shares here: note them, and send our partials if we hold its key."""
         self.rebuild[dealer] = owed
-        me = ctx.me
+        me = ctx.acting
         if me is None or me not in ctx.escrow_holders(dealer) or not owed:
             return
         if any(e.data["dealer"] == dealer for e in ctx.own_queued("partials", self.number)):
@@ -220,7 +220,7 @@ class RevealsJob(Job):
                 holder = holders[len(got)]
                 envelope = ctx.head(holder, "partials", self.number)
                 if envelope is None:
-                    if holder != ctx.me and ctx.stands_in(holder):
+                    if holder != ctx.acting and ctx.stands_in(holder):
                         raise Unattributable(
                             f"seat {dealer + 1}'s cards cannot be opened: seat {holder + 1}, "
                             "which holds a share of its key, is gone too"
@@ -291,7 +291,7 @@ class RevealsJob(Job):
         context: bytes,
     ) -> None:
         """Open a packet sent to us; if it does not check, complain (publicly) and blame its sender."""
-        assert ctx.secret is not None and ctx.me is not None
+        assert ctx.secret is not None and ctx.acting is not None
         sender = envelope.seat
         try:
             batch = crypto.open_shares(
@@ -304,9 +304,9 @@ class RevealsJob(Job):
                 ) from None
             key, proof = crypto.make_complaint(
                 ctx.secret,
-                ctx.public_keys[ctx.me],
+                ctx.public_keys[ctx.acting],
                 packet,
-                crypto.complaint_context(ctx.config.session_id, ctx.me, envelope.digest),
+                crypto.complaint_context(ctx.config.session_id, ctx.acting, envelope.digest),
                 rng=ctx.rng,
             )
             complaint = ctx.emit(
@@ -318,7 +318,7 @@ class RevealsJob(Job):
             ctx.cards.private.setdefault(handle, {})[sender] = share
 
     def _value(self, ctx: JobContext, request: RevealRequest) -> int | None:
-        me = ctx.me
+        me = ctx.acting
         handle = request.handle
         public = handle in self.public
         if not public and (request.to is None or request.to != me):

@@ -17,7 +17,7 @@ class RoundSignatureJob(Job):
         self.seqs: dict[int, int] = {}
 
     def run(self, ctx: JobContext) -> bool:
-        me = ctx.me
+        me = ctx.acting
         if me is not None and not self.sent:
             self.sent = True
             if not ctx.has_queued(me):

@@ -54,7 +54,7 @@ class ShuffleJob(Job):
             self.decks.append([ctx.cards.ciphertexts[h] for h in request.handles])
         ctx.cards.shuffling = True
         self.verifier = crypto.ShuffleChainVerifier(self.decks[0], ctx.joint_key, rng=ctx.rng)
-        if ctx.me is not None and not ctx.has_queued(ctx.me):
+        if ctx.acting is not None and not ctx.has_queued(ctx.acting):
             # the part of our shuffle that does not need the deck, done before our turn
             self.setup = crypto.prepare_shuffle(len(self.decks[0]), ctx.joint_key, rng=ctx.rng)
 
@@ -69,7 +69,9 @@ class ShuffleJob(Job):
         for k in range(verifier.count, len(self.proofs)):
             try:
                 proof = self.proofs[k]
-                verifier.add(self.decks[k + 1], proof, self.contexts[k], trusted=k == ctx.me or proof is None)
+                verifier.add(
+                    self.decks[k + 1], proof, self.contexts[k], trusted=k == ctx.acting or proof is None
+                )
             except InvalidProof as exc:
                 raise self._fault(exc) from None
 
@@ -85,12 +87,12 @@ class ShuffleJob(Job):
     def run(self, ctx: JobContext) -> bool:
         assert ctx.joint_key is not None
         shuffled: tuple[list[crypto.Ciphertext], crypto.ShuffleProof] | None = None
-        if self.next_seat != ctx.me:
+        if self.next_seat != ctx.acting:
             self._absorb(ctx)  # what we put off to send our shuffle at once
         while self.next_seat < ctx.players:
             seat = self.next_seat
             context = ctx.context(seat, ctx.transcript_hash)
-            if seat == ctx.me and not ctx.has_queued(seat):
+            if seat == ctx.acting and not ctx.has_queued(seat):
                 setup, self.setup = self.setup, None
                 outputs, proof = crypto.shuffle(
                     self.decks[-1], ctx.joint_key, context, rng=ctx.rng, setup=setup
@@ -105,7 +107,7 @@ class ShuffleJob(Job):
                     },
                 )
             envelope = ctx.head(seat, "shuffle", self.number)
-            if envelope is None and seat != ctx.me and ctx.stands_in(seat):
+            if envelope is None and seat != ctx.acting and ctx.stands_in(seat):
                 # the table plays this seat: it does not shuffle (the others' shuffles are
                 # enough: one honest shuffler makes the order secret)
                 self.frames.append(b"")
@@ -116,7 +118,7 @@ class ShuffleJob(Job):
                 continue
             if envelope is None:
                 return False
-            if shuffled is not None and seat == ctx.me:
+            if shuffled is not None and seat == ctx.acting:
                 outputs, proof = shuffled  # what we just encoded: decoding it again proves nothing
             else:
                 try:
@@ -130,7 +132,7 @@ class ShuffleJob(Job):
             self.proofs.append(proof)
             self.contexts.append(context)
             self.next_seat += 1
-            if shuffled is None and self.next_seat != ctx.me:
+            if shuffled is None and self.next_seat != ctx.acting:
                 self._absorb(ctx)  # while the next seats shuffle
         self._check(ctx)
         ctx.cards.shuffling = False

@@ -222,6 +222,7 @@ def test_every_kind_of_frame_opens_and_chains(config: TableConfig) -> None:
         "escrow",
         "vacate",
         "partials",
+        "return",
     }
     assert kinds == set(SCHEMAS)
     prev = config.genesis_hash.hex()

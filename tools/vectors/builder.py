@@ -298,6 +298,7 @@ class Builder(CryptoSections):
             ("escrow", {"deal": plain_wire(deal.to_wire())}),
             ("vacate", {"owner": 2, "held": [[2, 3, fixed_hash("seat-2-frame-2")]]}),
             ("partials", {"job": 14, "dealer": 0, "batch": plain_wire(partials.to_wire())}),
+            ("return", {}),  # back after the table played the seat (acknowledged like a game frame)
         ]
         prev = config.genesis_hash
         out = []
