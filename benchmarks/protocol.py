@@ -67,6 +67,10 @@ DECK_SIZE = 150
 T = TypeVar("T")
 
 
+INSURED = False
+"""`--insured`: every table of the run has seat insurance (escrow at the keys step)."""
+
+
 class Table(Loopback):
     """N SKYJO sessions on a simulated clock, metered: CPU per peer, libsodium ops if asked."""
 
@@ -78,7 +82,10 @@ class Table(Loopback):
         latency: float = 0.0,
         bots_first: bool = True,
     ) -> None:
-        self.config, keys = make_table("skyjo", players, options)
+        # INSURED: seat insurance (issue 17): the keys step also deals every key share in escrow
+        self.config, keys = make_table(
+            "skyjo", players, options, table={"insured": True} if INSURED else None
+        )
         super().__init__(
             seats(self.config, keys),
             bots_for("skyjo", ["greedy"] * players, seed),
@@ -894,6 +901,9 @@ def main() -> int:
     parser.add_argument(
         "--verify-file", help="verify: time the transcript in this file (made and saved there if absent)"
     )
+    parser.add_argument(
+        "--insured", action="store_true", help="seat insurance on every table (key escrow at the keys step)"
+    )
     parser.add_argument("--profile", action="store_true", help="print a cProfile of one deal")
     parser.add_argument("--profile-peers", type=int, default=8)
     parser.add_argument("--raw-profile", action="store_true", help="with --profile: print pstats too")
@@ -903,6 +913,8 @@ def main() -> int:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, like the crypto benchmark
     warm_caches()
+    global INSURED
+    INSURED = args.insured
     chosen = args.only or ["deal", "reveal", "traffic", "verify"]
     results: dict[str, Any] = {"machine": machine()}
     mul_s = calibrate_mul()
