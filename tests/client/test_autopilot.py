@@ -46,12 +46,20 @@ class _Gated(Bot):
         self.allowed = threading.Semaphore(0)
         self.thinking: queue.Queue[int] = queue.Queue()
         self.calls = 0
+        self.opened = threading.Event()
 
     def choose(self, state: TableState, seat: int) -> Move:
         self.calls += 1
         self.thinking.put(self.calls)
-        assert self.allowed.acquire(timeout=120), "the test never let the bot choose"
+        if not self.opened.is_set():
+            assert self.allowed.acquire(timeout=120), "the test never let the bot choose"
         return self.inner.choose(state, seat)
+
+    def open(self) -> None:
+        """The test is over: every choice from now on is allowed (a thread waiting for the gate
+        would hold the table's end back)."""
+        self.opened.set()
+        self.allowed.release()
 
     async def started(self) -> int:
         """Wait until the bot starts thinking about a move; which call of `choose` that is."""
@@ -77,6 +85,12 @@ async def _until(check: Callable[[], bool], what: str) -> None:
             return
         await trio.to_thread.run_sync(time.sleep, POLL)
     raise AssertionError(f"never: {what}")
+
+
+def _deciding(runner: PeerRunner) -> bool:
+    """The person has a decision to make and its countdown runs (the runner has handled the
+    session's news: the session's state alone may be read while a worker thread updates it)."""
+    return runner.legal_moves() != [] and runner.time_left() is not None
 
 
 def _moved(runner: PeerRunner) -> list[Move]:
@@ -116,7 +130,7 @@ def test_the_countdown_runs_out_and_the_own_bot_plays_until_a_key() -> None:
         async with trio.open_nursery() as nursery:
             await nursery.start(table.run)
             # the setup: everyone turns two cards; the person's countdown runs
-            await _until(lambda: human.legal_moves() != [], "the person's first decision")
+            await _until(lambda: _deciding(human), "the person's first decision")
             assert human.time_left() == TURN
             clock.jump(TURN - 1)
             await trio.sleep(0)
@@ -146,7 +160,7 @@ def test_the_countdown_runs_out_and_the_own_bot_plays_until_a_key() -> None:
             await _until(lambda: all(0 not in r.away for r in table.runners), "every peer sees the return")
             assert all(_away_lines(r) == ["away", "back"] for r in table.runners)
             # the rest of the turn is the person's: the bot does not think about it
-            await _until(lambda: human.legal_moves() != [], "the person's next decision")
+            await _until(lambda: _deciding(human), "the person's next decision")
             assert human.time_left() == TURN  # a fresh countdown for what is left of the turn
             assert bot.calls == 2 and bot.thinking.empty()
             assert len(_moves_of(human, 0)) == 2
@@ -156,6 +170,7 @@ def test_the_countdown_runs_out_and_the_own_bot_plays_until_a_key() -> None:
             assert bot.calls == 2
             for runner in table.runners[1:]:
                 assert _moves_of(runner, 0) == _moves_of(human, 0)  # each move once, everywhere
+            bot.open()
             nursery.cancel_scope.cancel()
 
     _run(main)
@@ -167,7 +182,7 @@ def test_the_person_cannot_play_the_move_the_bot_is_making() -> None:
         human = table.human
         async with trio.open_nursery() as nursery:
             await nursery.start(table.run)
-            await _until(lambda: human.legal_moves() != [], "the person's first decision")
+            await _until(lambda: _deciding(human), "the person's first decision")
             choice = human.legal_moves()[-1]
             clock.jump(TURN)
             await bot.started()
@@ -189,6 +204,7 @@ def test_the_person_cannot_play_the_move_the_bot_is_making() -> None:
             assert len(setup) == 1  # the setup's decision was made once, by the bot
             assert tried == ["refused"]
             _no_stop(table)
+            bot.open()
             nursery.cancel_scope.cancel()
 
     _run(main)
@@ -200,7 +216,7 @@ def test_a_decision_made_in_time_stops_the_countdown() -> None:
         human = table.human
         async with trio.open_nursery() as nursery:
             await nursery.start(table.run)
-            await _until(lambda: human.legal_moves() != [], "the person's first decision")
+            await _until(lambda: _deciding(human), "the person's first decision")
             clock.jump(TURN - 1)
             await human.submit_move(human.legal_moves()[0])  # one second before the end
             await _until(lambda: human.time_left() != 1, "the countdown stopped or started anew")
@@ -209,6 +225,7 @@ def test_a_decision_made_in_time_stops_the_countdown() -> None:
             assert not human.autopiloting and _away_lines(human) == []
             assert bot.calls == 0
             _no_stop(table)
+            bot.open()
             nursery.cancel_scope.cancel()
 
     _run(main)
@@ -221,7 +238,7 @@ def test_autopilot_in_the_other_games(game: str) -> None:
         human = table.human
         async with trio.open_nursery() as nursery:
             await nursery.start(table.run)
-            await _until(lambda: human.legal_moves() != [], "the person's first decision")
+            await _until(lambda: _deciding(human), "the person's first decision")
             clock.jump(TURN)
             await _until(lambda: all(0 in r.away for r in table.runners), "every peer sees the away frame")
             assert await bot.started() == 1
@@ -235,6 +252,7 @@ def test_autopilot_in_the_other_games(game: str) -> None:
             await _until(lambda: _settled(table), "every peer at the same table")
             assert bot.calls == 2 and len(_moves_of(human, 0)) == 2
             _no_stop(table)
+            bot.open()
             nursery.cancel_scope.cancel()
 
     _run(main)
