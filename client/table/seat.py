@@ -299,9 +299,10 @@ async def _narrate(runner: PeerRunner, say: Say) -> None:
             elif entry.kind == "left":
                 who = names[entry.seat] if entry.seat is not None else "?"
                 seat = entry.seat + 1 if entry.seat is not None else "?"
-                # with issue 17's protocol a bot takes the seat (told in the same batch): no stop
-                goes_on = any(e.kind == "takeover" and e.seat == entry.seat for e in runner.log[shown:])
-                say(f"{who} (seat {seat}) left the table" + ("." if goes_on else "; the game cannot go on."))
+                # with issue 17's protocol the table plays on (a bot takes the seat, told later);
+                # before it, the leave stopped the game (its Halted comes in the same batch)
+                stopped = runner.status.halted is not None and entry.seat != runner.seat
+                say(f"{who} (seat {seat}) left the table" + ("; the game cannot go on." if stopped else "."))
             elif entry.kind in ("away", "takeover", "returned"):
                 say(seat_news(names, entry))
             else:

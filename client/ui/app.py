@@ -250,9 +250,10 @@ class GameUI:
         )
         narrator = self._narrator(state)
         narrator.update(source.log())
+        halted = source.halted()
+        narrator.stopped = bool(halted)
         model.log = narrator.lines(60)
         model.since = since_last_turn(narrator, me)
-        halted = source.halted()
         if state is None:
             model.notice = "\n".join([tr(lang, "notice.keys"), tr(lang, "notice.keys_hint")])
             if halted:

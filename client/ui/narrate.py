@@ -52,6 +52,9 @@ class Narrator:
         self.lang = lang
         self.items: list[Item] = []
         self.fed = 0
+        self.stopped = False
+        """The game has stopped (set by the screen): a seat's leave is then told as the stop.
+        Otherwise the table plays on (a bot takes the seat: issue 17), and it is told as a leave."""
 
     # --- reading the log ------------------------------------------------------------------------
 
@@ -106,7 +109,7 @@ class Narrator:
             return [[self.who(item.seat), Span(": ", "chat"), Span(str(item.data), "chat")]]
         if item.kind == "blame":
             return [tr_spans(lang, "log.blame", "error", who=self.who(item.seat), reason=str(item.data))]
-        if item.kind == "left" and self._taken_over_after(item):
+        if item.kind == "left" and (not self.stopped or self._taken_over_after(item)):
             # the others play on with a bot in that seat: not a stop
             return [self.seat_sentence("log.left_on", item.seat, "warn")]
         if item.kind in ("absent", "left"):

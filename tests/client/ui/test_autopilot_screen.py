@@ -125,6 +125,13 @@ def test_the_log_tells_away_back_leave_takeover_and_return() -> None:
     assert "Un bot joue désormais la place de Chloé (parti)." in fr
 
 
+def test_a_leave_the_table_plays_on_after_is_not_a_stop() -> None:
+    source = _my_turn().source()
+    source.entries.append(LogEntry("left", seat=2, text="left the table"))  # the takeover comes later
+    text = _text(GameUI(source, "en"), 240, 50)
+    assert "Chloé left the table." in text and "cannot go on" not in text
+
+
 def test_a_leave_without_a_takeover_still_stops_the_game() -> None:
     source = _my_turn().source()
     source.entries.append(LogEntry("left", seat=2, text="left the table"))
