@@ -10,13 +10,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from protocol.config import DEFAULT_GRACE
 from protocol.errors import GroupUnavailable
 from skyjo_p2p.core.errors import EngineError, OptionError
 from skyjo_p2p.core.options import parse_assignments
 from skyjo_p2p.engine import games, new_game
 
 from . import cmdline
-from .cmdline import InputError
+from .cmdline import DEFAULT_TURN, InputError
 from .net import wordcode
 
 GAMES = games()
@@ -360,8 +361,14 @@ def cmd_host(args: argparse.Namespace) -> int:
         headless=args.bot,
         advertise=not args.no_mdns,
         think_time=args.think_time,
+        **_table_settings(args),
     )
     return run_host(opts)
+
+
+def _table_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """`host`'s table settings: the move countdown, the grace, seat insurance."""
+    return {"turn": args.turn, "grace": args.grace, "insured": not args.no_seat_insurance}
 
 
 def cmd_join(args: argparse.Namespace) -> int:
@@ -428,6 +435,7 @@ def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]
             interface=args.interface or "0.0.0.0",
             name=args.nick,
             advertise=not args.no_mdns,
+            **_table_settings(args),
         )
         return _network_errors(lambda: trio.run(lambda: host_with_screen(opts, identity, **screen)), "host")
     join_opts = JoinOptions(
@@ -605,6 +613,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bot-level", choices=("random", "greedy", "strong"), default="greedy")
     p.add_argument("--port", default="0", help="the lobby's TCP port, 1-65535 (default 0: any free port)")
     p.add_argument("--no-mdns", action="store_true", help="do not announce the table (join with HOST:PORT)")
+    p.add_argument(
+        "--turn",
+        type=int,
+        default=DEFAULT_TURN,
+        metavar="SECONDS",
+        help=f"a person's move countdown; at zero their own program plays until they press a key "
+        f"(default {DEFAULT_TURN}; 0: no countdown)",
+    )
+    p.add_argument(
+        "--grace",
+        type=int,
+        default=DEFAULT_GRACE,
+        metavar="SECONDS",
+        help=f"how long a seat that stopped answering may come back before the others go on "
+        f"without it (default {DEFAULT_GRACE})",
+    )
+    p.add_argument(
+        "--no-seat-insurance",
+        action="store_true",
+        help="no key escrow: the game stops if a player vanishes, instead of a bot taking the seat",
+    )
     network_options(p)
     p.set_defaults(func=cmd_host)
 

@@ -18,6 +18,10 @@ TABLE_NAME_MAX_BYTES = 63
 """A DNS-SD instance name is one DNS label: at most 63 bytes of UTF-8 (RFC 6763, 4.1.1)."""
 NICK_MAX_CHARS = 32
 
+DEFAULT_TURN = 60
+"""Seconds of a person's move countdown by default (`host --turn`); at zero their own program
+plays for them until they press a key."""
+
 
 class InputError(ValueError):
     """A value given on the command line that cannot be used; `reason` is the line to show."""

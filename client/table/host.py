@@ -27,7 +27,7 @@ from client.net.link import Handshake, Link, LinkError, Refused, WrongPassword, 
 from client.net.linkproto import PeerIdentity
 from client.net.mesh import sign_genesis
 from client.storage import fingerprint
-from protocol.config import TableConfig, check_table
+from protocol.config import DEFAULT_GRACE, TableConfig, check_table
 from protocol.errors import MalformedMessage
 from skyjo_p2p.bots import make_bot
 from skyjo_p2p.core.errors import OptionError
@@ -36,6 +36,18 @@ from .peer import PeerRunner
 from .seat import LOBBY_TABLE, Peer, Say, check_saving, open_listener, print_line
 
 log = logging.getLogger("skyjo_lan.net")
+
+DEFAULT_TURN = cmdline.DEFAULT_TURN
+TURN_CHOICES = (0, 30, 60, 90, 120, 300)
+"""The countdowns the host's lobby cycles through (0: none)."""
+MAX_SECONDS = 3600
+"""The longest countdown or grace a genesis carries (`protocol.config`)."""
+
+
+def next_turn(turn: int) -> int:
+    """The countdown after `turn` in the lobby's cycle (`TURN_CHOICES`)."""
+    later = [t for t in TURN_CHOICES if t > turn]
+    return later[0] if later else TURN_CHOICES[0]
 
 
 @dataclass
@@ -67,13 +79,32 @@ class HostOptions:
     advertise: bool = True
     think_time: float = 0.0
     save: bool = True
+    turn: int = DEFAULT_TURN
+    """Seconds of a person's move countdown; at zero their own program plays (0: no countdown)."""
+    grace: int = DEFAULT_GRACE
+    """Seconds a seat that stopped answering may come back before the others go on without it."""
+    insured: bool = True
+    """Seat insurance (key escrow), so a vanished seat can be played by a bot (`--no-seat-insurance`)."""
 
     def __post_init__(self) -> None:
         """Refuse (`OptionError`) a table that cannot be hosted, before anything is opened (a port
         out of range would otherwise be wrapped by getaddrinfo into another port, silently)."""
         if not 0 <= self.port <= cmdline.PORT_MAX:
             raise OptionError(f"{self.port} is not a port (1 to {cmdline.PORT_MAX}, or 0 for any free port)")
+        for what, seconds in (("--turn", self.turn), ("--grace", self.grace)):
+            if not 0 <= seconds <= MAX_SECONDS:
+                raise OptionError(f"{what} is 0 to {MAX_SECONDS} seconds, not {seconds}")
         check_hosted(self)
+
+    def table_settings(self, seats: int, people: int) -> dict[str, Any]:
+        """The genesis's table settings for `seats` seats, the first `people` of them people (or
+        headless joiners: each its own program), the rest the host's bots (run by seat 0)."""
+        return {
+            "turn": self.turn,
+            "grace": self.grace,
+            "insured": self.insured,
+            "owners": [s if s < people else 0 for s in range(seats)],
+        }
 
 
 def check_hosted(opts: HostOptions, players: int | None = None) -> None:
@@ -142,7 +173,15 @@ class Host:
             "bots": self.opts.bots,
             "password": self.opts.password is not None,
             "chat": [list(entry) for entry in self.chat[-20:]],
+            "settings": {"turn": self.opts.turn, "grace": self.opts.grace, "insured": self.opts.insured},
         }
+
+    def set_turn(self, turn: int) -> None:
+        """The host changes the move countdown in the lobby (every joiner's lobby shows it)."""
+        if self.started or not 0 <= turn <= MAX_SECONDS:
+            return
+        self.opts.turn = turn
+        self._changed()
 
     def _changed(self) -> None:
         self.lobby_changed.set()
@@ -344,6 +383,7 @@ class Host:
             identities=tuple(keys),
             options=dict(opts.options),
             names=tuple(n[:32] for n in names),
+            table=opts.table_settings(len(keys), len(self.seats)),
         )
         signature = sign_genesis(self.identity, config)
         mine = mesh_listener.socket.getsockname()[1]

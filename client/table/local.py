@@ -24,6 +24,15 @@ from skyjo_p2p.bots.base import Bot
 from skyjo_p2p.core.errors import OptionError
 
 from .peer import PeerRunner
+from .seat import autopilot_for
+
+
+def _settings(turn: int, grace: int | None) -> dict[str, Any]:
+    """The genesis's table settings: none at all without a countdown or a grace (as always)."""
+    settings: dict[str, Any] = {"turn": turn} if turn else {}
+    if grace is not None:
+        settings["grace"] = grace
+    return settings
 
 
 class LocalTable:
@@ -42,7 +51,11 @@ class LocalTable:
         think_time: float = 0.4,
         human: bool = True,
         seed: str | None = None,
+        turn: int = 0,
+        grace: int | None = None,
     ) -> None:
+        """`turn`: the person's move countdown in seconds (0, `play`'s choice: none); at zero
+        their autopilot plays (`PeerRunner`). `grace`: the table's grace, when set."""
         players = bots + (1 if human else 0)
         keys = [identity or Ed25519PrivateKey.generate()] + [
             Ed25519PrivateKey.generate() for _ in range(players - 1)
@@ -59,6 +72,7 @@ class LocalTable:
                 identities=tuple(k.public_key().public_bytes_raw() for k in keys),
                 options=dict(options or {}),
                 names=tuple(names or default_names),
+                table=_settings(turn, grace),
             )
         except MalformedMessage as exc:  # options the rules accept but no genesis carries (long text)
             raise OptionError(exc.reason) from None
@@ -72,8 +86,16 @@ class LocalTable:
             record = self.writer if saving else None
             sync = self.writer.sync if saving and self.writer is not None else None  # round ends, the end
             session = Session(self.config, seat, keys[seat])
+            autopilot = autopilot_for(self.config) if policy is None else None
             self.runners.append(
-                PeerRunner(session, policy, record=record, sync=sync, think_time=think_time if seat else 0.0)
+                PeerRunner(
+                    session,
+                    policy,
+                    record=record,
+                    sync=sync,
+                    think_time=think_time if seat else 0.0,
+                    autopilot=autopilot,
+                )
             )
         for runner in self.runners:
             runner.links = {s: LinkState("local") for s in range(players) if s != runner.seat}

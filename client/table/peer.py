@@ -24,6 +24,7 @@ import trio
 from client.net.mesh import LinkState
 from protocol.config import TableConfig
 from protocol.events import (
+    AwayChanged,
     Blamed,
     ChatReceived,
     Finished,
@@ -32,6 +33,8 @@ from protocol.events import (
     Left,
     MoveRefused,
     RoundSigned,
+    SeatReturned,
+    SeatTakenOver,
     SessionEvent,
     Started,
     TimerRequest,
@@ -59,7 +62,10 @@ Broadcast = Callable[[bytes], Awaitable[None]]
 class LogEntry:
     """One line of the table's history: a fact from the engine, or a message about the game."""
 
-    kind: str  # "fact" | "chat" | "info" | "blame" | "absent" (stopped answering) | "left"
+    kind: str
+    """"fact" | "chat" | "info" | "blame" | "absent" (stopped answering) | "left" | "away"
+    (`text` "away" or "back": autopilot on or off) | "takeover" (`text` "left" or "vanished") |
+    "returned" (a taken-over seat's player plays it again)."""
     fact: EngineEvent | None = None
     seat: int | None = None
     text: str = ""
@@ -67,6 +73,8 @@ class LogEntry:
     """For "absent": how long the seat was waited for, in seconds (None: not known here)."""
     no_link: bool = False
     """For "absent": our link to the seat was down when the game stopped."""
+    disclosed: int = 0
+    """For "takeover": how many of the seat's private cards became public for the bot."""
 
 
 @dataclass
@@ -81,8 +89,21 @@ class PeerStatus:
     """The seat that left the table (its signed leave stopped the game), if one did."""
 
 
+def warn_before(turn_seconds: float) -> float:
+    """Seconds before the end of a move countdown at which the bell rings again: 10, or a third
+    of the countdown if that is shorter."""
+    return min(10.0, turn_seconds / 3)
+
+
 class PeerRunner:
-    """Drives one session. `policy` is a bot for a headless seat, or None for a person."""
+    """Drives one session. `policy` is a bot for a headless seat, or None for a person.
+
+    A person's seat at a table with a move countdown (`TableConfig.turn_seconds`) has an
+    `autopilot` bot: when the countdown of the person's turn runs out, the runner says so to every
+    seat (`Session.set_away`) and the autopilot plays this turn and the next ones, until the person
+    is back (`come_back`). The bot and the person never play the same decision: every move is
+    submitted under the runner's lock, and the bot asks, under that lock, whether it still plays.
+    """
 
     def __init__(
         self,
@@ -92,13 +113,22 @@ class PeerRunner:
         record: Callable[[bytes], None] | None = None,
         sync: Callable[[], None] | None = None,
         think_time: float = 0.0,
+        autopilot: Bot | None = None,
     ) -> None:
         """`record` appends one frame to the saved game and `sync` forces what was appended to the
-        disk; either may raise `OSError` (a full disk): the game then goes on from memory."""
+        disk; either may raise `OSError` (a full disk): the game then goes on from memory.
+        `autopilot`: the bot that plays a person's seat once their countdown has run out."""
         self.session = session
         self.config: TableConfig = session.config
         self.seat = session.me
         self.policy = policy
+        self.autopilot = autopilot if policy is None else None
+        self.turn_seconds = float(self.config.turn_seconds) if self.autopilot is not None else 0.0
+        """The move countdown of this seat (0: none: a bot's seat, or a table without one)."""
+        self.deadline: float | None = None
+        """When (trio time) the countdown of the person's current turn runs out; None when no
+        countdown runs (not their turn, no countdown at this table, or away)."""
+        self._countdown: trio.CancelScope | None = None
         self.record = record
         self.sync = sync
         self.think_time = think_time
@@ -148,6 +178,40 @@ class PeerRunner:
     def legal_moves(self) -> list[Move]:
         return self.session.legal_moves()
 
+    @property
+    def away(self) -> frozenset[int]:
+        """The seats whose player is away (their own program plays for them)."""
+        return frozenset(self.session.away)
+
+    @property
+    def taken_over(self) -> dict[int, str]:
+        """The seats every peer plays with the common bot, and why ("left" or "vanished")."""
+        return dict(self.session.taken_over)
+
+    @property
+    def autopiloting(self) -> bool:
+        """This seat's player is away: the autopilot plays their moves."""
+        return self.autopilot is not None and self.seat is not None and self.seat in self.session.away
+
+    def time_left(self) -> float | None:
+        """Seconds left on this seat's move countdown (None: no countdown runs)."""
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - trio.current_time())
+
+    async def come_back(self) -> bool:
+        """The person is back (they pressed a key): the autopilot stops (after the move it may be
+        playing: never two moves) and the others are told. False if they were not away."""
+        async with self._lock:
+            if not self.autopiloting:
+                return False
+            self.session.set_away(False)
+            await self._after_session()
+            if self.seat is not None and self._in_turn():
+                self._start_countdown()  # a new countdown for what is left of the turn
+        log.info("back at the table: the autopilot stops")
+        return True
+
     async def submit_move(self, move: Move) -> None:
         """Play a move for this seat (raises IllegalMove at once if it is not legal)."""
         async with self._lock:
@@ -162,9 +226,11 @@ class PeerRunner:
             await self._after_session()
 
     async def leave(self) -> bool:
-        """This seat's player leaves the table for good: a signed leave goes to every seat and
-        the game stops for everyone, blaming nobody. False if the game is over or stopped."""
+        """This seat's player leaves the table for good: a signed leave goes to every seat (with
+        the protocol of issue 17, the others play on with a bot in this seat; before it, the game
+        stops for everyone), blaming nobody. False if the game is over or stopped."""
         async with self._lock:
+            self._stop_countdown()
             left = self.session.leave()
             await self._after_session()
         if left:
@@ -334,13 +400,24 @@ class PeerRunner:
             self._your_move = False
             if _TRACE is not None:
                 self._trace(event.facts)
+            if self.deadline is not None and not self._in_turn():
+                self._stop_countdown()  # the turn is over (played in time)
         elif isinstance(event, Started):
             self.status.started = True
         elif isinstance(event, YourMove):
             self._your_move = True
-            if self.policy is not None and self._nursery is not None and not self._bot_busy:
-                self._bot_busy = True
-                self._nursery.start_soon(self._bot_move)
+            if self.turn_seconds > 0 and not self.autopiloting and self.deadline is None:
+                self._start_countdown()
+            self._start_bot()
+        elif isinstance(event, AwayChanged):
+            self.log.append(LogEntry("away", seat=event.seat, text="away" if event.away else "back"))
+            log.info("seat %d (from 1) %s", event.seat + 1, "is away: autopilot" if event.away else "is back")
+        elif isinstance(event, SeatTakenOver):
+            self.log.append(LogEntry("takeover", seat=event.seat, text=event.how, disclosed=event.disclosed))
+            log.info("seat %d (from 1) is played by the common bot (%s)", event.seat + 1, event.how)
+        elif isinstance(event, SeatReturned):
+            self.log.append(LogEntry("returned", seat=event.seat))
+            log.info("seat %d (from 1) is back and plays its seat again", event.seat + 1)
         elif isinstance(event, MoveRefused):
             self.log.append(LogEntry("info", text=f"move refused: {event.reason}"))
         elif isinstance(event, Finished):
@@ -363,6 +440,7 @@ class PeerRunner:
             log.info("seat %d (from 1) left the table: %s", event.seat + 1, event.reason)
         elif isinstance(event, Halted):
             self.status.halted = event.reason
+            self._stop_countdown()
             waited = trio.current_time() - self._wait[1] if self._wait is not None else None
             for seat in event.absent:  # stopped answering: not a cheat
                 link = self.links.setdefault(seat, LinkState())
@@ -418,20 +496,85 @@ class PeerRunner:
         for name in [n for n in self._timers if not self.session.timer_needed(n)]:
             self._timers.pop(name).cancel()
 
+    def _playing(self) -> Bot | None:
+        """The bot that plays this seat now: a headless seat's, or the autopilot while away."""
+        if self.policy is not None:
+            return self.policy
+        return self.autopilot if self.autopiloting else None
+
+    def _start_bot(self) -> None:
+        if (
+            self._your_move
+            and self._playing() is not None
+            and self._nursery is not None
+            and not self._bot_busy
+        ):
+            self._bot_busy = True
+            self._nursery.start_soon(self._bot_move)
+
+    def _in_turn(self) -> bool:
+        """This seat has a decision to make, or it is its turn (the table may be revealing a card
+        between two decisions of the turn): the time its countdown covers."""
+        state = self.session.state
+        if state is None or self.session.halted or state.phase == "game_over":
+            return False
+        if self.session.legal_moves():
+            return True
+        return state.phase == "turn" and getattr(state, "turn", None) == self.seat
+
+    def _start_countdown(self) -> None:
+        """Count this turn down (trio's clock): at zero the autopilot takes over."""
+        self._stop_countdown()
+        if self.turn_seconds <= 0 or self._nursery is None:
+            return
+        self.deadline = trio.current_time() + self.turn_seconds
+        scope = trio.CancelScope(deadline=self.deadline)
+        self._countdown = scope
+        self._nursery.start_soon(self._count_down, scope)
+
+    def _stop_countdown(self) -> None:
+        if self._countdown is not None:
+            self._countdown.cancel()
+        self._countdown = None
+        self.deadline = None
+
+    async def _count_down(self, scope: trio.CancelScope) -> None:
+        with scope:
+            await trio.sleep_forever()
+        if self._countdown is not scope or not scope.deadline <= trio.current_time():
+            return  # cancelled: the turn was played in time, or a new countdown replaced this one
+        async with self._lock:
+            if self._countdown is not scope:
+                return
+            self._countdown, self.deadline = None, None
+            if not self._in_turn() or self.session.halted:
+                return
+            if self.session.set_away(True):
+                log.info("the move countdown ran out: the autopilot plays this seat")
+            await self._after_session()
+            self._start_bot()
+
     async def _bot_move(self) -> None:
-        """Play for a headless seat while it has a decision to make (a turn can take several)."""
-        assert self.policy is not None and self.seat is not None
-        policy, seat = self.policy, self.seat
+        """Play for a headless seat, or for an away person, while it has a decision to make (a
+        turn can take several); an away person who comes back stops it before its next move."""
+        assert self.seat is not None
+        seat = self.seat
         try:
             while True:
                 if self.think_time:
                     await trio.sleep(self.think_time)
                 async with self._lock:
                     state = self.session.state
-                    if state is None or self.session.halted or not self.session.legal_moves():
+                    policy = self._playing()
+                    if (
+                        policy is None
+                        or state is None
+                        or self.session.halted
+                        or not self.session.legal_moves()
+                    ):
                         return
 
-                    def decide_and_play(state: TableState = state) -> None:
+                    def decide_and_play(state: TableState = state, policy: Bot = policy) -> None:
                         self.session.submit_move(policy.choose(state, seat))
 
                     try:

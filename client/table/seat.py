@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,10 +22,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from client import storage
 from client.net.mesh import Mesh
 from client.storage import TranscriptWriter
-from protocol.config import TableConfig
+from protocol.config import DEFAULT_GRACE, TableConfig
 from protocol.errors import MalformedMessage
 from protocol.session import Session
 from protocol.verify import verify_bytes
+from skyjo_p2p.bots import make_bot
 from skyjo_p2p.bots.base import Bot
 
 from .peer import LogEntry, PeerRunner
@@ -95,7 +97,7 @@ class Peer:
                     genesis_signature=self.genesis_signature,
                 )
                 self.resume.save()
-        timeouts = session_timeouts()
+        timeouts = session_timeouts(self.config)
         if restored is not None:
             frames, secret_state = restored
             self.session = Session.restore(
@@ -109,6 +111,7 @@ class Peer:
             record=self._record if writer is not None else None,
             sync=self._sync if writer is not None else None,
             think_time=self.think_time,
+            autopilot=autopilot_for(self.config) if self.policy is None else None,
         )
         if restored is not None:
             # what the session made at once on restore (answers due when the process died) ends
@@ -244,12 +247,33 @@ class Peer:
                 say(line)
 
 
-def session_timeouts() -> dict[str, Any]:
-    """Seconds before a silent seat is blamed: automatic protocol steps (twice this, since the
-    first expiry relays what the late seat may lack) and moves (a person thinks; 0: never).
-    $SKYJO_LAN_STEP_TIMEOUT and $SKYJO_LAN_MOVE_TIMEOUT override the defaults."""
-    step = float(os.environ.get("SKYJO_LAN_STEP_TIMEOUT", "30"))
-    move = float(os.environ.get("SKYJO_LAN_MOVE_TIMEOUT", "300"))
+AUTOPILOT_LEVEL = "greedy"
+"""The bot that plays an away person's seat: the level `skyjo-lan play` seats by default."""
+
+
+def autopilot_for(config: TableConfig) -> Bot | None:
+    """The autopilot of a person's seat at `config`'s table: None without a move countdown."""
+    if config.turn_seconds <= 0:
+        return None
+    try:
+        return make_bot(AUTOPILOT_LEVEL, config.game, secrets.token_hex(8))
+    except ValueError:  # no such level for this game (yet): the simplest bot plays
+        return make_bot("random", config.game, secrets.token_hex(8))
+
+
+def session_timeouts(config: TableConfig | None = None) -> dict[str, Any]:
+    """Seconds before a silent seat is named absent: automatic protocol steps (twice this, since
+    the first expiry relays what the late seat may lack; half the table's grace each, so the
+    second expiry comes at the grace) and moves (a person thinks: the countdown and the grace
+    when the table has a countdown, since the autopilot plays at the countdown's end and a slow
+    person is never timed out; else 300 s; 0: never). $SKYJO_LAN_STEP_TIMEOUT and
+    $SKYJO_LAN_MOVE_TIMEOUT override the table (tests use them)."""
+    grace = config.grace_seconds if config is not None else DEFAULT_GRACE
+    turn = config.turn_seconds if config is not None else 0
+    step_default = grace / 2 if grace > 0 else 30.0
+    move_default = float(turn + grace) if turn > 0 else 300.0
+    step = float(os.environ.get("SKYJO_LAN_STEP_TIMEOUT", "") or step_default)
+    move = float(os.environ.get("SKYJO_LAN_MOVE_TIMEOUT", "") or move_default)
     return {"step_timeout": step, "move_timeout": move or None}
 
 
@@ -275,10 +299,31 @@ async def _narrate(runner: PeerRunner, say: Say) -> None:
             elif entry.kind == "left":
                 who = names[entry.seat] if entry.seat is not None else "?"
                 seat = entry.seat + 1 if entry.seat is not None else "?"
-                say(f"{who} (seat {seat}) left the table; the game cannot go on.")
+                # with issue 17's protocol the table plays on (a bot takes the seat, told later);
+                # before it, the leave stopped the game (its Halted comes in the same batch)
+                stopped = runner.status.halted is not None and entry.seat != runner.seat
+                say(f"{who} (seat {seat}) left the table" + ("; the game cannot go on." if stopped else "."))
+            elif entry.kind in ("away", "takeover", "returned"):
+                say(seat_news(names, entry))
             else:
                 say(entry.text)
         await runner.changed.wait()
+
+
+def seat_news(names: list[str], entry: LogEntry) -> str:
+    """The line for a seat's player going away or coming back, a bot taking the seat, or its
+    player taking it back (seats numbered from 1)."""
+    seat = entry.seat if entry.seat is not None else -1
+    who = f"{names[seat] if 0 <= seat < len(names) else '?'} (seat {seat + 1})"
+    if entry.kind == "away" and entry.text == "away":
+        return f"{who} is away: their own program plays for them (autopilot)."
+    if entry.kind == "away":
+        return f"{who} is back and plays again."
+    if entry.kind == "takeover":
+        why = "they left" if entry.text == "left" else f"they {entry.text}"
+        shown = f"; {entry.disclosed} of their cards made public for it" if entry.disclosed else ""
+        return f"A bot plays {who}'s seat from now on ({why}{shown})."
+    return f"{who} is back and plays their seat again."
 
 
 def stopped_answering(names: list[str], seat: int | None, waited: float | None, no_link: bool) -> str:

@@ -10,8 +10,8 @@ the controller itself is synchronous and easy to test. Keys are names: "left", "
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from skyjo_p2p.core.events import DealRequest, RandomRequest, RevealRequest, RoundEnded, ShuffleRequest
@@ -44,6 +44,18 @@ class Source(Protocol):
 
     def halted(self) -> str | None: ...
 
+    def away(self) -> frozenset[int]:
+        """The seats whose player is away (their own program plays for them: autopilot)."""
+        ...
+
+    def taken_over(self) -> Mapping[int, str]:
+        """The seats a bot plays for everyone, and why ("left" or "vanished")."""
+        ...
+
+    def time_left(self) -> float | None:
+        """Seconds left on this seat's move countdown (None: none runs)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Submit:
@@ -63,7 +75,12 @@ class Quit:
     leave: bool = False
 
 
-Effect = Submit | Chat | Quit
+@dataclass(frozen=True)
+class Back:
+    """The away player pressed a key: they play again (the autopilot stops)."""
+
+
+Effect = Submit | Chat | Quit | Back
 
 ARROWS = {
     "left": "left",
@@ -133,8 +150,8 @@ class GameUI:
         if state is not self._state:
             self._state = state
             self.ui.sending = False
-        if state is None or source.seat is None or self.ui.sending:
-            self._set_decision(None)
+        if state is None or source.seat is None or self.ui.sending or self.away():
+            self._set_decision(None)  # (away: the autopilot decides, until a key)
         else:
             moves = source.legal_moves()
             self._set_decision(
@@ -166,6 +183,16 @@ class GameUI:
             return None
         facts = [getattr(item, "fact", None) for item in self.source.log()[length:]]
         return ended_round(before, [f for f in facts if f is not None])
+
+    def away(self) -> bool:
+        """This seat's player is away: their program plays for them until they press a key."""
+        return self.source.seat is not None and self.source.seat in self.source.away()
+
+    def shown_names(self) -> list[str]:
+        """The seats' names as the table shows them: "Ben (away, bot playing)", "Ben (bot: left)"."""
+        names = list(self.source.names)
+        away, taken = self.source.away(), self.source.taken_over()
+        return [seat_label(self.lang, name, seat in away, taken.get(seat)) for seat, name in enumerate(names)]
 
     def holding(self) -> TableState | None:
         """The ended round shown instead of the table (until a key closes its summary)."""
@@ -208,7 +235,7 @@ class GameUI:
         source, lang, ui = self.source, self.lang, self.ui
         state = source.state()
         me = source.seat
-        names = list(source.names)
+        names = self.shown_names()
         ad = self.game_screen
         model = ScreenModel(
             lang=lang,
@@ -218,14 +245,15 @@ class GameUI:
             turn_text="",
             me=me,
             names=names,
-            links=source.links(),
+            links=[replace(link, name=names[link.seat]) for link in source.links()],
             footer=self.footer,
         )
         narrator = self._narrator(state)
         narrator.update(source.log())
+        halted = source.halted()
+        narrator.stopped = bool(halted)
         model.log = narrator.lines(60)
         model.since = since_last_turn(narrator, me)
-        halted = source.halted()
         if state is None:
             model.notice = "\n".join([tr(lang, "notice.keys"), tr(lang, "notice.keys_hint")])
             if halted:
@@ -236,8 +264,8 @@ class GameUI:
             model.subtitle = ad.subtitle(ended, lang)
             model.table = ad.table_model(ended, me, names, lang)
             model.prompt, model.prompt_style = tr(lang, "round.held"), "dim"
-            model.scores = ad.score_sheet(state, names, me, lang)
-            model.round_over = self._round_over(ended, names)
+            model.scores = ad.score_sheet(state, list(source.names), me, lang)
+            model.round_over = self._round_over(ended, list(source.names))
         else:
             model.subtitle = ad.subtitle(state, lang)
             model.turn_text = ad.turn_text(state, me, names, lang)
@@ -252,6 +280,9 @@ class GameUI:
             if halted:
                 model.prompt = self._stop_text(halted)
                 model.prompt_style = "error"
+            elif self.away():
+                model.prompt, model.buttons = tr(lang, "prompt.away"), []
+                model.prompt_style = "warn"
             elif ui.leaving:
                 model.prompt = tr(lang, "prompt.leaving")
                 model.prompt_style = "dim"
@@ -259,10 +290,13 @@ class GameUI:
                 lost = self._links_lost(model.links)
                 if lost:
                     model.prompt = f"{model.prompt} ({lost})" if model.prompt else lost
-            model.scores = ad.score_sheet(state, names, me, lang)
+            left = source.time_left()
+            if left is not None and not halted and not self.away() and state.phase != "game_over":
+                model.countdown = max(0, int(left + 0.999))  # whole seconds, rounded up: 0 at the end
+            model.scores = ad.score_sheet(state, list(source.names), me, lang)
             if state.phase == "game_over":
-                model.result = self._result(state, names)
-            model.round_over = self._round_over(state, names)
+                model.result = self._result(state, list(source.names))
+            model.round_over = self._round_over(state, list(source.names))
         live = self.decision is not None and self.holding() is None
         candidates = self._candidates() if live else []
         keys = self.decision.key_map(len(ui.chosen)) if self.decision is not None and live else {}
@@ -393,6 +427,10 @@ class GameUI:
         ui = self.ui
         if key == "resize":
             return []
+        if self.away() and not self.source.halted() and not ui.leaving:
+            # any key: the player is back (the key does nothing else: it was not aimed at a move)
+            ui.overlay = None if ui.overlay == "quit" else ui.overlay
+            return [Back()]
         if ui.chat is not None:
             return self._chat_key(key)
         if ui.overlay == "quit":
@@ -551,6 +589,18 @@ class GameUI:
         return []
 
 
+def seat_label(lang: str, name: str, away: bool, taken: str | None) -> str:
+    """A seat's name, with who plays it when that is not its player: "Ben (away, bot playing)"
+    (their own program: autopilot), "Ben (bot: left)", "Ben (bot: vanished)" (a bot for everyone)."""
+    if taken in ("left", "vanished"):
+        return tr(lang, f"name.bot_{taken}", name=name)
+    if taken is not None:
+        return tr(lang, "name.bot", name=name)
+    if away:
+        return tr(lang, "name.away", name=name)
+    return name
+
+
 def busy_text(state: TableState, lang: str) -> str:
     """What the table is busy with while nobody may move (the protocol's steps)."""
     if not state.pending:
@@ -567,7 +617,7 @@ def busy_text(state: TableState, lang: str) -> str:
     return ""
 
 
-_OWN_LINES = ("chat", "blame", "absent", "info", "round", "gameover")
+_OWN_LINES = ("chat", "blame", "absent", "info", "round", "gameover", "left", "away", "takeover", "returned")
 """Log items told on their own line even in the summary since the player's last turn."""
 
 

@@ -61,6 +61,9 @@ class LobbyView:
     failed_from: str = ""  # ...and the address the last one came from (someone may be guessing)
     code: str = ""  # host only: the generated word code, shown so it can be read aloud
     refusal: JoinRefusal | None = None  # joiner only: the table did not seat us (shown instead)
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """The table's settings the host chose: "turn" (the move countdown, seconds, 0: none),
+    "grace" (seconds) and "insured" (seat insurance); empty: not told (an older host)."""
 
 
 class LobbySource(Protocol):
@@ -85,6 +88,10 @@ class LobbySource(Protocol):
         ...
 
     async def leave(self) -> None: ...
+
+    async def cycle_turn(self) -> None:
+        """Host only: the next move countdown of the lobby's cycle (off, 30 s, 60 s ...)."""
+        ...
 
 
 @dataclass
@@ -111,6 +118,17 @@ def _option_text(options: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
+def settings_text(settings: Mapping[str, Any], lang: str) -> str:
+    """The table's settings in words: "move countdown 60 s · grace 60 s · seat insurance on"."""
+    turn = int(settings.get("turn", 0) or 0)
+    parts = [
+        tr(lang, "lobby.turn", s=turn) if turn else tr(lang, "lobby.turn_off"),
+        tr(lang, "lobby.grace", s=int(settings.get("grace", 0) or 0)),
+        tr(lang, "lobby.insured" if settings.get("insured") else "lobby.not_insured"),
+    ]
+    return " · ".join(parts)
+
+
 def _buttons(screen: LobbyScreen) -> list[Button]:
     view, lang = screen.view, screen.lang
     mine = next((s for s in view.seats if s.me), None)
@@ -118,6 +136,8 @@ def _buttons(screen: LobbyScreen) -> list[Button]:
     buttons = [Button(ButtonTarget("ready"), tr(lang, "lobby.unready" if ready else "lobby.ready"), "r")]
     if view.is_host:
         buttons.append(Button(ButtonTarget("start"), tr(lang, "lobby.start"), "s"))
+        if view.settings:
+            buttons.append(Button(ButtonTarget("turn"), tr(lang, "lobby.countdown"), "c"))
     buttons.append(Button(ButtonTarget("leave"), tr(lang, "lobby.leave"), "q"))
     return buttons
 
@@ -146,6 +166,8 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
         (tr(lang, "lobby.options"), _option_text(view.options) or tr(lang, "lobby.default_options"), "text"),
         (tr(lang, "lobby.password"), tr(lang, "yes" if view.password else "no"), "text"),
     ]
+    if view.settings:
+        facts.append((tr(lang, "lobby.table"), settings_text(view.settings, lang), "text"))
     if view.is_host and view.password and view.code:
         facts[-1] = (tr(lang, "lobby.password"), tr(lang, "lobby.password_code", code=view.code), "text")
     if view.is_host and view.failed_passwords:
@@ -255,6 +277,7 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
         rows = [
             ("r", tr(lang, "lobby.help.ready")),
             ("s", tr(lang, "lobby.help.start")),
+            *([("c", tr(lang, "lobby.help.countdown"))] if view.is_host and view.settings else []),
             ("t", tr(lang, "help.chat")),
             ("q", tr(lang, "lobby.help.leave")),
             ("?", tr(lang, "help.help")),
@@ -336,7 +359,7 @@ def _link(c: Canvas, lang: str, seat: LobbySeat) -> tuple[str, str, str]:
 
 @dataclass(frozen=True)
 class LobbyAction:
-    name: str  # ready | unready | start | chat | retry | leave
+    name: str  # ready | unready | start | turn (next countdown) | chat | retry | leave
     text: str = ""
 
 
@@ -388,10 +411,13 @@ class LobbyUI:
             return [LobbyAction("unready" if mine and mine.ready else "ready")]
         if (key == "enter" and s.cursor == "start") or key == "s":
             return [LobbyAction("start")] if view.is_host and view.can_start else []
+        if (key == "enter" and s.cursor == "turn") or key == "c":
+            return [LobbyAction("turn")] if view.is_host and view.settings else []
         if key == "enter" and s.cursor == "leave":
             s.overlay = "quit"
         elif key in ("left", "right", "tab", "h", "l"):
-            names = ["ready", *(["start"] if view.is_host else []), "leave"]
+            host = ["start", *(["turn"] if view.settings else [])] if view.is_host else []
+            names = ["ready", *host, "leave"]
             index = names.index(s.cursor) if s.cursor in names else 0
             index = (index + (-1 if key in ("left", "h") else 1)) % len(names)
             s.cursor = names[index]
@@ -461,6 +487,8 @@ async def run_lobby_ui(
                 nursery.start_soon(source.set_ready, action.name == "ready")
             elif action.name == "start":
                 nursery.start_soon(source.start)
+            elif action.name == "turn":
+                await source.cycle_turn()
             elif action.name == "chat":
                 nursery.start_soon(source.send_chat, action.text)
             elif action.name == "retry":

@@ -139,3 +139,5 @@ class ScreenModel:
     footer: str = ""
     notice: str = ""
     """A centred message instead of the table (before the game starts, while loading ...)."""
+    countdown: int | None = None
+    """Seconds left on this player's move countdown (None: none runs); shown by the turn marker."""

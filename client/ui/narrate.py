@@ -52,6 +52,9 @@ class Narrator:
         self.lang = lang
         self.items: list[Item] = []
         self.fed = 0
+        self.stopped = False
+        """The game has stopped (set by the screen): a seat's leave is then told as the stop.
+        Otherwise the table plays on (a bot takes the seat: issue 17), and it is told as a leave."""
 
     # --- reading the log ------------------------------------------------------------------------
 
@@ -72,6 +75,13 @@ class Narrator:
             self.items.append(Item("absent", (waited, bool(getattr(entry, "no_link", False))), entry.seat))
         elif entry.kind == "left":
             self.items.append(Item("left", entry.text, entry.seat))
+        elif entry.kind == "away":
+            self.items.append(Item("away", entry.text == "away", entry.seat))
+        elif entry.kind == "takeover":
+            disclosed = int(getattr(entry, "disclosed", 0) or 0)
+            self.items.append(Item("takeover", (entry.text, disclosed), entry.seat))
+        elif entry.kind == "returned":
+            self.items.append(Item("returned", None, entry.seat))
         elif entry.kind == "info":
             self.items.append(Item("info", entry.text))
 
@@ -99,8 +109,24 @@ class Narrator:
             return [[self.who(item.seat), Span(": ", "chat"), Span(str(item.data), "chat")]]
         if item.kind == "blame":
             return [tr_spans(lang, "log.blame", "error", who=self.who(item.seat), reason=str(item.data))]
+        if item.kind == "left" and (not self.stopped or self._taken_over_after(item)):
+            # the others play on with a bot in that seat: not a stop
+            return [self.seat_sentence("log.left_on", item.seat, "warn")]
         if item.kind in ("absent", "left"):
             return [self.stop_sentence(item)]
+        if item.kind == "away":
+            if item.data:
+                return [self.seat_sentence("log.away", item.seat, "warn")]
+            return [self.seat_sentence("log.back", item.seat, "dim")]
+        if item.kind == "takeover":
+            how, disclosed = item.data
+            key = "log.takeover.vanished" if how == "vanished" else "log.takeover.left"
+            line = self.seat_sentence(key, item.seat, "warn")
+            if disclosed:
+                line += [Span(" "), *tr_spans(lang, "log.takeover.disclosed", "dim", n=disclosed)]
+            return [line]
+        if item.kind == "returned":
+            return [self.seat_sentence("log.returned", item.seat, "good")]
         if item.kind == "info":
             return [self.info(str(item.data))]
         if item.kind == "round":
@@ -116,10 +142,19 @@ class Narrator:
             return [tr_spans(lang, key, "good", names=join_names(lang, names), total=total)]
         return []
 
+    def seat_sentence(self, key: str, seat: int | None, style: str) -> Line:
+        """A sentence about a seat (its ".me" variant for the player's own)."""
+        return tr_spans(self.lang, who_key(key, seat, self.me), style, who=self.who(seat))
+
+    def _taken_over_after(self, item: Item) -> bool:
+        """Whether a bot took `item`'s seat after it (the game went on without its player)."""
+        at = next((i for i, known in enumerate(self.items) if known is item), len(self.items))
+        return any(later.kind == "takeover" and later.seat == item.seat for later in self.items[at + 1 :])
+
     def stopped_by(self) -> Line | None:
         """Why the game stopped, when a seat left or stopped answering: the last such sentence."""
         for item in reversed(self.items):
-            if item.kind in ("absent", "left"):
+            if item.kind in ("absent", "left") and not self._taken_over_after(item):
                 return self.stop_sentence(item)
         return None
 

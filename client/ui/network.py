@@ -22,7 +22,7 @@ from client.net import wordcode
 from client.net.addresses import shown_addresses
 from client.net.framing import FramingError
 from client.net.link import LinkError, Refused
-from client.table.host import Host, HostOptions
+from client.table.host import Host, HostOptions, next_turn
 from client.table.join import Joiner, JoinOptions, JoinRefusal, find_table, refusal_of, wait_left
 from client.table.resume import restore
 from client.table.saved import ResumeInfo
@@ -94,6 +94,7 @@ class HostLobby:
             failed_from=guesses.last_source if guesses is not None else "",
             # a word code is made to be read aloud; a password the host chose is not shown
             code=opts.password if opts.password and wordcode.looks_like_code(opts.password) else "",
+            settings={"turn": opts.turn, "grace": opts.grace, "insured": opts.insured},
         )
 
     def changed(self) -> trio.Event:
@@ -115,6 +116,9 @@ class HostLobby:
 
     async def leave(self) -> None:
         return None
+
+    async def cycle_turn(self) -> None:
+        self.host.set_turn(next_turn(self.host.opts.turn))
 
 
 class JoinLobby:
@@ -186,6 +190,7 @@ class JoinLobby:
             closed=joiner.closed,
             chat=chat,
             refusal=refusal,
+            settings=_settings(message.get("settings")),
         )
 
     def changed(self) -> trio.Event:
@@ -209,6 +214,22 @@ class JoinLobby:
 
     async def leave(self) -> None:
         await self.joiner.leave()
+
+    async def cycle_turn(self) -> None:
+        return None  # the host's choice
+
+
+def _settings(told: Any) -> dict[str, Any]:
+    """The table settings a host's lobby message tells, checked (shown only): {} if none."""
+    if not isinstance(told, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for key in ("turn", "grace"):
+        value = told.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3600:
+            out[key] = value
+    out["insured"] = told.get("insured") is True
+    return out if "turn" in out else {}
 
 
 async def host_with_screen(
@@ -321,10 +342,13 @@ async def resume_with_screen(
     try:
         async with open_terminal(caps) as terminal, trio.open_nursery() as nursery:
             nursery.start_soon(peer.play, _quiet)
-            await run_game_ui(runner, lang=lang, terminal=terminal, saved=str(info.transcript))
+            outcome = await run_game_ui(runner, lang=lang, terminal=terminal, saved=str(info.transcript))
             nursery.cancel_scope.cancel()
     finally:
         _print_saved(peer, lang)
+    if outcome == "left":
+        print(tr(detect_lang(lang), "left.done"), flush=True)
+        return 0
     return 0 if runner.status.finished else 1
 
 
@@ -345,12 +369,16 @@ def saved_path(peer: Peer | None) -> Path | None:
 
 async def _lobby_then_game(lobby: LobbySource, peer: Host | Joiner, lang: str | None, caps: Caps) -> int:
     """The lobby screen, then (once the host starts and the peer has its runner) the game screen on
-    the same terminal. 0 when the game finished, 1 when the player left before or during it."""
+    the same terminal. 0 when the game finished or the player left it (a signed leave: with issue
+    17's protocol a bot plays on in their seat), 1 when they left the lobby or the game stopped."""
     async with open_terminal(caps) as terminal:
         if await run_lobby_ui(lobby, lang=lang, terminal=terminal) != "start":
             return 1
         while peer.runner is None:
             await trio.sleep(0.05)
         saved = saved_path(peer.peer)
-        await run_game_ui(peer.runner, lang=lang, terminal=terminal, saved=str(saved or ""))
-        return 0 if peer.runner.status.finished else 1
+        outcome = await run_game_ui(peer.runner, lang=lang, terminal=terminal, saved=str(saved or ""))
+    if outcome == "left":  # the player chose to leave: a normal end, said once the screen is closed
+        print(tr(detect_lang(lang), "left.done"), flush=True)
+        return 0
+    return 0 if peer.runner.status.finished else 1

@@ -68,7 +68,10 @@ def header(c: Canvas, m: ScreenModel) -> None:
     right = c.width - 1
     if m.turn_text:
         mine = m.turn_text == tr(m.lang, "header.your_turn")
-        right = c.put_right(c.width - 1, 0, f" {m.turn_text} ", "header.turn" if mine else "header")
+        text = m.turn_text
+        if m.countdown is not None:  # the move countdown, by the turn marker
+            text = tr(m.lang, "header.countdown", turn=text, s=m.countdown)
+        right = c.put_right(c.width - 1, 0, f" {text} ", "header.turn" if mine else "header")
     c.put(x + 1, 0, m.subtitle, "header", max(0, right - x - 2))
 
 

@@ -14,14 +14,24 @@ verdict's reason on every step; `replay` then exits 1, as `verify` does.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import trio
 
 from client.logs import interrupted, is_interrupt
-from protocol.events import Blamed, ChatReceived, Halted, RoundSigned, Updated
+from protocol.events import (
+    AwayChanged,
+    Blamed,
+    ChatReceived,
+    Halted,
+    Left,
+    RoundSigned,
+    SeatReturned,
+    SeatTakenOver,
+    Updated,
+)
 from protocol.session import Session
 from protocol.transcript import load_checked
 from protocol.verify import verify_bytes
@@ -44,6 +54,7 @@ class LogItem:
     fact: Any = None
     seat: int | None = None
     text: str = ""
+    disclosed: int = 0
 
 
 @dataclass
@@ -94,6 +105,14 @@ def load_replay(data: bytes, progress: Callable[[int, int], None] | None = None)
                 log.append(LogItem("info", text=f"round {event.round} signed by every seat"))
             elif isinstance(event, Blamed):
                 log.append(LogItem("blame", seat=event.seat, text=event.reason))
+            elif isinstance(event, Left):
+                log.append(LogItem("left", seat=event.seat, text=event.reason))
+            elif isinstance(event, AwayChanged):
+                log.append(LogItem("away", seat=event.seat, text="away" if event.away else "back"))
+            elif isinstance(event, SeatTakenOver):
+                log.append(LogItem("takeover", seat=event.seat, text=event.how, disclosed=event.disclosed))
+            elif isinstance(event, SeatReturned):
+                log.append(LogItem("returned", seat=event.seat))
             elif isinstance(event, Halted):
                 replay.problem = event.reason
         if observer.state is not None and (not snapshots or snapshots[-1][0] is not observer.state):
@@ -169,6 +188,32 @@ class ReplaySource:
         if self.replay.problem and self.index == len(self.replay.steps) - 1:
             return self.replay.problem
         return None
+
+    def away(self) -> frozenset[int]:
+        return seat_marks(self.log())[0]
+
+    def taken_over(self) -> Mapping[int, str]:
+        return seat_marks(self.log())[1]
+
+    def time_left(self) -> float | None:
+        return None
+
+
+def seat_marks(log: Sequence[LogItem]) -> tuple[frozenset[int], dict[int, str]]:
+    """Who is away, and which seats a bot plays (and why), after `log`."""
+    away: set[int] = set()
+    taken: dict[int, str] = {}
+    for item in log:
+        if item.seat is None:
+            continue
+        if item.kind == "away":
+            (away.add if item.text == "away" else away.discard)(item.seat)
+        elif item.kind == "takeover":
+            taken[item.seat] = item.text
+            away.discard(item.seat)
+        elif item.kind == "returned":
+            taken.pop(item.seat, None)
+    return frozenset(away), taken
 
 
 class ReplayUI:

@@ -13,10 +13,11 @@ from typing import Protocol, TypeVar, cast
 
 import trio
 
+from client.table.peer import warn_before
 from skyjo_p2p.core.errors import IllegalMove
 from skyjo_p2p.core.moves import Move
 
-from .app import Chat, Effect, GameUI, Quit, Submit
+from .app import Back, Chat, Effect, GameUI, Quit, Submit
 from .canvas import Frame
 from .caps import Caps, detect_caps, detect_lang
 from .i18n import tr
@@ -148,7 +149,8 @@ async def run_game_ui(
     saved: str = "",
     footer: str = "",
 ) -> str:
-    """Play `runner`'s seat in the terminal until the player leaves. Returns "quit".
+    """Play `runner`'s seat in the terminal until the player closes the screen. Returns "left" when
+    they left a game still on (a signed leave went to every seat), else "quit".
 
     `runner` (a `client.table.peer.PeerRunner`) is a table that something else runs (a
     `LocalTable`, or the LAN mesh). With no `terminal`, one is opened (and closed) here.
@@ -161,6 +163,7 @@ async def run_game_ui(
     ui.bell = terminal.caps.bell
     alert = TurnAlert(terminal, f"{ui.source.game.upper()} — {tr(language, 'header.your_turn').lower()}")
 
+    outcome = "quit"
     async with trio.open_nursery() as nursery:
 
         async def submit(move: Move) -> None:
@@ -172,13 +175,17 @@ async def run_game_ui(
                 ui.submitted(None)
 
         async def on_effect(effect: Effect) -> bool:
+            nonlocal outcome
             if isinstance(effect, Submit):
                 nursery.start_soon(submit, effect.move)
             elif isinstance(effect, Chat):
                 nursery.start_soon(runner.send_chat, effect.text)
+            elif isinstance(effect, Back):
+                nursery.start_soon(runner.come_back)
             elif isinstance(effect, Quit):
                 if effect.leave:
                     await _leave(runner)
+                    outcome = "left"
                 return True
             return False
 
@@ -187,7 +194,9 @@ async def run_game_ui(
             ui,
             on_effect,
             changed=lambda: runner.changed,
-            draw_hook=lambda _frame: alert.update(ui.my_turn(), ui.bell),
+            draw_hook=lambda _frame: alert.update(
+                ui.my_turn() and not ui.away(), ui.bell, runner.time_left(), warn_before(runner.turn_seconds)
+            ),
         )
         nursery.cancel_scope.cancel()
-    return "quit"
+    return outcome

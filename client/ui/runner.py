@@ -95,6 +95,29 @@ class GameRunner(Protocol):
         """Return once the links are closed (what was sent has gone out)."""
         ...
 
+    @property
+    def away(self) -> frozenset[int]:
+        """The seats whose player is away (their own program plays for them)."""
+        ...
+
+    @property
+    def taken_over(self) -> Mapping[int, str]:
+        """The seats a bot plays for everyone, and why ("left" or "vanished")."""
+        ...
+
+    @property
+    def turn_seconds(self) -> float:
+        """This seat's move countdown, seconds (0: none)."""
+        ...
+
+    def time_left(self) -> float | None:
+        """Seconds left on this seat's move countdown (None: none runs now)."""
+        ...
+
+    async def come_back(self) -> bool:
+        """The away player is back: the autopilot stops and the others are told."""
+        ...
+
 
 class RunnerSource:
     """A live table: one `GameRunner` as a `app.Source`."""
@@ -141,3 +164,12 @@ class RunnerSource:
     def halted(self) -> str | None:
         halted: str | None = self.runner.status.halted
         return halted
+
+    def away(self) -> frozenset[int]:
+        return frozenset(self.runner.away)
+
+    def taken_over(self) -> Mapping[int, str]:
+        return dict(self.runner.taken_over)
+
+    def time_left(self) -> float | None:
+        return self.runner.time_left()

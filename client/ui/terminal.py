@@ -380,16 +380,25 @@ async def watch_resize(terminal: Terminal, on_resize: Any) -> None:
 class TurnAlert:
     """The bell, and the window title ("SKYJO — your turn"), when it becomes the player's turn.
 
-    `update` is called after each frame with whether it is the player's turn now: the bell rings
-    once as the turn comes, never again during it. A replay and a bot's seat have none.
+    `update` is called after each frame with whether it is the player's turn now, and the seconds
+    left on their move countdown: the bell rings once as the turn comes, and once more when the
+    countdown reaches `warn` seconds (shortly before the autopilot would play). A replay and a
+    bot's seat have none.
     """
 
     def __init__(self, terminal: Terminal, title: str) -> None:
         self.terminal = terminal
         self.title = title
         self.mine = False
+        self.warned = False
 
-    def update(self, mine: bool, on: bool) -> None:
+    def update(self, mine: bool, on: bool, left: float | None = None, warn: float = 0.0) -> None:
+        if left is None or left > warn:
+            self.warned = False
+        elif not self.warned and warn > 0:
+            self.warned = True
+            if on:
+                self.terminal.bell()
         if mine and not self.mine and on:
             self.terminal.bell()
             self.terminal.title(self.title)

@@ -150,7 +150,8 @@ def test_link_cut_and_restored(lab, tmp_path):
 
 
 def test_a_peer_that_never_answers_stops_the_game_and_is_not_called_a_cheat(lab, tmp_path):
-    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS)
+    # without seat insurance (issue 17), as a table that prefers to stop: the game stops
+    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, [*FAST, "--no-seat-insurance"])
     assert wait_for(third, "game starts", 60), logs(host, second, third)
     os.killpg(third.pid, signal.SIGSTOP)
     try:

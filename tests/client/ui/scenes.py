@@ -31,6 +31,10 @@ class OfflineSource:
     link_states: dict[int, str] = field(default_factory=dict)
     retry: dict[int, float] = field(default_factory=dict)
     stopped: str | None = None
+    away_seats: frozenset[int] = frozenset()
+    taken: dict[int, str] = field(default_factory=dict)
+    left: float | None = None
+    """Seconds left on the seat's move countdown (None: none runs)."""
 
     def state(self) -> TableState | None:
         return view(self.table, self.seat)
@@ -52,6 +56,15 @@ class OfflineSource:
 
     def halted(self) -> str | None:
         return self.stopped
+
+    def away(self) -> frozenset[int]:
+        return self.away_seats
+
+    def taken_over(self) -> dict[int, str]:
+        return self.taken
+
+    def time_left(self) -> float | None:
+        return self.left
 
 
 class OfflineTable:

@@ -85,15 +85,13 @@ def test_skip_bo_discard_piles_have_the_same_keys_to_take_and_to_place(run) -> N
 def test_host_table_and_name_and_the_old_spelling(run, tmp_path: Path) -> None:
     base = ["host", "--no-mdns", "--interface", "127.0.0.1", "--seats", "3", "--lang", "en"]
     old = run(*base, "--name", "Old table", "--nick", "ana", home=tmp_path / "old")
-    lobby = old.wait("Lobby", 60, "the lobby")
+    old.wait(lambda t: "Lobby" in t and "Old table" in t and "ana" in t, 60, "the lobby")
     assert b"--name now names the player; use --table for the table" in old.raw
-    assert "Old table" in lobby and "ana" in lobby
     old.send("q", "y")
     old.finish()
     new = run(*base, "--table", "Kitchen", "--name", "Zoé", home=tmp_path / "new")
-    lobby = new.wait("Lobby", 60, "the lobby")
+    new.wait(lambda t: "Lobby" in t and "Kitchen" in t and "Zoé" in t, 60, "the lobby")
     assert b"now names the player" not in new.raw
-    assert "Kitchen" in lobby and "Zoé" in lobby
     new.send("q", "y")
     new.finish()
 
