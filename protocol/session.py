@@ -616,6 +616,8 @@ class Session:
         if self._chains[seat].next_seq < stand_in.limit:
             return False  # the table counts frames of the seat we lack: they come (`want`)
         if not stand_in.started and stand_in.how == "vanished":
+            if self.state is None:
+                return False  # voted before the keys were escrowed (another peer's vote): wait
             stand_in.started = True
             self.taken_over[seat] = stand_in.how
             assert self.state is not None
@@ -905,7 +907,8 @@ class Session:
             self._events.append(TimerRequest(name, self._timer_seconds(blocked)[1]))
             return
         # Not a cheat: a player who left, a closed lid or a lost link looks the same.
-        if self.config.insured and self.me is not None:
+        if self.config.insured and self.me is not None and self.state is not None:
+            # (only once the game started: before, not every key is escrowed yet)
             programs = sorted({self.config.owners[s] for s in blocked.seats})
             if self.config.owners[self.me] not in programs and not any(
                 o in self._vacancies.decided
