@@ -1676,10 +1676,13 @@ class Session:
         chain = self._chains[seat]
         for seq in range(start, min(chain.next_seq, start + 64)):
             key = (seat, seq)
-            if self._served.get(key, 0) >= MAX_SERVED or seq not in chain.frames:
+            # side frames too (their bytes are kept until compaction): a seat the table voted to
+            # play cannot send them again, and its later frames cannot be taken without them
+            held = chain.first_version(seq)
+            if self._served.get(key, 0) >= MAX_SERVED or not held:
                 continue
             self._served[key] = self._served.get(key, 0) + 1
-            frame = chain.frames[seq].frame
+            frame = held[0]
             if not self._quotas.may_relay(len(frame)):
                 return
             try:

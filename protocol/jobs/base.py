@@ -60,6 +60,13 @@ class JobContext(Protocol):
         ...
 
     @property
+    def me(self) -> int | None:
+        """Our seat (None for an observer), whoever plays it now: what is revealed to our seat
+        privately is ours to read, also while the table's decision to play it is being caught up
+        with (frames of ours it counted are still consumed then)."""
+        ...
+
+    @property
     def acting(self) -> int | None:
         """Our seat, if we play it now: None for an observer, and while the table plays our seat
         (we were taken over: we make no game message of our own, as an observer)."""

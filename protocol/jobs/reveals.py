@@ -167,7 +167,7 @@ class RevealsJob(Job):
             for packet, (to, sealed_handles) in zip(packets, sealed, strict=True):
                 ciphertexts = [cards.ciphertexts[h] for h in sealed_handles]
                 ctx.sealed_packet(envelope, packet, ciphertexts, context)
-                if to == me:
+                if to == ctx.me:
                     self._open(ctx, envelope, packet, sealed_handles, ciphertexts, context)
             self.next_index += 1
         if not self._rebuilt(ctx):
@@ -291,7 +291,7 @@ class RevealsJob(Job):
         context: bytes,
     ) -> None:
         """Open a packet sent to us; if it does not check, complain (publicly) and blame its sender."""
-        assert ctx.secret is not None and ctx.acting is not None
+        assert ctx.secret is not None and ctx.me is not None
         sender = envelope.seat
         try:
             batch = crypto.open_shares(
@@ -304,9 +304,9 @@ class RevealsJob(Job):
                 ) from None
             key, proof = crypto.make_complaint(
                 ctx.secret,
-                ctx.public_keys[ctx.acting],
+                ctx.public_keys[ctx.me],
                 packet,
-                crypto.complaint_context(ctx.config.session_id, ctx.acting, envelope.digest),
+                crypto.complaint_context(ctx.config.session_id, ctx.me, envelope.digest),
                 rng=ctx.rng,
             )
             complaint = ctx.emit(
@@ -318,7 +318,7 @@ class RevealsJob(Job):
             ctx.cards.private.setdefault(handle, {})[sender] = share
 
     def _value(self, ctx: JobContext, request: RevealRequest) -> int | None:
-        me = ctx.acting
+        me = ctx.me  # a card revealed to our seat privately is ours to read, whoever plays it
         handle = request.handle
         public = handle in self.public
         if not public and (request.to is None or request.to != me):
