@@ -32,6 +32,7 @@ from protocol.events import (
     Halted,
     Left,
     MoveRefused,
+    Rewound,
     RoundSigned,
     SeatReturned,
     SeatTakenOver,
@@ -114,11 +115,16 @@ class PeerRunner:
         sync: Callable[[], None] | None = None,
         think_time: float = 0.0,
         autopilot: Bot | None = None,
+        rebuild: Callable[[Session], tuple[Session, int] | None] | None = None,
     ) -> None:
         """`record` appends one frame to the saved game and `sync` forces what was appended to the
         disk; either may raise `OSError` (a full disk): the game then goes on from memory.
-        `autopilot`: the bot that plays a person's seat once their countdown has run out."""
+        `autopilot`: the bot that plays a person's seat once their countdown has run out.
+        `rebuild`: a new session from the saved game and how many of its frames are on disk
+        (None if it cannot be done), for when the session says it was `Rewound`."""
         self.session = session
+        self.rebuild = rebuild
+        self._rewound: str | None = None
         self.config: TableConfig = session.config
         self.seat = session.me
         self.policy = policy
@@ -336,9 +342,40 @@ class PeerRunner:
         if self._retry_save:  # a round's end, or the game's: the moments to catch up and fsync
             self._retry_save = False
             self._save(durable=True, retry=True)
+        if self._rewound is not None:
+            reason, self._rewound = self._rewound, None
+            await self._rebuild(reason)
+            return
         self._drop_timers()
         self.changed.set()
         self.changed = trio.Event()
+
+    async def _rebuild(self, reason: str) -> None:
+        """The table played this seat while we were cut off and counted fewer of our frames than
+        we played: our session is rebuilt from the saved game (where those frames are void), and
+        goes on from the table's game; our seat is ours again at our next turn."""
+        self._save(durable=True, retry=True)
+        rebuilt = self.rebuild(self.session) if self.rebuild is not None else None
+        if rebuilt is None:
+            why = (
+                "the table played this seat while it was cut off, and it cannot be rebuilt "
+                "without its saved game"
+            )
+            self.session.stop(why)
+            log.warning("%s (%s)", why, reason)
+            await self._after_session()
+            return
+        self._stop_countdown()
+        self.session, self._recorded = rebuilt
+        self._synced = self._recorded
+        self._your_move = False
+        self.log.append(
+            LogEntry(
+                "info", text="the table played this seat while it was cut off: rebuilt from the saved game"
+            )
+        )
+        log.warning("rebuilt from the saved game: %s", reason)
+        await self._after_session()
 
     def _save(self, *, durable: bool, retry: bool = False) -> None:
         """Append the frames not saved yet; force them to the disk when `durable`; release from
@@ -454,6 +491,8 @@ class PeerRunner:
             if event.left is None and not event.absent:  # those are told as what they are, above
                 self.log.append(LogEntry("info", text=f"game stopped: {event.reason}"))
             log.info("game stopped: %s", event.reason)
+        elif isinstance(event, Rewound):
+            self._rewound = event.reason
         elif isinstance(event, FrameRejected):
             log.info("frame refused: %s", event.reason)
         elif isinstance(event, RoundSigned):

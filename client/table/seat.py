@@ -25,6 +25,7 @@ from client.storage import TranscriptWriter
 from protocol.config import DEFAULT_GRACE, TableConfig
 from protocol.errors import MalformedMessage
 from protocol.session import Session
+from protocol.transcript import valid_prefix
 from protocol.verify import verify_bytes
 from skyjo_p2p.bots import make_bot
 from skyjo_p2p.bots.base import Bot
@@ -112,6 +113,7 @@ class Peer:
             sync=self._sync if writer is not None else None,
             think_time=self.think_time,
             autopilot=autopilot_for(self.config) if self.policy is None else None,
+            rebuild=self._rebuilt if writer is not None else None,
         )
         if restored is not None:
             # what the session made at once on restore (answers due when the process died) ends
@@ -122,6 +124,26 @@ class Peer:
                 count -= 1
             self.runner.mark_recorded(count)
         return self.runner
+
+    def _rebuilt(self, old: Session) -> tuple[Session, int] | None:
+        """A new session from the saved game (and the frames not on disk yet), as a resume makes
+        one: for a session the table `Rewound` (protocol.session). None if the file cannot give
+        back every frame the old session released from memory."""
+        assert self.writer is not None
+        try:
+            self.writer.sync()
+            prefix = valid_prefix(self.writer.path.read_bytes())
+        except (OSError, MalformedMessage) as exc:
+            log.warning("cannot rebuild from the saved game: %s", exc)
+            return None
+        on_disk = list(prefix.frames)
+        if len(on_disk) < old.frames_released or len(on_disk) > old.frame_count:
+            return None
+        frames = on_disk + [old.frame_at(i) for i in range(len(on_disk), old.frame_count)]
+        self.session = Session.restore(
+            self.config, self.seat, self.identity, old.secrets(), frames, **session_timeouts(self.config)
+        )
+        return self.session, len(on_disk)
 
     def _record(self, frame: bytes) -> None:
         """Save one frame; the secret goes to disk before any frame that needs it."""
