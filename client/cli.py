@@ -148,9 +148,13 @@ def _print_verdict(verdict: Any) -> None:
             print("  everything up to there checks; nothing after it can be judged")
         if verdict.truncated:
             print("  note: the file ends with an incomplete record (a crash?); checked up to it")
+        for line in getattr(verdict, "seat_events", []):  # away, left, taken over, back (checked)
+            print(f"  {line}")
+        taken = getattr(verdict, "taken_over", {})
         for seat, total in enumerate(verdict.totals):
             mark = "  winner" if verdict.finished and seat in verdict.winners else ""
-            print(f"  seat {seat + 1} ({names[seat]}): {total}{mark}")
+            bot = f" (played by the table's bot: {taken[seat]})" if seat in taken else ""
+            print(f"  seat {seat + 1} ({names[seat]}){bot}: {total}{mark}")
         return
     if verdict.blame is not None:
         who = f"seat {verdict.blame + 1} ({names[verdict.blame]}), who signed the evidence"

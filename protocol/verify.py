@@ -314,7 +314,8 @@ class _Report:
             elif isinstance(event, FrameRejected):
                 self.rejected.append(event.reason)
             elif isinstance(event, Left):
-                self.events.append(f"seat {event.seat + 1} left the table ({event.reason})")
+                said = "" if event.reason == "left the table" else f": {event.reason!r}"
+                self.events.append(f"seat {event.seat + 1} left the table{said}")
             elif isinstance(event, SeatTakenOver):
                 self.taken_over[event.seat] = event.how
                 shown = f", {event.disclosed} of its cards made public" if event.disclosed else ""
