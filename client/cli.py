@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -676,6 +677,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GroupUnavailable as exc:  # the crypto library cannot load here: say why, no traceback
         print(f"skyjo-lan {args.command}: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `skyjo-lan verify FILE | head`: the reader has what it wanted
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 0
     except BaseException as exc:  # Ctrl-C anywhere: one line, never a traceback
         from . import logs
 

@@ -136,3 +136,42 @@ def test_deleted_frame_is_invalid_and_exits_1(saved_game, tmp_path, capsys):
     assert code == 1
     assert out.startswith("INVALID: frame #30 of seat 2 is missing")
     assert "to blame: no seat named" in out and "not checked:" in out
+
+
+def test_verify_into_a_closed_pipe_exits_quietly(saved_game, tmp_path):
+    """`skyjo-lan verify FILE | head -1`: the reader goes away; one line of ours is enough, no
+    traceback. The pipe's reading end is closed before the program starts, so every write fails."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "game.skyjo"
+    path.write_bytes(saved_game)
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "client", "verify", str(path)],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "Error" not in result.stderr, result.stderr
+
+
+def test_verify_names_who_left_and_the_seat_the_table_played(tmp_path, capsys):
+    net = Net("skyjo", 3, {"target_score": 20})
+    net.start(until=lambda: net.moves >= 6)
+    net.pump(play=False)
+    assert net.sessions[2].leave()
+    net.pump(until=lambda: all(net.sessions[s].settled for s in (0, 1)))
+    path = tmp_path / "left.skyjo"
+    path.write_bytes(dump(net.config, net.sessions[0].frames))
+    code, out, _ = run(["verify", str(path)], capsys)
+    assert code == 0 and "game finished" in out, out
+    assert "seat 3 left the table" in out and "the table plays seat 3 with the common bot (left" in out
+    assert "seat 3 (p2) (played by the table's bot: left)" in out
