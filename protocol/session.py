@@ -223,6 +223,8 @@ class Session:
         self._voids: dict[int, tuple[int, int]] = {}
         """seat -> (first, last) of its frames the table did not count (it played the seat)."""
         self._returning = False
+        self._awaiting_verdict = False
+        """The table is voting to play our seat: no job runs until the votes are all in."""
         self.stand_ins: dict[int, takeover.StandIn] = {}
         """Seats whose player left with its key share: the table plays them once their messages
         run out (`stands_in`)."""
@@ -669,6 +671,15 @@ class Session:
             return
         if not self._vacancies.add(envelope.seat, owner, held) or self.halted:
             return
+        if (
+            self.me is not None
+            and owner == self.config.owners[self.me]
+            and owner not in self._vacancies.decided
+        ):
+            # the table is voting to play our seat: what we consume now may be frames it will not
+            # count (and a holder's partials for a job we played ourselves would look like a
+            # fault). Nothing is consumed and nobody timed out until the votes are all in.
+            self._awaiting_verdict = True
         self._publish([envelope.frame])  # every voter must see every vote
         if not self.replaying:
             self._vacate(owner)  # one vote makes every other program vote (see `Vacancies`)
@@ -679,6 +690,8 @@ class Session:
         counted = self._vacancies.decide(owner, left)
         if counted is None:
             return
+        if self.me is not None and owner == self.config.owners[self.me]:
+            self._awaiting_verdict = False
         for seat, (count, _) in counted.items():
             self._frozen[seat] = count
             if seat == self.me and self._consumed_upto[seat] > count and not self.replaying:
@@ -893,8 +906,8 @@ class Session:
                     absent=seats,
                 )
             return
-        if self._disputes:
-            return  # nobody is late while we wait for the outcome of a dispute (its own timer)
+        if self._disputes or self._awaiting_verdict:
+            return  # nobody is late while we wait for the outcome of a dispute or of a vote
         blocked = self._blocked
         if blocked is None or blocked.name != name:
             return
@@ -1325,7 +1338,7 @@ class Session:
     # --- the jobs -------------------------------------------------------------------------------
 
     def _advance(self) -> None:
-        if self._paused:
+        if self._paused or self._awaiting_verdict:
             return
         self._announce_return()
         while not self._final and not self._disputes:
