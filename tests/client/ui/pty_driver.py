@@ -44,7 +44,9 @@ class Pty:
         cols: int = 80,
         rows: int = 24,
         env: dict[str, str] | None = None,
+        netns: str | None = None,
     ) -> None:
+        """`netns`: run the program inside that network namespace (`ip netns exec`, as root)."""
         environ = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(home),
@@ -66,8 +68,11 @@ class Pty:
         environ.pop("SKYJO_LAN_FIRST_RUN", None)
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
+        command = [sys.executable, "-m", "client", *args]
+        if netns is not None:
+            command = ["ip", "netns", "exec", netns, *command]
         self.child = pexpect.spawn(
-            sys.executable, ["-m", "client", *args], env=environ, dimensions=(rows, cols), cwd=str(ROOT)
+            command[0], command[1:], env=environ, dimensions=(rows, cols), cwd=str(ROOT)
         )
         self.raw = bytearray()
 

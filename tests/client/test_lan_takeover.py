@@ -1,0 +1,311 @@
+"""Issue 17, point 5: a bot takes the seat of a player who vanishes, leaves or idles, on a real
+(namespaced) LAN with real processes; every remaining transcript verifies.
+
+* a. kill -9 of a joiner, no resume: after the grace the others play its seat and finish;
+* b. the vanished peer comes back mid-game (`join --resume`) and retakes its seat;
+* c. SIGSTOP past the grace on an insured table: taken over; SIGCONT: nobody is blamed;
+* d. a person presses q then y: the common bot plays the seat, the leaver's program ends with 0;
+* e. an idle person's seat goes to autopilot and comes back with a key;
+* f. a peer that sends a wrong reconstruction share is blamed with its frame (a test-only tamper
+  module under tests/, loaded into that process only through `sitecustomize`).
+
+Every wait is bounded and waits for what the programs say, never for a fixed delay.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.client.netlab import NetLab, env_for, open_lab, output, wait_all
+from tests.client.test_lan_faults import FAST, logs, start_table, verdict, wait_for
+
+GRACE = "8"
+INSURED = [*FAST, "--grace", GRACE]
+TIMEOUTS = {"SKYJO_LAN_STEP_TIMEOUT": "4", "SKYJO_LAN_MOVE_TIMEOUT": "8"}
+TAKEN = re.compile(r"A bot plays p3 \(seat ([23])\)'s seat from now on \(they vanished")
+"""What the others say once the table plays the vanished p3's seat (p3 races p2 for seats 2, 3)."""
+
+
+@pytest.fixture
+def lab(request):
+    yield from open_lab(request, base=170)
+
+
+def _seat_of(process) -> int:
+    found = re.search(r"you are seat (\d+)", output(process))
+    assert found, output(process)[-2000:]
+    return int(found.group(1))
+
+
+def _mid_round(watcher, *others) -> None:
+    assert wait_for(watcher, "game starts", 90), logs(watcher, *others)
+    assert wait_for(watcher, ": flip", 90) or wait_for(watcher, ": replace", 30), logs(watcher, *others)
+
+
+def _wait_taken(process, timeout: float) -> re.Match[str] | None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = TAKEN.search(output(process))
+        if found or process.poll() is not None:
+            return found or TAKEN.search(output(process))
+        time.sleep(0.2)
+    return None
+
+
+def test_a17_5a_kill_9_without_resume_the_others_finish_with_a_bot_in_the_seat(lab, tmp_path):
+    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, INSURED)
+    _mid_round(third, host, second)
+    seat = _seat_of(third)
+    os.killpg(third.pid, signal.SIGKILL)
+    third.wait(timeout=10)
+    codes = wait_all([host, second], timeout=300)
+    assert codes == [0, 0], logs(host, second, third)
+    for process in (host, second):
+        found = TAKEN.search(output(process))
+        assert found and int(found.group(1)) == seat, logs(host, second)
+        assert "BLAME" not in output(process), logs(host, second)
+    results = [verdict(tmp_path, i) for i in (1, 2)]
+    for r in results:
+        assert r["valid"] and r["finished"], (r["kind"], r.get("fault"))
+        assert r["taken_over"] == {str(seat): "vanished"}, r["taken_over"]
+        assert r["blame"] is None, r
+    assert len({str((r["totals"], r["winners"])) for r in results}) == 1
+
+
+@pytest.mark.xfail(
+    reason="a product bug, found here (not always: it depends on arrival order): on the branch's "
+    "base 634eff3 the resumed peer never gets back in; on main 581f038 (Rewound) it passed twice, "
+    "then the resumed peer blamed an honest holder ('sent partials for job 41 when move for job 42 "
+    "was due', as in 5c) and every peer stopped. Remove this mark once that is fixed.",
+    strict=False,
+)
+def test_a17_5b_the_vanished_peer_comes_back_and_retakes_its_seat(lab, tmp_path):
+    # a whole game to 100 points: time to come back before the end (the end is awaited, not timed)
+    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, ["--grace", GRACE])
+    _mid_round(third, host, second)
+    seat = _seat_of(third)
+    os.killpg(third.pid, signal.SIGKILL)
+    third.wait(timeout=10)
+    # back only once the table plays its seat (else it is a plain resume, test_lan_faults.py)
+    found = _wait_taken(second, 180)
+    assert found and int(found.group(1)) == seat, logs(host, second)
+    assert host.poll() is None and second.poll() is None, logs(host, second)
+    resumed = lab.python(
+        3,
+        ["-m", "client", "join", "--resume", "--bot", "greedy"],
+        env_for(tmp_path, 3, TIMEOUTS),
+        log="resumed.log",
+    )
+    codes = wait_all([host, second, resumed], timeout=300)
+    assert codes == [0, 0, 0], logs(host, second, resumed)
+    assert f"resuming skyjo as seat {seat}" in output(resumed), output(resumed)
+    back = f"p3 (seat {seat}) is back and plays their seat again."
+    assert back in output(host) and back in output(second), logs(host, second, resumed)
+    for process in (host, second, resumed):
+        assert "BLAME" not in output(process), logs(host, second, resumed)
+    results = [verdict(tmp_path, i) for i in (1, 2, 3)]
+    for r in results:
+        assert r["valid"] and r["finished"], (r["kind"], r.get("fault"), r.get("unconsumed"))
+        assert r["taken_over"] == {}, r["taken_over"]  # it plays its seat again at the end
+        assert r["blame"] is None, r
+    assert len({str((r["totals"], r["winners"])) for r in results}) == 1
+
+
+@pytest.mark.xfail(
+    reason="a product bug, found here (main 581f038, not always: it depends on arrival order): the "
+    "stopped peer, let run again, may read a holder's partials before the vote that took its seat "
+    "and blames that honest holder ('sent partials for job N when move for job N+1 was due'); the "
+    "others then blame it for a halt that proves nothing. Remove this mark once that is fixed.",
+    strict=False,
+)
+def test_a17_5c_a_stopped_peer_past_the_grace_is_taken_over_and_nobody_is_blamed(lab, tmp_path):
+    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, INSURED)
+    _mid_round(third, host, second)
+    seat = _seat_of(third)
+    os.killpg(third.pid, signal.SIGSTOP)
+    try:
+        found = _wait_taken(second, 180)
+        assert found and int(found.group(1)) == seat, logs(host, second)
+    finally:
+        os.killpg(third.pid, signal.SIGCONT)
+    codes = wait_all([host, second, third], timeout=300)
+    assert codes[:2] == [0, 0], logs(host, second, third)
+    # the stopped peer, let run again, ends by itself (it retakes its seat, or stops cleanly)
+    assert codes[2] is not None, logs(third)
+    for process in (host, second, third):
+        assert "BLAME" not in output(process), logs(host, second, third)
+    results = [verdict(tmp_path, i) for i in (1, 2)]
+    for r in results:
+        assert r["valid"] and r["finished"], (r["kind"], r.get("fault"))
+        assert r["blame"] is None, r
+    assert len({str((r["totals"], r["winners"])) for r in results}) == 1
+    mine = verdict(tmp_path, 3)
+    assert mine["valid"] and mine["blame"] is None, mine
+
+
+# --- a person at a terminal inside a namespace (d, e), a cheating process (f) ----------------------
+
+TAMPER = Path(__file__).resolve().parent / "tamper"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _host_and_p2(lab: NetLab, tmp_path: Path, host_args: list[str], env2: dict[str, str] | None = None):
+    """The headless host (ns 1) and p2 (ns 2); p2 joins once the lobby is open."""
+    host = lab.python(
+        1,
+        [
+            "-m",
+            "client",
+            "host",
+            "--seats",
+            "3",
+            "--bot",
+            "greedy",
+            "--no-mdns",
+            "--port",
+            "7777",
+            "--interface",
+            lab.address(1),
+            *host_args,
+        ],
+        env_for(tmp_path, 1, TIMEOUTS),
+    )
+    assert wait_for(host, " open on ", 120), output(host)
+    second = _joiner(lab, tmp_path, 2, env_for(tmp_path, 2, {**TIMEOUTS, **(env2 or {})}))
+    return host, second
+
+
+def _joiner(lab: NetLab, tmp_path: Path, i: int, env: dict[str, str]):
+    argv = ["-m", "client", "join", f"{lab.address(1)}:7777", "--bot", "greedy"]
+    return lab.python(i, [*argv, "--interface", lab.address(i), "--nick", f"p{i}"], env)
+
+
+def _person(lab: NetLab, tmp_path: Path):
+    """ben, a person at a terminal in ns 3, seated and ready (the headless host starts then)."""
+    from tests.client.ui.pty_driver import Pty
+
+    ben = Pty(
+        ["join", f"{lab.address(1)}:7777", "--interface", lab.address(3), "--nick", "ben", "--lang", "en"],
+        tmp_path / "ben",
+        cols=160,
+        rows=50,
+        env={**TIMEOUTS, "PATH": os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")},
+        netns=lab.ns(3),
+    )
+    ben.wait(lambda t: "ben" in t and "p2" in t, 90, "ben's lobby with p2 seated")
+    ready = ben.first({"asked": lambda t: "not yet" in t, "ready": lambda t: "cards face up" in t}, 30)
+    if ready == "asked":
+        ben.send("r")
+    return ben
+
+
+def _verdict_in(folder: Path) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    files = sorted((folder / "skyjo-lan" / "games").glob("*.skyjo"))
+    assert files, f"no transcript saved in {folder}"
+    result = subprocess.run(
+        [sys.executable, "-m", "client", "verify", "--json", str(files[-1])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return json.loads(result.stdout)
+
+
+def _ben_seat(lab_outputs: str) -> int:
+    found = re.search(r"game starts: (.*); you are seat", lab_outputs)
+    assert found, lab_outputs[-2000:]
+    return [n.strip() for n in found.group(1).split(",")].index("ben") + 1
+
+
+def test_a17_5d_a_person_leaves_with_q_and_the_others_finish_with_the_common_bot(lab, tmp_path):
+    host, second = _host_and_p2(lab, tmp_path, INSURED)
+    ben = _person(lab, tmp_path)
+    try:
+        ben.wait("cards face up", 120, "the game's setup prompt")
+        seat = _ben_seat(output(second))
+        ben.send("q")
+        asked = ben.wait("Leave and let a bot play your seat? (y/n)", 30, "the confirmation")
+        assert "Leave the table?" in asked
+        ben.send("y")
+        assert ben.finish(60) == 0  # leaving is a normal end
+        codes = wait_all([host, second], timeout=300)
+    finally:
+        ben.close()
+    assert codes == [0, 0], logs(host, second)
+    for process in (host, second):
+        text = output(process)
+        assert f"ben (seat {seat}) left the table." in text, logs(host, second)
+        assert f"A bot plays ben (seat {seat})'s seat from now on (they left" in text, logs(host, second)
+        assert "BLAME" not in text, logs(host, second)
+    results = [verdict(tmp_path, i) for i in (1, 2)]
+    for r in results:
+        assert r["valid"] and r["finished"], (r["kind"], r.get("fault"))
+        assert r["taken_over"] == {str(seat): "left"}, r["taken_over"]
+        assert r["blame"] is None, r
+    assert len({str((r["totals"], r["winners"])) for r in results}) == 1
+    mine = _verdict_in(tmp_path / "ben" / "data")
+    shown = (mine["kind"], mine["fault"], mine["taken_over"], mine["seat_events"][-6:])
+    # valid, with its leave in it (finished or not: on main it ends finished, the leaver's program
+    # staying connected until the others said goodbye)
+    assert mine["valid"] and mine["blame"] is None, shown
+    assert any(e.startswith(f"seat {seat} left the table") for e in mine["seat_events"]), shown
+
+
+def test_a17_5e_an_idle_person_goes_to_autopilot_and_comes_back_with_a_key(lab, tmp_path):
+    host, second = _host_and_p2(lab, tmp_path, [*INSURED, "--turn", "1"])
+    ben = _person(lab, tmp_path)
+    try:
+        ben.wait("Away: your bot plays for you. Press any key to play again.", 180, "ben's autopilot")
+        seat = _ben_seat(output(second))
+        away = f"ben (seat {seat}) is away: their own program plays for them (autopilot)."
+        assert wait_for(second, away, 60) and wait_for(host, away, 60), logs(host, second)
+        ben.send("x")  # any key
+        ben.wait("You are back: you play again.", 60, "ben back")
+        back = f"ben (seat {seat}) is back and plays again."
+        assert wait_for(second, back, 60) and wait_for(host, back, 60), logs(host, second)
+        # the game goes on (ben's countdown sends him away again at his next turns: still played);
+        # ben's terminal is read meanwhile (a terminal nobody reads blocks his program's output)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and (host.poll() is None or second.poll() is None):
+            ben.pump(0.2)
+        codes = wait_all([host, second], timeout=10)
+    finally:
+        ben.close()
+    assert codes == [0, 0], logs(host, second)
+    for process in (host, second):
+        assert "BLAME" not in output(process) and "stopped answering" not in output(process)
+    results = [verdict(tmp_path, i) for i in (1, 2)]
+    shown = [(r["kind"], r["fault"], r["taken_over"], r["seat_events"][-6:]) for r in results]
+    assert all(r["valid"] and r["finished"] and r["taken_over"] == {} for r in results), shown
+
+
+def test_a17_5f_a_wrong_reconstruction_share_is_blamed_with_its_frame(lab, tmp_path):
+    # p2 cheats: the tamper module (tests/client/tamper/sitecustomize.py) is on its path only
+    cheat = {
+        "SKYJO_LAN_TEST_TAMPER": "partials",
+        "PYTHONPATH": f"{TAMPER}{os.pathsep}{ROOT}",
+    }
+    host, second = _host_and_p2(lab, tmp_path, INSURED, cheat)
+    third = _joiner(lab, tmp_path, 3, env_for(tmp_path, 3, TIMEOUTS))
+    _mid_round(third, host, second)
+    cheater, vanished = _seat_of(second), _seat_of(third)
+    os.killpg(third.pid, signal.SIGKILL)
+    third.wait(timeout=10)
+    codes = wait_all([host, second], timeout=300)
+    assert "TAMPER: G added to the first partial" in output(second), logs(host, second)
+    assert codes[0] is not None and codes[1] is not None, logs(host, second)
+    shown = output(host)
+    assert f"BLAME seat {cheater} (p2)" in shown, logs(host, second)
+    assert "BLAME seat 1" not in shown and f"BLAME seat {vanished}" not in shown, logs(host, second)
+    r = verdict(tmp_path, 1)
+    assert r["blame"] == cheater - 1, (r["kind"], r.get("fault"), r.get("blame"))
