@@ -33,9 +33,10 @@ def lab(request):
     yield from open_lab(request, base=120)
 
 
-def start_table(
+def start_host(
     lab: NetLab, tmp_path: Path, extra: dict[str, str] | None = None, host_args: list[str] | None = None
 ):
+    """The headless host of a 3-seat table in namespace 1, once its lobby is open."""
     host = lab.python(
         1,
         [
@@ -58,6 +59,13 @@ def start_table(
     # `join HOST:PORT` dials once: the joiners start only when the host's lobby is open (its
     # own line says so), however long this loaded machine takes to start the host
     assert wait_for(host, " open on ", 120), output(host)
+    return host
+
+
+def start_table(
+    lab: NetLab, tmp_path: Path, extra: dict[str, str] | None = None, host_args: list[str] | None = None
+):
+    host = start_host(lab, tmp_path, extra, host_args)
     joiners = [
         lab.python(
             i,

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.client.netlab import NetLab, env_for, open_lab, output, wait_all
-from tests.client.test_lan_faults import FAST, logs, start_table, verdict, wait_for
+from tests.client.test_lan_faults import FAST, logs, start_host, start_table, verdict, wait_for
 
 GRACE = "8"
 INSURED = [*FAST, "--grace", GRACE]
@@ -157,26 +157,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _host_and_p2(lab: NetLab, tmp_path: Path, host_args: list[str], env2: dict[str, str] | None = None):
     """The headless host (ns 1) and p2 (ns 2); p2 joins once the lobby is open."""
-    host = lab.python(
-        1,
-        [
-            "-m",
-            "client",
-            "host",
-            "--seats",
-            "3",
-            "--bot",
-            "greedy",
-            "--no-mdns",
-            "--port",
-            "7777",
-            "--interface",
-            lab.address(1),
-            *host_args,
-        ],
-        env_for(tmp_path, 1, TIMEOUTS),
-    )
-    assert wait_for(host, " open on ", 120), output(host)
+    host = start_host(lab, tmp_path, TIMEOUTS, host_args)
     second = _joiner(lab, tmp_path, 2, env_for(tmp_path, 2, {**TIMEOUTS, **(env2 or {})}))
     return host, second
 
