@@ -224,7 +224,10 @@ class Session:
         """seat -> (first, last) of its frames the table did not count (it played the seat)."""
         self._returning = False
         self._awaiting_verdict = False
-        """The table is voting to play our seat: no job runs until the votes are all in."""
+        """The table is voting to play our seat (or, for a live observer, any seat): no job runs
+        until the votes are all in."""
+        self._foreseen = False
+        """An offline check: the votes are known before any frame is fed (`foresee`)."""
         self.stand_ins: dict[int, takeover.StandIn] = {}
         """Seats whose player left with its key share: the table plays them once their messages
         run out (`stands_in`)."""
@@ -671,11 +674,7 @@ class Session:
             return
         if not self._vacancies.add(envelope.seat, owner, held) or self.halted:
             return
-        if (
-            self.me is not None
-            and owner == self.config.owners[self.me]
-            and owner not in self._vacancies.decided
-        ):
+        if self._waits_for_votes(owner) and owner not in self._vacancies.decided:
             # the table is voting to play our seat: what we consume now may be frames it will not
             # count (and a holder's partials for a job we played ourselves would look like a
             # fault). Nothing is consumed and nobody timed out until the votes are all in.
@@ -685,13 +684,24 @@ class Session:
             self._vacate(owner)  # one vote makes every other program vote (see `Vacancies`)
         self._decide(owner)
 
+    def _waits_for_votes(self, owner: int) -> bool:
+        """Whether a vote about `owner`'s seats stops our jobs until the verdict: it is about our
+        own seat, or we are a live observer. An observer votes on nothing and holds what one
+        player relays to it, in that player's order: a frame the table may not count comes after
+        that player's vote, so waiting from the first vote it sees keeps it off such frames.
+        (`verify` foresees the votes and need not wait.)"""
+        if self.me is None:
+            return not self._foreseen
+        return owner == self.config.owners[self.me]
+
     def _decide(self, owner: int) -> None:
         left = {s for s, stand_in in self.stand_ins.items() if stand_in.how == "left"}
         counted = self._vacancies.decide(owner, left)
         if counted is None:
             return
-        if self.me is not None and owner == self.config.owners[self.me]:
-            self._awaiting_verdict = False
+        self._awaiting_verdict = any(
+            o not in self._vacancies.decided and self._waits_for_votes(o) for o in self._vacancies.votes
+        )
         for seat, (count, _) in counted.items():
             self._frozen[seat] = count
             if seat == self.me and self._consumed_upto[seat] > count and not self.replaying:
@@ -740,6 +750,7 @@ class Session:
         (its own file holds them before the votes) are never consumed. A live peer never holds
         such frames before it voted (`Vacancies`)."""
         opened = list(envelopes)
+        self._foreseen = True
         left = {e.seat for e in opened if e.kind == "leave" and e.data["key"]}
         votes = takeover.Vacancies(self.config)
         for envelope in opened:
@@ -1381,8 +1392,10 @@ class Session:
 
     def _wait(self, blocked: Blocked) -> None:
         self._blocked = blocked
-        if self.halted:
-            return  # stopped: nobody is waited for any more
+        if self.halted or self.me is None:
+            # stopped: nobody is waited for any more. An observer times nobody out: the players
+            # decide whether a seat is late (a signed halt, or the votes to play it).
+            return
         if blocked.name == self._timer_for:
             return
         self._timer_for = blocked.name
@@ -1657,8 +1670,13 @@ class Session:
         will ask for those frames again (after a reconnection or a crash either), and nothing
         before them can be disputed but by a second version of a frame (told by its digest).
         One round is kept whole for a peer that crashed before receiving our last signature.
+
+        Nothing is dropped while the table plays a vanished seat: its player may come back from
+        a saved game many rounds old and needs every frame since (they are resent from memory).
         """
         previous, self._signed = self._signed, dict(signed)
+        if any(stand_in.how == "vanished" for stand_in in self.stand_ins.values()):
+            return
         for seat, seq in previous.items():
             self._chains[seat].compact(seq)
         self._sealed.clear()

@@ -21,8 +21,10 @@ from protocol.crypto.group import add, mul, mul_base, random_scalar
 from protocol.events import (
     Finished,
     Rewound,
+    RoundSigned,
     SeatReturned,
     SeatTakenOver,
+    TimerRequest,
 )
 from protocol.messages import Envelope, open_frame
 from protocol.session import Session
@@ -185,6 +187,30 @@ def test_a17_3_a_vanished_seat_is_played_by_the_table_to_the_end(game: str) -> N
         assert net.sessions[1].cards.shares[handle][GONE] == cards.shares[handle][GONE]
 
 
+def assert_observer_follows(net: Net, taken: dict[int, str], returned: int) -> None:
+    """The live observer (what `watch` runs) timed nobody out, followed the votes, and ends
+    where the players end: same takeovers and returns, same result, nothing left unconsumed."""
+    observer = net.observers[0]
+    seen = net.observer_events[0]
+    assert observer.halted is None and not observer.blamed, seen[-5:]
+    assert not [e for e in seen if isinstance(e, TimerRequest) and not e.name.startswith(("ack:", "want:"))]
+    assert observer.state is not None and observer.state.phase == "game_over"
+    assert observer.taken_over == taken
+    assert [(e.seat, e.how) for e in seen if isinstance(e, SeatTakenOver)] == [(GONE, "vanished")]
+    assert len([e for e in seen if isinstance(e, SeatReturned)]) == returned
+    finished = [e for e in seen if isinstance(e, Finished)]
+    assert len(finished) == 1 and finished[0].totals == events(net, 0, Finished)[0].totals
+    assert observer.unconsumed() == []
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a17_3_a_live_observer_follows_the_vote_and_the_takeover_without_timing_out(game: str) -> None:
+    net = insured(game, observers=1)
+    others = vanish(net)
+    finish(net, others)  # (`vanish` let the observer's timers run out too, had it asked for any)
+    assert_observer_follows(net, {GONE: "vanished"}, returned=0)
+
+
 # --- 2. the vanished player comes back ------------------------------------------------------------
 
 
@@ -224,6 +250,29 @@ def test_a17_3_a_vanished_player_comes_back_and_retakes_its_seat(game: str) -> N
     if [e for e in net.events[GONE][before:] if isinstance(e, Rewound)]:
         # restored, it made at once the automatic message the table had waited for (it had not
         # heard the votes yet): that one is void too, and it is rebuilt once more, as the client does
+        come_back(net)
+    assert_came_back(net)
+
+
+@pytest.mark.parametrize("game", ["skyjo", "skyjo-action"])
+def test_a17_3_a_player_back_after_rounds_played_without_it_catches_up_and_retakes_its_seat(
+    game: str,
+) -> None:
+    # Found on real processes (5b): the table signed rounds while it played the seat, and each
+    # peer dropped the frames before its last-but-one signature (`compact`); the player, back
+    # from a saved game of round 1, was resent its chains with a gap and never caught up.
+    net = insured(game, options={**GAMES[game], "target_score": 250})
+    crashed = net.sessions[GONE]
+    saved = (crashed.secrets(), list(crashed.frames))
+    vanish(net)
+    signed = len(events(net, 0, RoundSigned))
+    net.pump(until=lambda: len(events(net, 0, RoundSigned)) >= signed + 2)
+    net.pump(play=False)
+    assert len(events(net, 0, RoundSigned)) >= signed + 2, "two rounds were signed without the seat"
+    before = len(net.events[GONE])
+    come_back(net, saved=saved)
+    net.pump(play=False)
+    if [e for e in net.events[GONE][before:] if isinstance(e, Rewound)]:
         come_back(net)
     assert_came_back(net)
 
