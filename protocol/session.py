@@ -332,8 +332,16 @@ class Session:
         return None if blocked is None else (blocked.name, blocked.seats)
 
     def queued(self) -> list[Envelope]:
-        """Game messages accepted into their chains that no step consumed yet, seat by seat."""
-        return [envelope for queue in self._queues for envelope in queue]
+        """Game messages accepted into their chains that no step consumed yet, seat by seat
+        (not those of a seat the table plays beyond what it counted: they are not the game's)."""
+        return [envelope for seat in range(self.players) for envelope in self._counted_queue(seat)]
+
+    def _counted_queue(self, seat: int) -> deque[Envelope]:
+        queue = self._queues[seat]
+        limit = self._frozen.get(seat)
+        if limit is not None and seat in self.stand_ins:  # frames the table did not count
+            return deque(e for e in queue if e.seq < limit)
+        return queue
 
     @property
     def frame_count(self) -> int:
@@ -368,10 +376,7 @@ class Session:
                     f"{len(chain.ahead)} frame(s) of seat {seat + 1} from #{first} wait behind a gap "
                     f"(frame #{chain.next_seq} is missing)"
                 )
-            queue = self._queues[seat]
-            limit = self._frozen.get(seat)
-            if limit is not None and seat in self.stand_ins:  # frames the table did not count
-                queue = deque(e for e in queue if e.seq < limit)
+            queue = self._counted_queue(seat)
             if queue:
                 head = queue[0]
                 out.append(

@@ -277,6 +277,31 @@ def test_a17_3_a_player_back_after_rounds_played_without_it_catches_up_and_retak
     assert_came_back(net)
 
 
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a17_3_frames_the_table_did_not_count_reach_it_late_and_every_file_still_verifies(game: str) -> None:
+    # Found on real processes (5b): the player came back, sent at once a frame the table had
+    # stopped counting, then vanished for good; the others finished with the bot, and `verify`
+    # said their files were invalid ("sent game message #30 after the end of the game").
+    net = insured(game)
+    net.pump(until=lambda: net.want_move[GONE])
+    net.withhold = lambda seat, frame: seat == GONE  # cut off: it plays on, nobody hears it
+    net.pump()
+    cut = len(net.sent or [])
+    net.fire_timers([0, 1], prefix="job:", until=lambda: all(net.sessions[s].taken_over for s in (0, 1)))
+    limit = net.sessions[0].stand_ins[GONE].limit
+    late = [f for s, f in (net.sent or [])[:cut] if s == GONE and open_frame(f, net.config).seq >= limit]
+    assert [f for f in late if frame_kind(f) == "move"], "it played on: frames the table does not count"
+    net.withhold = None
+    net.silent.add(GONE)  # and it is gone for good
+    for frame in late:
+        for seat in (0, 1):
+            net.put(GONE, seat, frame)
+    finish(net, [0, 1])
+    assert_played_to_the_end(net, [0, 1], {GONE: "vanished"})
+    for seat in (0, 1):
+        assert net.sessions[seat].unconsumed() == []
+
+
 @RETURN_BUG
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a17_3_a_player_cut_off_who_played_on_is_rewound_then_retakes_its_seat(game: str) -> None:
