@@ -38,15 +38,6 @@ GAMES = {"skyjo": {"target_score": 30}, "skyjo-action": {"target_score": 30}, "s
 MOVE_TIMEOUT = 300.0
 
 
-RETURN_BUG = pytest.mark.xfail(
-    reason="issue 17, open: the return of a vanished player is not yet reliable. About one run in "
-    "nine the returning seat (or the one being voted out) halts blaming an honest holder, depending "
-    "on the order frames arrive in (after 2 fixes: it judged nothing until every vote was in; a "
-    "relayed vote behind a gap). Remove once fixed: these tests then pass every time.",
-    strict=False,
-)
-
-
 # --- the table ------------------------------------------------------------------------------------
 
 
@@ -235,7 +226,6 @@ def assert_came_back(net: Net) -> None:
     assert_played_to_the_end(net, list(range(net.players)), {})
 
 
-@RETURN_BUG
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a17_3_a_vanished_player_comes_back_and_retakes_its_seat(game: str) -> None:
     net = insured(game, options={**GAMES[game], "target_score": 100} if game != "skip-bo" else None)
@@ -302,7 +292,6 @@ def test_a17_3_frames_the_table_did_not_count_reach_it_late_and_every_file_still
         assert net.sessions[seat].unconsumed() == []
 
 
-@RETURN_BUG
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a17_3_a_player_cut_off_who_played_on_is_rewound_then_retakes_its_seat(game: str) -> None:
     net = insured(game, options={**GAMES[game], "target_score": 100} if game != "skip-bo" else None)
@@ -326,7 +315,6 @@ def test_a17_3_a_player_cut_off_who_played_on_is_rewound_then_retakes_its_seat(g
         assert void[0] == limit and void[1] > limit
 
 
-@RETURN_BUG
 def test_a17_3_a_seat_being_voted_out_judges_nothing_until_every_vote_is_in() -> None:
     # Found on real processes (tests/client/test_lan_takeover.py): the seat the table votes out,
     # alive but cut off, got a holder's vote and then its partials for a job it had played

@@ -1,11 +1,17 @@
 """TEST ONLY: turns the process that loads it into a cheater (issue 17, point 5: a peer that sends
-a wrong reconstruction share is blamed with evidence).
+a wrong reconstruction share is blamed with evidence), or holds its bot (a vanished peer comes back).
 
 Loaded only by `tests/client/test_lan_takeover.py`, which puts this folder first on PYTHONPATH
 of the cheating process alone (Python imports `sitecustomize` at startup), and only acts when
 SKYJO_LAN_TEST_TAMPER=partials is set too: nothing in the product reads that variable or
 imports this module. The cheat: the first partial decryption this process sends for a vanished
 seat's cards gets G added (E_1 + G), its batch proof left as made, so the frame is signed but wrong.
+
+With SKYJO_LAN_TEST_HOLD=return instead, nothing is cheated: this process's bot makes no move
+while the table plays a vanished seat whose player has not yet sent its `return`. A test of a
+player who comes back uses it so that the others cannot finish the game before it is back,
+however slowly the machine starts the returning process (its moves are waited for, as a slow
+player's are: the test gives the table a long move timeout).
 """
 
 from __future__ import annotations
@@ -32,3 +38,27 @@ if os.environ.get("SKYJO_LAN_TEST_TAMPER") == "partials":
         return dataclasses.replace(batch, shares=(first, *batch.shares[1:]))
 
     _crypto.make_partials = _tampered  # type: ignore[assignment]
+
+if os.environ.get("SKYJO_LAN_TEST_HOLD") == "return":
+    import trio as _trio
+
+    from client.table.peer import Peer as _Peer
+
+    _play = _Peer._bot_move
+
+    def _waiting_for_a_return(session: Any) -> bool:
+        for seat, stand_in in session.stand_ins.items():
+            returns = session._returns.get(seat, [])
+            if stand_in.how == "vanished" and not any(r >= stand_in.limit for r in returns):
+                return True
+        return False
+
+    async def _held(self: Any) -> None:
+        for _ in range(6000):  # at most 10 minutes: a test's own bound
+            async with self._lock:
+                if not _waiting_for_a_return(self.session):
+                    break
+            await _trio.sleep(0.1)
+        await _play(self)
+
+    _Peer._bot_move = _held  # type: ignore[method-assign]
