@@ -60,7 +60,7 @@ def _wait_taken(process, timeout: float) -> re.Match[str] | None:
     return None
 
 
-def test_a17_5a_kill_9_without_resume_the_others_finish_with_a_bot_in_the_seat(lab, tmp_path):
+def test_issue17_5a_kill_9_without_resume_the_others_finish_with_a_bot_in_the_seat(lab, tmp_path):
     host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, INSURED)
     _mid_round(third, host, second)
     seat = _seat_of(third)
@@ -91,7 +91,7 @@ Their moves are waited for as a slow player's: a long move timeout (p3's vanish 
 protocol step, or after the move timeout if it vanished on its turn)."""
 
 
-def test_a17_5b_the_vanished_peer_comes_back_and_retakes_its_seat(lab, tmp_path):
+def test_issue17_5b_the_vanished_peer_comes_back_and_retakes_its_seat(lab, tmp_path):
     host, (second, third) = start_table(lab, tmp_path, {**TIMEOUTS, **HOLD}, ["--grace", GRACE])
     _mid_round(third, host, second)
     seat = _seat_of(third)
@@ -122,7 +122,7 @@ def test_a17_5b_the_vanished_peer_comes_back_and_retakes_its_seat(lab, tmp_path)
     assert len({str((r["totals"], r["winners"])) for r in results}) == 1
 
 
-def test_a17_5c_a_stopped_peer_past_the_grace_is_taken_over_and_nobody_is_blamed(lab, tmp_path):
+def test_issue17_5c_a_stopped_peer_past_the_grace_is_taken_over_and_nobody_is_blamed(lab, tmp_path):
     host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, INSURED)
     _mid_round(third, host, second)
     seat = _seat_of(third)
@@ -203,7 +203,7 @@ def _ben_seat(lab_outputs: str) -> int:
     return [n.strip() for n in found.group(1).split(",")].index("ben") + 1
 
 
-def test_a17_5d_a_person_leaves_with_q_and_the_others_finish_with_the_common_bot(lab, tmp_path):
+def test_issue17_5d_a_person_leaves_with_q_and_the_others_finish_with_the_common_bot(lab, tmp_path):
     host, second = _host_and_p2(lab, tmp_path, INSURED)
     ben = _person(lab, tmp_path)
     try:
@@ -237,7 +237,7 @@ def test_a17_5d_a_person_leaves_with_q_and_the_others_finish_with_the_common_bot
     assert any(e.startswith(f"seat {seat} left the table") for e in mine["seat_events"]), shown
 
 
-def test_a17_5e_an_idle_person_goes_to_autopilot_and_comes_back_with_a_key(lab, tmp_path):
+def test_issue17_5e_an_idle_person_goes_to_autopilot_and_comes_back_with_a_key(lab, tmp_path):
     host, second = _host_and_p2(lab, tmp_path, [*INSURED, "--turn", "1"])
     ben = _person(lab, tmp_path)
     try:
@@ -265,7 +265,7 @@ def test_a17_5e_an_idle_person_goes_to_autopilot_and_comes_back_with_a_key(lab, 
     assert all(r["valid"] and r["finished"] and r["taken_over"] == {} for r in results), shown
 
 
-def test_a17_5f_a_wrong_reconstruction_share_is_blamed_with_its_frame(lab, tmp_path):
+def test_issue17_5f_a_wrong_reconstruction_share_is_blamed_with_its_frame(lab, tmp_path):
     # p2 cheats: the tamper module (tests/client/tamper/sitecustomize.py) is on its path only
     cheat = {
         "SKYJO_LAN_TEST_TAMPER": "partials",

@@ -42,7 +42,7 @@ def takeovers(net: Net, seat: int) -> list[SeatTakenOver]:
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_a17_2_the_table_plays_the_seat_of_a_player_who_leaves_to_the_end(game: str) -> None:
+def test_issue17_2_the_table_plays_the_seat_of_a_player_who_leaves_to_the_end(game: str) -> None:
     net = dealt_table(game, GAMES[game], moves=6)
     assert net.sessions[LEAVER].leave()
     net.pump(until=lambda: all(net.sessions[s].settled for s in (0, 1)))
@@ -74,7 +74,7 @@ def test_a17_2_the_table_plays_the_seat_of_a_player_who_leaves_to_the_end(game: 
     assert state is not None and state.public_key() == net.sessions[1].state.public_key()
 
 
-def test_a17_2_the_seats_private_cards_become_public_when_the_bot_needs_them() -> None:
+def test_issue17_2_the_seats_private_cards_become_public_when_the_bot_needs_them() -> None:
     # SKIP-BO: the hand is private; once the table plays the seat, every card of it is public
     net = dealt_table("skip-bo", GAMES["skip-bo"], moves=3)
 
@@ -101,7 +101,7 @@ def test_a17_2_the_seats_private_cards_become_public_when_the_bot_needs_them() -
         )
 
 
-def test_a17_2_a_leave_in_the_middle_of_any_step_lets_the_game_go_on() -> None:
+def test_issue17_2_a_leave_in_the_middle_of_any_step_lets_the_game_go_on() -> None:
     net = dealt_table(moves=4)
     mover = next(s for s in range(3) if net.sessions[s].legal_moves())
     leaver = (mover + 1) % 3  # not the seat whose move is awaited: any job

@@ -140,7 +140,7 @@ def assert_played_to_the_end(net: Net, seats: list[int], taken: dict[int, str]) 
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_a17_3_a_vanished_seat_is_played_by_the_table_to_the_end(game: str) -> None:
+def test_issue17_3_a_vanished_seat_is_played_by_the_table_to_the_end(game: str) -> None:
     net = insured(game)
     secret = net.sessions[GONE].secret
     assert secret is not None
@@ -195,7 +195,7 @@ def assert_observer_follows(net: Net, taken: dict[int, str], returned: int) -> N
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_a17_3_a_live_observer_follows_the_vote_and_the_takeover_without_timing_out(game: str) -> None:
+def test_issue17_3_a_live_observer_follows_the_vote_and_the_takeover_without_timing_out(game: str) -> None:
     net = insured(game, observers=1)
     others = vanish(net)
     finish(net, others)  # (`vanish` let the observer's timers run out too, had it asked for any)
@@ -227,7 +227,7 @@ def assert_came_back(net: Net) -> None:
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_a17_3_a_vanished_player_comes_back_and_retakes_its_seat(game: str) -> None:
+def test_issue17_3_a_vanished_player_comes_back_and_retakes_its_seat(game: str) -> None:
     net = insured(game, options={**GAMES[game], "target_score": 100} if game != "skip-bo" else None)
     crashed = net.sessions[GONE]
     saved = (crashed.secrets(), list(crashed.frames))  # its disk when it crashed
@@ -245,7 +245,7 @@ def test_a17_3_a_vanished_player_comes_back_and_retakes_its_seat(game: str) -> N
 
 
 @pytest.mark.parametrize("game", ["skyjo", "skyjo-action"])
-def test_a17_3_a_player_back_after_rounds_played_without_it_catches_up_and_retakes_its_seat(
+def test_issue17_3_a_player_back_after_rounds_played_without_it_catches_up_and_retakes_its_seat(
     game: str,
 ) -> None:
     # Found on real processes (5b): the table signed rounds while it played the seat, and each
@@ -268,7 +268,7 @@ def test_a17_3_a_player_back_after_rounds_played_without_it_catches_up_and_retak
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_a17_3_frames_the_table_did_not_count_reach_it_late_and_every_file_still_verifies(game: str) -> None:
+def test_issue17_3_frames_the_table_did_not_count_reach_it_late_and_every_file_still_verifies(game: str) -> None:
     # Found on real processes (5b): the player came back, sent at once a frame the table had
     # stopped counting, then vanished for good; the others finished with the bot, and `verify`
     # said their files were invalid ("sent game message #30 after the end of the game").
@@ -293,7 +293,7 @@ def test_a17_3_frames_the_table_did_not_count_reach_it_late_and_every_file_still
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_a17_3_a_player_cut_off_who_played_on_is_rewound_then_retakes_its_seat(game: str) -> None:
+def test_issue17_3_a_player_cut_off_who_played_on_is_rewound_then_retakes_its_seat(game: str) -> None:
     net = insured(game, options={**GAMES[game], "target_score": 100} if game != "skip-bo" else None)
     # seat 3 is cut off just before its move: it moves (nobody gets it) and goes on alone
     net.pump(until=lambda: net.want_move[GONE])
@@ -315,7 +315,7 @@ def test_a17_3_a_player_cut_off_who_played_on_is_rewound_then_retakes_its_seat(g
         assert void[0] == limit and void[1] > limit
 
 
-def test_a17_3_a_seat_being_voted_out_judges_nothing_until_every_vote_is_in() -> None:
+def test_issue17_3_a_seat_being_voted_out_judges_nothing_until_every_vote_is_in() -> None:
     # Found on real processes (tests/client/test_lan_takeover.py): the seat the table votes out,
     # alive but cut off, got a holder's vote and then its partials for a job it had played
     # itself, before the other holder's vote; it blamed that honest holder ("sent partials for
@@ -398,7 +398,7 @@ def _other_dealer(session: Session, data: dict[str, Any]) -> dict[str, Any]:
         (_other_dealer, "sent partials for seat 1, not 3"),
     ],
 )
-def test_a17_5_a_holder_that_sends_wrong_partials_is_blamed_with_its_frame(
+def test_issue17_5_a_holder_that_sends_wrong_partials_is_blamed_with_its_frame(
     tamper: Callable[[Session, dict[str, Any]], dict[str, Any]], reason: str
 ) -> None:
     sent: list[bytes] = []
@@ -463,7 +463,7 @@ def _keys_cheat(tamper: Callable[[Session, dict[str, Any]], dict[str, Any]]) -> 
         (_extra_commitment, "key escrow refused"),
     ],
 )
-def test_a17_3_a_dealer_whose_escrow_does_not_check_is_blamed_by_everyone(
+def test_issue17_3_a_dealer_whose_escrow_does_not_check_is_blamed_by_everyone(
     tamper: Callable[[Session, dict[str, Any]], dict[str, Any]], reason: str
 ) -> None:
     net = insured("skyjo", moves=0, factory=_keys_cheat(tamper), observers=1)
@@ -480,7 +480,7 @@ def test_a17_3_a_dealer_whose_escrow_does_not_check_is_blamed_by_everyone(
         assert verdict.blame == 1 and reason.split(" (")[0] in (verdict.fault or ""), verdict
 
 
-def test_a17_3_a_holder_that_complains_about_a_good_box_is_blamed() -> None:
+def test_issue17_3_a_holder_that_complains_about_a_good_box_is_blamed() -> None:
     net = insured("skyjo", moves=0)
     holder, dealer = 0, 1
     session = net.sessions[holder]
@@ -499,7 +499,7 @@ def test_a17_3_a_holder_that_complains_about_a_good_box_is_blamed() -> None:
     assert verdict_of(net, 2).blame == holder
 
 
-def test_a17_3_no_escrow_at_a_table_that_is_not_insured() -> None:
+def test_issue17_3_no_escrow_at_a_table_that_is_not_insured() -> None:
     plain = insured("skyjo", moves=2, insure=False)
     assert not plain.config.insured
     assert not [f for _, f in plain.sent or [] if frame_kind(f) == "escrow"]
@@ -536,7 +536,7 @@ def _vote(net: Net, voter: int, owner: int, seats: list[int]) -> bytes:
         (True, 2, [2, 1], "does not list exactly the program's seats"),
     ],
 )
-def test_a17_3_a_vote_no_honest_peer_sends_blames_the_voter(
+def test_issue17_3_a_vote_no_honest_peer_sends_blames_the_voter(
     insure: bool, owner: int, seats: list[int], reason: str
 ) -> None:
     net = insured("skyjo", moves=2, insure=insure)
@@ -549,7 +549,7 @@ def test_a17_3_a_vote_no_honest_peer_sends_blames_the_voter(
     assert verdict_of(net, 1).blame == 0
 
 
-def test_a17_3_two_programs_silent_at_once_stop_the_game_naming_them_absent() -> None:
+def test_issue17_3_two_programs_silent_at_once_stop_the_game_naming_them_absent() -> None:
     net = insured("skyjo", players=4, moves=8)
     net.silent.update({2, 3})
     net.pump()
@@ -568,7 +568,7 @@ def test_a17_3_two_programs_silent_at_once_stop_the_game_naming_them_absent() ->
     assert verdict.valid and verdict.kind == "unfinished" and verdict.blame is None, verdict
 
 
-def test_a17_3_the_host_and_its_bots_vanish_together_and_the_table_plays_all_their_seats() -> None:
+def test_issue17_3_the_host_and_its_bots_vanish_together_and_the_table_plays_all_their_seats() -> None:
     owners = [0, 1, 2, 0, 0]
     net = insured("skyjo", players=5, moves=10, owners=owners, options={"target_score": 20})
     assert net.config.insured and net.config.escrow_holders(3) == (1, 2)
@@ -584,7 +584,7 @@ def test_a17_3_the_host_and_its_bots_vanish_together_and_the_table_plays_all_the
 # --- 6. the decision is the same at every peer --------------------------------------------------------
 
 
-def test_a17_3_a_frame_that_reached_one_peer_only_counts_at_every_peer() -> None:
+def test_issue17_3_a_frame_that_reached_one_peer_only_counts_at_every_peer() -> None:
     net = insured("skyjo", moves=8)
     net.pump(until=lambda: net.want_move[GONE])
     # seat 3's move reaches seat 1 only, then seat 3 is gone
@@ -612,7 +612,7 @@ def test_a17_3_a_frame_that_reached_one_peer_only_counts_at_every_peer() -> None
 # --- 7. a remaining peer restarts after a takeover ----------------------------------------------------
 
 
-def test_a17_3_a_remaining_peer_restarts_after_a_takeover_and_goes_on_alike() -> None:
+def test_issue17_3_a_remaining_peer_restarts_after_a_takeover_and_goes_on_alike() -> None:
     net = insured("skyjo", moves=8)
     vanish(net)
     net.pump(until=lambda: net.moves >= 14)
@@ -637,7 +637,7 @@ def test_a17_3_a_remaining_peer_restarts_after_a_takeover_and_goes_on_alike() ->
 
 
 @pytest.mark.parametrize("game", ["skyjo", "skip-bo"])
-def test_a17_4_after_a_takeover_only_revealed_cards_shares_of_the_vanished_seat_are_computable(
+def test_issue17_4_after_a_takeover_only_revealed_cards_shares_of_the_vanished_seat_are_computable(
     game: str,
 ) -> None:
     # a long enough first round (the handles, and so the check, are one round's)
