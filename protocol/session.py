@@ -220,9 +220,16 @@ class Session:
         self._consumed_upto = [0] * self.players
         self._returns: dict[int, list[int]] = {}
         """seat -> sequence numbers of its `return` frames."""
-        self._voids: dict[int, tuple[int, int]] = {}
-        """seat -> (first, last) of its frames the table did not count (it played the seat)."""
+        self._voids: dict[int, list[tuple[int, int]]] = {}
+        """seat -> (first, last) of its frames the table did not count, for each time it played
+        the seat."""
         self._returning = False
+        self._later_votes: dict[int, list[Envelope]] = {}
+        """owner -> votes of an epoch that opens once its seats are back here (`Vacancies`)."""
+        self._reopened: list[int] = []
+        """Programs whose seats just came back: their later votes are read (`_advance`)."""
+        self._foreseen_limits: dict[int, list[takeover.Held]] = {}
+        """An offline check: owner -> what each later epoch's decision counts (`foresee`)."""
         self._awaiting_verdict = False
         """The table is voting to play our seat (or, for a live observer, any seat): no job runs
         until the votes are all in."""
@@ -665,11 +672,18 @@ class Session:
             self._frozen[seat] = min(self._frozen.get(seat, chain.next_seq), chain.next_seq)
         self._emit("vacate", {"owner": owner, "held": [[s, n, d] for s, (n, d) in held.items()]})
         self._vacancies.add(self.me, owner, held)
-        self._events.append(TimerRequest(f"vacate:{owner}", float(self.config.grace_seconds or 1)))
+        epoch = self._vacancies.epochs.get(owner, 0)
+        self._events.append(TimerRequest(f"vacate:{owner}:{epoch}", float(self.config.grace_seconds or 1)))
         self._decide(owner)
 
     def _vacate_frame(self, envelope: Envelope) -> None:
         owner, held = self._vacancies.check(envelope)
+        epoch = self._vacancies.classify(owner, held)
+        if epoch == "later":  # the seats come back here later: the vote counts from then
+            self._later_votes.setdefault(owner, []).append(envelope)
+            return
+        if epoch == "stale":
+            return
         if envelope.seat == self.me:
             if self.replaying:  # our own vote, read back after a restart: the freeze holds again
                 for seat, (count, _) in held.items():
@@ -758,17 +772,27 @@ class Session:
         self._foreseen = True
         left = {e.seat for e in opened if e.kind == "leave" and e.data["key"]}
         votes = takeover.Vacancies(self.config)
+        decisions: dict[int, list[takeover.Held]] = {}
         for envelope in opened:
             if envelope.kind == "vacate":
                 try:
                     owner, held = votes.check(envelope)
                 except Misbehaviour:
                     continue  # found again, and blamed, when the frame is fed
+                epoch = votes.classify(owner, held)
+                if epoch == "stale":
+                    continue
+                if epoch == "later":  # a vote after a return: the seats came back (or the file lies,
+                    votes.reopen(owner)  # and the live check finds it when the frame is fed)
                 votes.add(envelope.seat, owner, held)
-        for owner in sorted(votes.votes):
-            counted = votes.decide(owner, left)
-            for seat, (count, _) in (counted or {}).items():
+                if owner not in votes.decided:
+                    counted = votes.decide(owner, left)
+                    if counted is not None:
+                        decisions.setdefault(owner, []).append(counted)
+        for owner, counted_each in decisions.items():
+            for seat, (count, _) in counted_each[0].items():
                 self._frozen[seat] = count
+            self._foreseen_limits[owner] = counted_each[1:]
 
     def _announce_return(self) -> None:
         """We are playing again while the table plays our seat (we came back after it decided
@@ -799,15 +823,26 @@ class Session:
         del self.stand_ins[seat]
         self.taken_over.pop(seat, None)
         self._frozen.pop(seat, None)
-        self._voids[seat] = (stand_in.limit, back)
+        self._voids.setdefault(seat, []).append((stand_in.limit, back))
         self._queues[seat] = deque(e for e in self._queues[seat] if not self._void(seat, e.seq))
         self._events.append(SeatReturned(seat))
+        if seat == self.me:
+            self._returning = False  # should the table play it again, we say so again
+        owner = self.config.owners[seat]
+        if owner in self._vacancies.decided and not any(
+            s in self.stand_ins for s in self._vacancies.seats_of(owner)
+        ):
+            self._vacancies.reopen(owner)
+            foreseen = self._foreseen_limits.get(owner)
+            if foreseen:  # an offline check knows the next decision: nothing beyond it counts
+                for frozen, (count, _) in foreseen.pop(0).items():
+                    self._frozen[frozen] = count
+            self._reopened.append(owner)
         return True
 
     def _void(self, seat: int, seq: int) -> bool:
         """Whether frame `seq` of `seat` is one the table did not count (it played the seat)."""
-        void = self._voids.get(seat)
-        return void is not None and void[0] <= seq <= void[1]
+        return any(first <= seq <= last for first, last in self._voids.get(seat, ()))
 
     def rebuilds(self, seat: int) -> bool:
         """Whether a seat the table plays has no published key share: its decryption shares are
@@ -912,8 +947,12 @@ class Session:
             self._echo_timeout(name)
             return
         if name.startswith("vacate:"):
-            owner = int(name.partition(":")[2])
-            if owner not in self._vacancies.decided:
+            _, owner_text, epoch_text = name.split(":")
+            owner = int(owner_text)
+            if (
+                int(epoch_text) == self._vacancies.epochs.get(owner, 0)
+                and owner not in self._vacancies.decided
+            ):
                 # not every program voted (another one is silent too): stop, as without insurance
                 seats = tuple(self._vacancies.seats_of(owner))
                 names = ", ".join(str(s + 1) for s in seats)
@@ -1354,6 +1393,18 @@ class Session:
     # --- the jobs -------------------------------------------------------------------------------
 
     def _advance(self) -> None:
+        self._advance_jobs()
+        while self._reopened and not self.halted:
+            # a program's seats came back: the votes to play them again that came early count now
+            for envelope in self._later_votes.pop(self._reopened.pop(0), []):
+                try:
+                    self._vacate_frame(envelope)
+                except Misbehaviour as fault:  # (checked when it came: cannot happen)
+                    self._blame(fault)
+                    return
+            self._advance_jobs()
+
+    def _advance_jobs(self) -> None:
         if self._paused or self._awaiting_verdict:
             return
         self._announce_return()

@@ -105,14 +105,42 @@ class Vacancies:
     what it held (`Session._frozen`). Once every seat that must vote has voted, the frames that
     count are the most any voter held: every peer consumes exactly those (asking for the ones it
     lacks), then the table plays the seats. Seats that left with their key share do not vote.
+
+    A player who comes back and vanishes again is voted out again: each decision opens an
+    *epoch* of the program's votes, closed when its seats are all back (`reopen`). Votes carry no
+    epoch number: a vote of a later epoch holds more frames of the seats than the decision of the
+    one before counted (every vote of an epoch was signed before the seat's `return`, which
+    comes after that decision; every vote of the next one after it), so `classify` tells them
+    apart, and a peer that is not back at the same point yet keeps a later vote for then.
     """
 
     def __init__(self, config: TableConfig) -> None:
         self.config = config
         self.votes: dict[int, dict[int, Held]] = {}
-        """owner -> voter -> what it held."""
+        """owner -> voter -> what it held (this epoch)."""
         self.decided: dict[int, Held] = {}
-        """owner -> the frames that count of each of its seats."""
+        """owner -> the frames that count of each of its seats (this epoch, once decided)."""
+        self.floor: dict[int, Held] = {}
+        """owner -> what the decision of its last closed epoch counted."""
+        self.epochs: dict[int, int] = {}
+        """owner -> how many epochs of its votes were closed (its seats came back)."""
+
+    def classify(self, owner: int, held: Held) -> str:
+        """Which epoch a vote belongs to: "now" (this one), "later" (after the seats, decided on
+        in this one, come back) or "stale" (an epoch already closed: a late copy)."""
+        decided = self.decided.get(owner)
+        if decided is not None:
+            return "later" if any(held[s][0] > decided[s][0] for s in decided) else "now"
+        floor = self.floor.get(owner)
+        if floor is not None and not any(held[s][0] > floor[s][0] for s in floor):
+            return "stale"
+        return "now"
+
+    def reopen(self, owner: int) -> None:
+        """The seats of `owner` are all back: close the epoch; its next vote opens a new one."""
+        self.floor[owner] = self.decided.pop(owner)
+        self.votes.pop(owner, None)
+        self.epochs[owner] = self.epochs.get(owner, 0) + 1
 
     def seats_of(self, owner: int) -> list[int]:
         owners = self.config.owners

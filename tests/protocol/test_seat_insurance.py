@@ -178,7 +178,7 @@ def test_issue17_3_a_vanished_seat_is_played_by_the_table_to_the_end(game: str) 
         assert net.sessions[1].cards.shares[handle][GONE] == cards.shares[handle][GONE]
 
 
-def assert_observer_follows(net: Net, taken: dict[int, str], returned: int) -> None:
+def assert_observer_follows(net: Net, taken: dict[int, str], returned: int, taken_times: int = 1) -> None:
     """The live observer (what `watch` runs) timed nobody out, followed the votes, and ends
     where the players end: same takeovers and returns, same result, nothing left unconsumed."""
     observer = net.observers[0]
@@ -187,7 +187,9 @@ def assert_observer_follows(net: Net, taken: dict[int, str], returned: int) -> N
     assert not [e for e in seen if isinstance(e, TimerRequest) and not e.name.startswith(("ack:", "want:"))]
     assert observer.state is not None and observer.state.phase == "game_over"
     assert observer.taken_over == taken
-    assert [(e.seat, e.how) for e in seen if isinstance(e, SeatTakenOver)] == [(GONE, "vanished")]
+    assert [(e.seat, e.how) for e in seen if isinstance(e, SeatTakenOver)] == [
+        (GONE, "vanished")
+    ] * taken_times
     assert len([e for e in seen if isinstance(e, SeatReturned)]) == returned
     finished = [e for e in seen if isinstance(e, Finished)]
     assert len(finished) == 1 and finished[0].totals == events(net, 0, Finished)[0].totals
@@ -268,7 +270,9 @@ def test_issue17_3_a_player_back_after_rounds_played_without_it_catches_up_and_r
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_issue17_3_frames_the_table_did_not_count_reach_it_late_and_every_file_still_verifies(game: str) -> None:
+def test_issue17_3_frames_the_table_did_not_count_reach_it_late_and_every_file_still_verifies(
+    game: str,
+) -> None:
     # Found on real processes (5b): the player came back, sent at once a frame the table had
     # stopped counting, then vanished for good; the others finished with the bot, and `verify`
     # said their files were invalid ("sent game message #30 after the end of the game").
@@ -293,6 +297,47 @@ def test_issue17_3_frames_the_table_did_not_count_reach_it_late_and_every_file_s
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
+def test_issue17_3_a_player_who_vanishes_again_after_coming_back_is_played_by_the_table_again(
+    game: str,
+) -> None:
+    net = insured(
+        game, options={**GAMES[game], "target_score": 150} if game != "skip-bo" else None, observers=1
+    )
+    crashed = net.sessions[GONE]
+    saved = (crashed.secrets(), list(crashed.frames))
+    vanish(net)
+    before = len(net.events[GONE])
+    come_back(net, saved=saved)
+    net.pump(play=False)
+    if [e for e in net.events[GONE][before:] if isinstance(e, Rewound)]:
+        come_back(net)
+    net.pump(until=lambda: all(events(net, s, SeatReturned) for s in range(net.players)))
+    assert all(events(net, s, SeatReturned) for s in range(net.players)), "it came back"
+    net.pump(until=lambda: bool(returned_moves(net, 0)))  # and played a move of its own
+    assert returned_moves(net, 0)
+    # the lid closes again: the table votes again and plays the seat again
+    net.silent.add(GONE)
+    net.pump()
+    net.fire_timers([0, 1], prefix="job:", until=lambda: all(net.sessions[s].taken_over for s in (0, 1)))
+    assert all(net.sessions[s].taken_over == {GONE: "vanished"} for s in (0, 1)), [
+        net.events[s][-4:] for s in (0, 1)
+    ]
+    finish(net, [0, 1])
+    assert_played_to_the_end(net, [0, 1], {GONE: "vanished"})
+    for seat in (0, 1):
+        assert [e.how for e in events(net, seat, SeatTakenOver)] == ["vanished", "vanished"]
+        assert len(events(net, seat, SeatReturned)) == 1
+        votes = [e for e in opened(net, seat) if e.kind == "vacate"]
+        assert sorted(e.seat for e in votes) == [0, 0, 1, 1], "each voted once each time"
+        verdict = verdict_of(net, seat)
+        assert sum("vanished" in line for line in verdict.seat_events) == 2, verdict.seat_events
+    assert_observer_follows(net, {GONE: "vanished"}, returned=1, taken_times=2)
+    # the vanished player's own file (up to its second vanish) verifies too
+    mine = verdict_of(net, GONE)
+    assert mine.valid and mine.blame is None, mine
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_issue17_3_a_player_cut_off_who_played_on_is_rewound_then_retakes_its_seat(game: str) -> None:
     net = insured(game, options={**GAMES[game], "target_score": 100} if game != "skip-bo" else None)
     # seat 3 is cut off just before its move: it moves (nobody gets it) and goes on alone
@@ -311,7 +356,7 @@ def test_issue17_3_a_player_cut_off_who_played_on_is_rewound_then_retakes_its_se
     assert_came_back(net)
     # its frames between the table's count and its return are void, at every peer
     for seat in (0, 1):
-        void = net.sessions[seat]._voids[GONE]
+        (void,) = net.sessions[seat]._voids[GONE]
         assert void[0] == limit and void[1] > limit
 
 
