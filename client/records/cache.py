@@ -4,8 +4,9 @@ One JSON file (`storage.data_dir() / "history-cache.json"`). An entry is keyed b
 size of a transcript's bytes: the verdict depends on the bytes only, so a file that is copied,
 moved or touched keeps its entry, and one whose contents change (a byte flipped, frames appended
 by a resumed game) gets a new one. The whole cache belongs to one verifier: `verifier_id` hashes
-the source of the code that decides a verdict (`protocol/`, `skyjo_p2p/`) with `CACHE_VERSION`,
-so an upgrade that changes how games are checked re-checks every game.
+the source of the code that decides a verdict (`protocol/`, `skyjo_p2p/`) and of the code that
+sums it up (`client/records/`) with `CACHE_VERSION`, so an upgrade that changes how games are
+checked re-checks every game.
 
 A cache that cannot be read, is not JSON, is another program's or another verifier's is ignored
 (and rebuilt by the next write): the cache only ever saves time. It is written atomically (a
@@ -42,14 +43,15 @@ def cache_path() -> Path:
 
 @lru_cache(maxsize=1)
 def verifier_id() -> str:
-    """A digest of what decides a verdict: this cache's version and the source of the packages
-    the verifier runs (`protocol`, `skyjo_p2p`). Any change to them makes a new verifier."""
+    """A digest of what decides an entry: this cache's version and the source of the packages
+    the verifier runs (`protocol`, `skyjo_p2p`) and of this one (how a verdict is summed up).
+    Any change to them makes a new verifier."""
     import protocol
     import skyjo_p2p
 
     digest = hashlib.sha256(f"{KIND}/{CACHE_VERSION}".encode())
-    for package in (protocol, skyjo_p2p):
-        root = Path(str(package.__file__)).parent
+    here = Path(__file__).parent
+    for root in (Path(str(protocol.__file__)).parent, Path(str(skyjo_p2p.__file__)).parent, here):
         for path in sorted(root.rglob("*.py")):
             digest.update(str(path.relative_to(root.parent)).encode() + b"\0")
             try:

@@ -51,7 +51,7 @@ class SeatResult:
     fingerprint: str
     """`storage.fingerprint` of the key: what the lobby shows."""
     total: int | None = None
-    """The final total (None when the check did not reach a game state)."""
+    """The final total (None when the game did not finish: a total so far proves little)."""
     winner: bool = False
     bot: bool = False
     """Run by another seat's program (the host's bots): no person's identity, never ranked."""
@@ -212,7 +212,7 @@ def check_bytes(data: bytes) -> Checked:
             name=config.names[s] if s < len(config.names) else f"seat {s + 1}",
             key=config.identities[s].hex(),
             fingerprint=storage.fingerprint(config.identities[s]),
-            total=verdict.totals[s] if s < len(verdict.totals) else None,
+            total=verdict.totals[s] if verdict.finished and s < len(verdict.totals) else None,
             winner=verdict.finished and s in verdict.winners,
             bot=owners[s] != s,
             taken_over=verdict.taken_over.get(s),

@@ -2,7 +2,7 @@
 
 Each game is a free-for-all of several players with ties, so the method is openskill's
 Plackett-Luce model (Weng & Lin, "A Bayesian Approximation Method for Online Ranking", JMLR 12,
-2011, section 3.3 / algorithm 4): each player's skill is a normal belief (mu, sigma), updated
+2011, algorithm 4): each player's skill is a normal belief (mu, sigma), updated
 after each game from the order the players finished in. The number shown is the *ordinal*,
 mu - 3 sigma: a skill the player is very likely (99.7 %) to be above, which rises with wins and
 with the number of games played.
