@@ -142,18 +142,32 @@ def _scan(args: argparse.Namespace) -> Any:
     return scan(Path(args.dir) if args.dir else None)
 
 
+def _records_command(args: argparse.Namespace, show: Callable[[Any], None]) -> int:
+    """Scan, then `show` the result; a folder that cannot be listed is one line and exit 2."""
+    from .records.history import FolderError
+
+    try:
+        result = _scan(args)
+    except FolderError as exc:
+        print(f"skyjo-lan {args.command}: {exc}", file=sys.stderr)
+        return 2
+    show(result)
+    return 0
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     """`skyjo-lan history`: the saved games, newest first, and whether each counts (exit 0)."""
     from .records import report
 
-    result = _scan(args)
-    games = [g for g in result.games if args.only is None or g.checked.game == args.only]
-    shown = len(games) if args.all or args.limit is None else max(0, args.limit)
-    if args.json:
-        _print_json(report.history_json(result, games, shown))
-    else:
-        print("\n".join(report.history_lines(result, games, shown)))
-    return 0
+    def show(result: Any) -> None:
+        games = [g for g in result.games if args.only is None or g.checked.game == args.only]
+        shown = len(games) if args.all else max(0, args.limit)
+        if args.json:
+            _print_json(report.history_json(result, games, shown))
+        else:
+            print("\n".join(report.history_lines(result, games, shown)))
+
+    return _records_command(args, show)
 
 
 def cmd_ranking(args: argparse.Namespace) -> int:
@@ -161,13 +175,14 @@ def cmd_ranking(args: argparse.Namespace) -> int:
     from .records import report
     from .records.ranking import rank
 
-    result = _scan(args)
-    rankings = rank(result.games, args.only)
-    if args.json:
-        _print_json(report.ranking_json(result, rankings))
-    else:
-        print("\n".join(report.ranking_lines(result, rankings)))
-    return 0
+    def show(result: Any) -> None:
+        rankings = rank(result.games, args.only)
+        if args.json:
+            _print_json(report.ranking_json(result, rankings))
+        else:
+            print("\n".join(report.ranking_lines(result, rankings)))
+
+    return _records_command(args, show)
 
 
 def _print_verdict(verdict: Any) -> None:

@@ -36,6 +36,8 @@ log = logging.getLogger("skyjo_lan.records")
 
 Status = Literal["finished", "unfinished", "invalid", "unreadable"]
 SUFFIX = ".skyjo"
+MAX_FILE = 256 << 20
+"""Bytes a saved game may have (a long game of 8 is a few MB): a larger file is not read."""
 _STAMP = re.compile(r"^(\d{8}-\d{6})-")
 
 
@@ -176,6 +178,10 @@ class ScanResult:
     """The folder does not exist (no game was ever saved)."""
 
 
+class FolderError(OSError):
+    """The games folder exists but cannot be listed (not a folder, no permission)."""
+
+
 def game_time(path: Path, mtime: float) -> float:
     """When the game in `path` was started: the stamp of its name, else `mtime`."""
     match = _STAMP.match(path.name)
@@ -240,6 +246,9 @@ def check_bytes(data: bytes) -> Checked:
 def _checked(path: Path, cache: Cache) -> tuple[Checked, bool]:
     """The file's `Checked` and whether it was verified now (False: from the cache)."""
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE:
+            return Checked("unreadable", f"unreadable: too large for a saved game ({size >> 20} MB)"), False
         data = path.read_bytes()
     except OSError as exc:
         return Checked("unreadable", f"unreadable: {exc.strerror or exc}"), False
@@ -268,7 +277,8 @@ def scan(
     listing: Callable[[Path], Iterable[Path]] = transcripts,
 ) -> ScanResult:
     """Every saved game of `folder` (the games folder by default), newest first, each verified
-    or taken from the cache (which is saved afterwards)."""
+    or taken from the cache (which is saved afterwards). A folder that does not exist has no
+    games (`missing`); one that cannot be listed raises `FolderError`."""
     folder = storage.games_dir() if folder is None else folder
     result = ScanResult(folder)
     try:
@@ -276,9 +286,8 @@ def scan(
     except FileNotFoundError:
         result.missing = True
         return result
-    except NotADirectoryError:
-        result.missing = True
-        return result
+    except OSError as exc:  # not a folder, no permission...
+        raise FolderError(f"cannot read {folder}: {exc.strerror or exc}") from None
     cache = Cache.load() if cache is None else cache
     games: list[GameEntry] = []
     for path in paths:

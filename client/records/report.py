@@ -30,6 +30,12 @@ def _in_order(rankings: dict[str, Ranking]) -> list[str]:
     return sorted(rankings, key=lambda g: (known.index(g) if g in known else len(known), g))
 
 
+def printable(text: str) -> str:
+    """`text` safe to print on a terminal: a control or format character (an escape sequence, a
+    right-to-left override in a player's name or a file's) becomes "?"."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
+
+
 def _date(when: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(when))
 
@@ -53,7 +59,7 @@ def history_lines(result: ScanResult, games: list[GameEntry], shown: int) -> lis
     """The listing for people: `games` (newest first), `shown` of them."""
     if result.missing or not games:
         where = f"in {result.folder}" if not result.missing else f"({result.folder} does not exist)"
-        return [f"no saved games yet {where}"]
+        return [printable(f"no saved games yet {where}")]
     counted = sum(g.counts for g in games)
     lines = [f"{len(games)} saved game(s) in {result.folder}, {counted} counting for the ranking"]
     for entry in games[:shown]:
@@ -74,7 +80,7 @@ def history_lines(result: ScanResult, games: list[GameEntry], shown: int) -> lis
     if shown < len(games):
         lines.append("")
         lines.append(f"({len(games) - shown} older game(s) not shown: --all, or --limit N)")
-    return lines
+    return [printable(line) for line in lines]
 
 
 def history_json(result: ScanResult, games: list[GameEntry], shown: int) -> dict[str, Any]:
@@ -114,10 +120,12 @@ def ranking_lines(result: ScanResult, rankings: dict[str, Ranking]) -> list[str]
     """The rankings for people, one table per game."""
     if not rankings:
         if result.missing:
-            return [f"no saved games yet ({result.folder} does not exist)"]
+            return [printable(f"no saved games yet ({result.folder} does not exist)")]
         return [
-            f"no game counts yet in {result.folder}: only verified, finished games do "
-            "(`skyjo-lan history` says why each one does not)"
+            printable(
+                f"no game counts yet in {result.folder}: only verified, finished games do "
+                "(`skyjo-lan history` says why each one does not)"
+            )
         ]
     lines: list[str] = []
     for game in _in_order(rankings):
@@ -137,7 +145,7 @@ def ranking_lines(result: ScanResult, rankings: dict[str, Ranking]) -> list[str]
         f"rating: {METHOD} (docs/ranking.md); from verified, finished games only; "
         "the host's bots are not ranked"
     )
-    return lines
+    return [printable(line) for line in lines]
 
 
 def ranking_json(result: ScanResult, rankings: dict[str, Ranking]) -> dict[str, Any]:

@@ -317,3 +317,31 @@ def test_a_missing_folder_is_no_saved_games_yet(tmp_path, capsys):
     assert code == 0 and json.loads(out)["missing"] and json.loads(out)["games"] == []
     storage.games_dir().mkdir(parents=True)
     assert run(["history"], capsys)[1] == f"no saved games yet in {storage.games_dir()}\n"
+
+
+def test_a_folder_that_cannot_be_listed_is_one_line_and_exit_2(tmp_path, capsys):
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("x")
+    code, out, err = run(["history", "--dir", str(not_a_folder)], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith(f"skyjo-lan history: cannot read {not_a_folder}: ")
+    assert run(["ranking", "--dir", str(not_a_folder)], capsys)[0] == 2
+
+
+def test_a_file_too_large_for_a_saved_game_is_not_read(games, tmp_path, monkeypatch):
+    games["skyjo"].write(tmp_path / "g", "20261101-200000")
+    monkeypatch.setattr(history, "MAX_FILE", 1000)
+    monkeypatch.setattr(history, "verify_bytes", _fail)
+    (entry,) = scan(tmp_path / "g").games
+    assert entry.why_not is not None and entry.why_not.startswith("unreadable: too large for a saved game")
+
+
+def test_names_cannot_send_escape_sequences_to_the_terminal(tmp_path, capsys):
+    sneaky = "Eve\x1b[2J\u202eevE"
+    play("skyjo", ("Anna", sneaky), seed="esc").write(storage.games_dir(), "20261101-200000")
+    for command in ("history", "ranking"):
+        code, out, _ = run([command], capsys)
+        assert code == 0 and "Eve?[2J?evE" in out
+        assert "\x1b" not in out and "\u202e" not in out
+    code, out, _ = run(["history", "--json"], capsys)
+    assert "\x1b" not in out and json.loads(out)["games"][0]["seats"][1]["name"] == sneaky

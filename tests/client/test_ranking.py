@@ -260,3 +260,25 @@ def test_ranking_with_no_game_that_counts_says_so(tmp_path, capsys):
     (storage.games_dir() / "x.skyjo").write_bytes(b"junk")
     assert main(["ranking"]) == 0
     assert capsys.readouterr().out.startswith("no game counts yet")
+
+
+def test_an_identity_is_shown_with_the_name_of_its_latest_game():
+    first = entry("skyjo", {"Anna": 10, "Ben": 40}, 1.0)
+    later = entry("skyjo", {"Anna": 10, "Ben": 40}, 2.0)
+    renamed = GameEntry(
+        later.path,
+        later.when,
+        Checked(
+            "finished",
+            None,
+            "skyjo",
+            later.checked.session,
+            (
+                SeatResult(0, "Annie", b"Anna".hex(), "fp-Anna", 10, True),
+                later.checked.seats[1],
+            ),
+        ),
+    )
+    for order_given in ([first, renamed], [renamed, first]):
+        table = rank(order_given)["skyjo"]
+        assert [(s.name, s.games) for s in table.standings] == [("Annie", 2), ("Ben", 2)]
