@@ -237,9 +237,10 @@ def check_bytes(data: bytes) -> Checked:
     if verdict.kind == "finished":
         return summary
     if verdict.kind == "unfinished":
-        return replace(
-            summary, status="unfinished", reason=f"unfinished: stops {verdict.stops_at or 'before the end'}"
-        )
+        where = verdict.stops_at or "before the end of the game"
+        if where.startswith(("in ", "after ", "before ")):  # "in round 2, at job 57: waits for ..."
+            where = f"stops {where}"
+        return replace(summary, status="unfinished", reason=f"unfinished: {where}")
     return replace(summary, status="invalid", reason=f"does not verify: {verdict.fault}, {_blame(verdict)}")
 
 

@@ -345,3 +345,21 @@ def test_names_cannot_send_escape_sequences_to_the_terminal(tmp_path, capsys):
         assert "\x1b" not in out and "\u202e" not in out
     code, out, _ = run(["history", "--json"], capsys)
     assert "\x1b" not in out and json.loads(out)["games"][0]["seats"][1]["name"] == sneaky
+
+
+def test_a_game_a_player_left_before_it_began_says_who_left(tmp_path):
+    from protocol.transcript import dump
+    from tests.protocol.harness import Net
+
+    net = Net("skyjo", 3, {"target_score": 20})
+    net.sessions[2].start()  # only its key commitment: nobody has its key yet
+    assert net.sessions[2].leave()
+    net.start()
+    net.pump()
+    net.fire_timers([0, 1, 2])
+    folder = tmp_path / "g"
+    folder.mkdir()
+    (folder / "20261101-200000-skyjo-00000000.skyjo").write_bytes(dump(net.config, net.sessions[0].frames))
+    (entry,) = scan(folder).games
+    assert entry.checked.status == "unfinished"
+    assert entry.why_not == "unfinished: stopped: p2 (seat 3) left the table"

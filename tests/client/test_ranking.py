@@ -282,3 +282,11 @@ def test_an_identity_is_shown_with_the_name_of_its_latest_game():
     for order_given in ([first, renamed], [renamed, first]):
         table = rank(order_given)["skyjo"]
         assert [(s.name, s.games) for s in table.standings] == [("Annie", 2), ("Ben", 2)]
+
+
+def test_plays_bots_are_written_as_seat_0s_so_they_are_not_ranked():
+    from client.table.local import LocalTable
+
+    config = LocalTable("skyjo", 2, save=False, think_time=0.0).config
+    assert [config.owners[s] != s for s in range(config.players)] == [False, True, True]
+    assert not config.insured  # nothing else changes at such a table
