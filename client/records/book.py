@@ -35,6 +35,14 @@ class RecordBook:
             self._thread.start()
         return self
 
+    def refresh(self) -> RecordBook:
+        """Compute again in a new daemon thread (a game just ended at a table that plays again);
+        the records computed before are shown until the new ones are ready. Returns self."""
+        if self._thread is not None and self._thread.is_alive():
+            return self  # a computation under way reads the folder as it is now or later
+        self._thread = None
+        return self.start()
+
     def compute(self) -> None:
         """Scan and rank now, in this thread."""
         try:

@@ -126,3 +126,20 @@ def test_a_joiners_lobby_fills_the_records_from_this_machines_games(tmp_path: Pa
     text = "\n".join(render_lobby(LobbyScreen(lobby.lobby(), "en"), 80, 24, CAPS).text())
     assert "1 game · " in text and "first game here" in text
     assert JoinLobby(joiner).lobby().seats[0].record is None  # no book: nothing shown
+
+
+def test_the_records_are_computed_again_after_another_game(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    game = play("skyjo", ("Anna", "Ben"), seed="again")
+    game.write(storage.games_dir(), "20261101-200000")
+    book = RecordBook().start()
+    assert book.ready.wait(60)
+    first = book.lookup("skyjo", fingerprint("Anna"))
+    assert first is not None and first.games == 1
+    play("skyjo", ("Ben", "Anna"), seed="again2").write(storage.games_dir(), "20261101-210000")
+    assert book.lookup("skyjo", fingerprint("Anna")) == first  # until computed again
+    book.refresh()
+    assert book._thread is not None
+    book._thread.join(60)
+    again = book.lookup("skyjo", fingerprint("Anna"))
+    assert again is not None and again.games == 2
