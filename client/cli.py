@@ -133,6 +133,58 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if verdict.valid else 1
 
 
+def _scan(args: argparse.Namespace) -> Any:
+    """This machine's saved games (or those of --dir), verified or from the history cache."""
+    from pathlib import Path
+
+    from .records.history import scan
+
+    return scan(Path(args.dir) if args.dir else None)
+
+
+def _records_command(args: argparse.Namespace, show: Callable[[Any], None]) -> int:
+    """Scan, then `show` the result; a folder that cannot be listed is one line and exit 2."""
+    from .records.history import FolderError
+
+    try:
+        result = _scan(args)
+    except FolderError as exc:
+        print(f"skyjo-lan {args.command}: {exc}", file=sys.stderr)
+        return 2
+    show(result)
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    """`skyjo-lan history`: the saved games, newest first, and whether each counts (exit 0)."""
+    from .records import report
+
+    def show(result: Any) -> None:
+        games = [g for g in result.games if args.only is None or g.checked.game == args.only]
+        shown = len(games) if args.all else max(0, args.limit)
+        if args.json:
+            _print_json(report.history_json(result, games, shown))
+        else:
+            print("\n".join(report.history_lines(result, games, shown)))
+
+    return _records_command(args, show)
+
+
+def cmd_ranking(args: argparse.Namespace) -> int:
+    """`skyjo-lan ranking`: a rating per identity and game from the games that count (exit 0)."""
+    from .records import report
+    from .records.ranking import rank
+
+    def show(result: Any) -> None:
+        rankings = rank(result.games, args.only)
+        if args.json:
+            _print_json(report.ranking_json(result, rankings))
+        else:
+            print("\n".join(report.ranking_lines(result, rankings)))
+
+    return _records_command(args, show)
+
+
 def _print_verdict(verdict: Any) -> None:
     """The three verdicts of `verify` (finished, unfinished, invalid) for a person."""
     names = verdict.names or tuple(f"seat {s + 1}" for s in range(verdict.players))
@@ -533,6 +585,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a transcript file (saved games are under $XDG_DATA_HOME/skyjo-lan/games/)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("history", help="list this machine's saved games, each verified, newest first")
+    p.add_argument("--game", dest="only", choices=GAMES, default=None, help="this game only")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="show the N newest (default 20)")
+    p.add_argument("--all", action="store_true", help="show every saved game")
+    p.add_argument("--json", action="store_true", help="print the listing as JSON")
+    p.add_argument("--dir", metavar="FOLDER", help="the games of FOLDER (default: this machine's)")
+    p.set_defaults(func=cmd_history)
+
+    p = sub.add_parser("ranking", help="rate each player per game from the verified, finished games")
+    p.add_argument("--game", dest="only", choices=GAMES, default=None, help="this game only")
+    p.add_argument("--json", action="store_true", help="print the rankings as JSON")
+    p.add_argument("--dir", metavar="FOLDER", help="the games of FOLDER (default: this machine's)")
+    p.set_defaults(func=cmd_ranking)
 
     def screen_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--lang", choices=("en", "fr"), help="the screen's language (default: the locale's)")

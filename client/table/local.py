@@ -27,11 +27,15 @@ from .peer import PeerRunner
 from .seat import autopilot_for
 
 
-def _settings(turn: int, grace: int | None) -> dict[str, Any]:
-    """The genesis's table settings: none at all without a countdown or a grace (as always)."""
+def _settings(turn: int, grace: int | None, players: int = 1) -> dict[str, Any]:
+    """The genesis's table settings: the countdown and grace when set, and that seat 0's
+    program runs every seat (so the saved game says which seats are bots: `skyjo-lan ranking`
+    does not rank them). Not insured: the owners change nothing else (`TableConfig.owners`)."""
     settings: dict[str, Any] = {"turn": turn} if turn else {}
     if grace is not None:
         settings["grace"] = grace
+    if players > 1:
+        settings["owners"] = [0] * players
     return settings
 
 
@@ -72,7 +76,7 @@ class LocalTable:
                 identities=tuple(k.public_key().public_bytes_raw() for k in keys),
                 options=dict(options or {}),
                 names=tuple(names or default_names),
-                table=_settings(turn, grace),
+                table=_settings(turn, grace, players),
             )
         except MalformedMessage as exc:  # options the rules accept but no genesis carries (long text)
             raise OptionError(exc.reason) from None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
@@ -23,6 +23,9 @@ from .render import logo
 from .targets import ButtonTarget
 from .terminal import Terminal, open_terminal
 from .widgets import MIN_HEIGHT, MIN_WIDTH, dialog, draw_buttons, too_small
+
+if TYPE_CHECKING:
+    from client.records.ranking import PlayerRecord
 
 
 @dataclass
@@ -39,6 +42,9 @@ class LobbySeat:
     retry_in: float | None = None
     known: bool | None = None  # seen before on this machine (known_peers); None: not checked
     empty: bool = False  # a free seat
+    record: PlayerRecord | None = None
+    """This machine's record of the seat's identity in this game (`client.records`): None shows
+    nothing (not computed yet, or a bot), 0 games shows "first game here"."""
 
 
 @dataclass
@@ -129,6 +135,29 @@ def settings_text(settings: Mapping[str, Any], lang: str) -> str:
     return " · ".join(parts)
 
 
+RECORD_COLUMN_WIDTH = 116
+"""From this width the records have a column of their own; narrower, a line under the seat."""
+
+
+def record_text(record: PlayerRecord, lang: str) -> str:
+    """A record in words: "12 games · 5 wins · #2 of 4", or "first game here"."""
+    if record.games == 0:
+        return tr(lang, "lobby.record_new")
+
+    def count(key: str, n: int) -> str:
+        one = n == 1 or (lang == "fr" and n == 0)
+        return tr(lang, f"lobby.record_{key}_{'one' if one else 'many'}", n=n)
+
+    return tr(
+        lang,
+        "lobby.record",
+        games=count("games", record.games),
+        wins=count("wins", record.wins),
+        rank=record.rank,
+        of=record.of,
+    )
+
+
 def _buttons(screen: LobbyScreen) -> list[Button]:
     view, lang = screen.view, screen.lang
     mine = next((s for s in view.seats if s.me), None)
@@ -190,11 +219,18 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
     y += 1
     cols = [2, 8, 28, 49, 67]
     heads = ["lobby.seat", "lobby.player", "lobby.key", "lobby.link", "lobby.ready_col"]
+    records = [s.record for s in view.seats if not s.empty and s.record is not None]
+    wide = bool(records) and width >= RECORD_COLUMN_WIDTH
+    if wide:
+        cols.append(81)
+        heads.append("lobby.record_col")
     for col, head in zip(cols, heads, strict=True):
         c.put(col, y, tr(lang, head), "title")
     y += 1
     c.hline(2, y, width - 4)
     y += 1
+    # narrower: a record goes on a line under its seat while every seat still fits
+    spare = 0 if wide else max(0, (height - 6 - y) - len(view.seats))
     for number, seat in enumerate(view.seats, 1):
         if y >= height - 6:
             break
@@ -229,7 +265,13 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
             if seat.ready
             else f"{c.g('dot')} {tr(lang, 'lobby.not_ready')}"
         )
-        c.put(cols[4], y, mark, "good" if seat.ready else "dim", width - cols[4] - 1)
+        c.put(cols[4], y, mark, "good" if seat.ready else "dim", (cols[5] if wide else width) - cols[4] - 1)
+        if seat.record is not None and wide:
+            c.put(cols[5], y, record_text(seat.record, lang), "dim", width - cols[5] - 1)
+        elif seat.record is not None and spare > 0:
+            y += 1
+            spare -= 1
+            c.put(cols[1] + 2, y, record_text(seat.record, lang), "dim", width - cols[1] - 4)
         y += 1
     y += 1
     for line in wrap(tr(lang, "lobby.keys_hint"), width - 4)[:2]:

@@ -22,6 +22,8 @@ from client.net import wordcode
 from client.net.addresses import shown_addresses
 from client.net.framing import FramingError
 from client.net.link import LinkError, Refused
+from client.records.book import RecordBook
+from client.records.ranking import PlayerRecord
 from client.table.host import Host, HostOptions, next_turn
 from client.table.join import Joiner, JoinOptions, JoinRefusal, find_table, refusal_of, wait_left
 from client.table.resume import restore
@@ -41,11 +43,20 @@ def _quiet(line: str) -> None:
     log.info("%s", line)
 
 
+def _record(book: RecordBook | None, game: str, fingerprint: str) -> PlayerRecord | None:
+    """What the lobby shows of `fingerprint`'s record in `game` (None: nothing, not known yet)."""
+    if book is None or not book.known() or not fingerprint:
+        return None
+    return book.lookup(game, fingerprint) or PlayerRecord(0, 0, 0, 0)
+
+
 class HostLobby:
     """The host's lobby as the lobby screen sees it."""
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: Host, book: RecordBook | None = None) -> None:
         self.host = host
+        self.book = book
+        """This machine's records of the seated identities (none: not shown)."""
 
     def lobby(self) -> LobbyView:
         host, opts = self.host, self.host.opts
@@ -58,6 +69,7 @@ class HostLobby:
                 host=(s.kind == "host"),
                 me=storage.fingerprint(s.key) == mine,
                 known=s.returning if s.kind != "host" else None,
+                record=_record(self.book, opts.game, storage.fingerprint(s.key)),
             )
             for s in host.seats
         ]
@@ -125,8 +137,10 @@ class JoinLobby:
     """A joiner's lobby as the lobby screen sees it; a refused join as a refusal, tried again on
     the screen's word (`retry`, with the password typed there)."""
 
-    def __init__(self, joiner: Joiner) -> None:
+    def __init__(self, joiner: Joiner, book: RecordBook | None = None) -> None:
         self.joiner = joiner
+        self.book = book
+        """This machine's records of the seated identities (none: not shown)."""
         self.known = set(storage.known_peers())
         """The fingerprints this machine has seen before (its own known_peers.json)."""
         self.refusal: JoinRefusal | None = None
@@ -158,6 +172,7 @@ class JoinLobby:
                     host=entry.get("kind") == "host",
                     me=fp == mine,
                     known=(fp in self.known) if fp != mine else None,
+                    record=_record(self.book, str(message.get("game", "")), fp),
                 )
             )
         bots = int(message.get("bots", 0) or 0)
@@ -246,7 +261,7 @@ async def host_with_screen(
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(host.run)
-            code = await _lobby_then_game(HostLobby(host), host, lang, caps)
+            code = await _lobby_then_game(HostLobby(host, RecordBook().start()), host, lang, caps)
             nursery.cancel_scope.cancel()
     finally:
         _print_saved(host.peer, lang)
@@ -270,7 +285,7 @@ async def join_with_screen(
         first = refusal_of(str(exc), opts.target or "", opts.target or "")
     opts.ready = False  # a person says so with `r`
     joiner = Joiner(opts, identity, _quiet)
-    lobby = JoinLobby(joiner)
+    lobby = JoinLobby(joiner, RecordBook().start())
 
     async def play() -> None:
         refusal = first

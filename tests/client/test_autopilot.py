@@ -261,7 +261,8 @@ def test_autopilot_in_the_other_games(game: str) -> None:
 def test_no_countdown_without_the_setting() -> None:
     table = LocalTable("skyjo", 2, save=False, think_time=0.0)
     assert table.human.autopilot is None and table.human.turn_seconds == 0
-    assert table.config.table == {}  # the genesis a table always had
+    # no countdown and no grace in the genesis; only that seat 0's program runs the bots (issue 18)
+    assert table.config.table == {"owners": [0, 0, 0]}
 
 
 def test_the_second_bell_comes_ten_seconds_before_the_end_or_at_two_thirds() -> None:
