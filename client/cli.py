@@ -186,37 +186,43 @@ def cmd_ranking(args: argparse.Namespace) -> int:
 
 
 def _print_verdict(verdict: Any) -> None:
-    """The three verdicts of `verify` (finished, unfinished, invalid) for a person."""
+    """The three verdicts of `verify` (finished, unfinished, invalid) for a person (names and
+    reasons come from the file: a control character in them is printed as "?")."""
+    from .records.report import printable
+
+    def _say(line: str = "") -> None:
+        print(printable(line))
+
     names = verdict.names or tuple(f"seat {s + 1}" for s in range(verdict.players))
     if verdict.valid:
         state = "finished" if verdict.finished else f"unfinished (round {verdict.round})"
-        print(
+        _say(
             f"valid: {verdict.game}, {verdict.players} players, {verdict.frames} frames, "
             f"{verdict.rounds_signed} round(s) signed by every seat, game {state}"
         )
         if not verdict.finished and getattr(verdict, "left", None) is not None:
-            print(f"  {verdict.stops_at}")  # "stopped: Anna (seat 2) left the table"
+            _say(f"  {verdict.stops_at}")  # "stopped: Anna (seat 2) left the table"
         elif not verdict.finished:
-            print(f"  stops {verdict.stops_at or 'before the end of the game'}")
-            print("  everything up to there checks; nothing after it can be judged")
+            _say(f"  stops {verdict.stops_at or 'before the end of the game'}")
+            _say("  everything up to there checks; nothing after it can be judged")
         if verdict.truncated:
-            print("  note: the file ends with an incomplete record (a crash?); checked up to it")
+            _say("  note: the file ends with an incomplete record (a crash?); checked up to it")
         for line in getattr(verdict, "seat_events", []):  # away, left, taken over, back (checked)
-            print(f"  {line}")
+            _say(f"  {line}")
         taken = getattr(verdict, "taken_over", {})
         for seat, total in enumerate(verdict.totals):
             mark = "  winner" if verdict.finished and seat in verdict.winners else ""
             bot = f" (played by the table's bot: {taken[seat]})" if seat in taken else ""
-            print(f"  seat {seat + 1} ({names[seat]}){bot}: {total}{mark}")
+            _say(f"  seat {seat + 1} ({names[seat]}){bot}: {total}{mark}")
         return
     if verdict.blame is not None:
         who = f"seat {verdict.blame + 1} ({names[verdict.blame]}), who signed the evidence"
     else:
         who = "no seat named (nothing in the file proves a seat at fault)"
-    print(f"INVALID: {verdict.fault}")
-    print(f"  to blame: {who}")
+    _say(f"INVALID: {verdict.fault}")
+    _say(f"  to blame: {who}")
     for line in verdict.unconsumed:
-        print(f"  not checked: {line}")
+        _say(f"  not checked: {line}")
 
 
 def cmd_play(args: argparse.Namespace) -> int:

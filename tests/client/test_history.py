@@ -345,6 +345,10 @@ def test_names_cannot_send_escape_sequences_to_the_terminal(tmp_path, capsys):
         assert "\x1b" not in out and "\u202e" not in out
     code, out, _ = run(["history", "--json"], capsys)
     assert "\x1b" not in out and json.loads(out)["games"][0]["seats"][1]["name"] == sneaky
+    # and `verify` of that file, which prints the names too
+    (saved,) = storage.games_dir().glob("*.skyjo")
+    code, out, _ = run(["verify", str(saved)], capsys)
+    assert code == 0 and "(Eve?[2J?evE)" in out and "\x1b" not in out and "\u202e" not in out
 
 
 def test_a_game_a_player_left_before_it_began_says_who_left(tmp_path):
