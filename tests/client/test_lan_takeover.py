@@ -101,6 +101,7 @@ def test_issue17_5b_the_vanished_peer_comes_back_and_retakes_its_seat(lab, tmp_p
     found = _wait_taken(second, 240)
     assert found and int(found.group(1)) == seat, logs(host, second)
     assert host.poll() is None and second.poll() is None, logs(host, second)
+    assert all("HOLD: the bot waits" in output(p) for p in (host, second)), "the test hook is loaded"
     resumed = lab.python(
         3,
         ["-m", "client", "join", "--resume", "--bot", "greedy"],

@@ -42,9 +42,9 @@ if os.environ.get("SKYJO_LAN_TEST_TAMPER") == "partials":
 if os.environ.get("SKYJO_LAN_TEST_HOLD") == "return":
     import trio as _trio
 
-    from client.table.peer import Peer as _Peer
+    from client.table.peer import PeerRunner as _Runner
 
-    _play = _Peer._bot_move
+    _play = _Runner._bot_move
 
     def _waiting_for_a_return(session: Any) -> bool:
         for seat, stand_in in session.stand_ins.items():
@@ -61,4 +61,5 @@ if os.environ.get("SKYJO_LAN_TEST_HOLD") == "return":
             await _trio.sleep(0.1)
         await _play(self)
 
-    _Peer._bot_move = _held  # type: ignore[method-assign]
+    _Runner._bot_move = _held  # type: ignore[method-assign]
+    sys.stderr.write("HOLD: the bot waits for a vanished player's return\n")
