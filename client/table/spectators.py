@@ -129,6 +129,8 @@ class _Spectator:
         self.last: dict[str, Any] | None = None
         """``dropped`` or ``end``: said once the queue is written, then the link closes."""
         self.count_due = True
+        self.scope = trio.CancelScope()
+        """Around its writer: given a deadline once dropped (a writer stuck on a stalled stream)."""
 
     def poke(self) -> None:
         self.wake.set()
@@ -178,6 +180,7 @@ class Spectators:
                 reason = f"too far behind ({spectator.queue.waiting} frames waiting): reconnect to catch up"
                 log.info("dropping a spectator: %s", reason)
                 spectator.last = {"t": "dropped", "reason": reason}
+                spectator.scope.deadline = trio.current_time() + self.limits.drain
             spectator.poke()
 
     async def finish(self) -> None:
@@ -209,7 +212,8 @@ class Spectators:
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._read, spectator, nursery.cancel_scope)
-                await self._write(spectator)
+                with spectator.scope:
+                    await self._write(spectator)
                 nursery.cancel_scope.cancel()
         except (LinkError, FramingError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             log.info("spectator link closed: %s", exc)
