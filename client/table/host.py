@@ -323,7 +323,9 @@ class Host:
                     password=self.opts.password,
                     admit=admit,
                     accepted=lambda peer, hello: (
-                        {"watch": True} if hello.get("role") == WATCH_ROLE else {"seat": len(self.seats)}
+                        {"watch": True, "table": self.opts.table}
+                        if hello.get("role") == WATCH_ROLE
+                        else {"seat": len(self.seats)}
                     ),
                     gate=gate,
                 )

@@ -15,6 +15,8 @@ the transcript holds sealed, no password. Messages (host -> spectator, after ``a
     watching {n}               how many watch now (also sent to the players)
     dropped {reason}           it fell too far behind: it reconnects with hello ``from``
     end {}                     the host's game is over: nothing more will come
+
+(``accepted`` says ``watch: true`` and the table's name, which mDNS announces anyway.)
     ping {}                    the host is alive (when nothing else was sent for a while)
 
 A spectator sends nothing but ``bye``; anything it sends closes its connection. A slow spectator

@@ -118,7 +118,7 @@ class Watcher:
             ),
             self.say,
         )
-        self.table = dest.name or self.opts.target or self.table
+        self.table = dest.name or ""
         try:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
@@ -175,9 +175,12 @@ class Watcher:
         async def discard(result: tuple[Link, dict[str, Any]]) -> None:
             await result[0].aclose()
 
-        (link, _accepted), (host, port) = await dial_first(dest.endpoints, handshake, discard)
+        (link, accepted), (host, port) = await dial_first(dest.endpoints, handshake, discard)
+        named = accepted.get("table")
+        if not dest.name and isinstance(named, str) and named.isprintable() and len(named) <= 63:
+            self.table = named  # dialled by HOST:PORT: the name the host announces
         if not self.address:
-            self.say(f"watching {self.table or f'{host}:{port}'!r} at {host}:{port}")
+            self.say(f"watching {self.table or 'the table'!r} at {host}:{port}")
         self.address = f"{host}:{port}"
         return link
 

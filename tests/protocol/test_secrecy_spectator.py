@@ -9,8 +9,8 @@ observer: it decrypts exactly the cards the rules made public, to their public v
 hidden one, at every prefix of the stream (not only at the end). At the end it has consumed
 everything and reached the players' result.
 
-`test_the_check_sees_a_spectator_leak` is the control: a seat's own share of a card only it saw, put in the
-store is reported.
+`test_the_check_sees_a_spectator_leak` is the control: a seat's own share of a card only it saw,
+put in the spectator's store, is reported.
 """
 
 from __future__ import annotations
