@@ -430,8 +430,15 @@ def cmd_host(args: argparse.Namespace) -> int:
 
 
 def _table_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """`host`'s table settings: the move countdown, the grace, seat insurance."""
-    return {"turn": args.turn, "grace": args.grace, "insured": not args.no_seat_insurance}
+    """`host`'s table settings: the move countdown, the grace, seat insurance, spectators."""
+    from .table.spectators import MOST_SPECTATORS
+
+    return {
+        "turn": args.turn,
+        "grace": args.grace,
+        "insured": not args.no_seat_insurance,
+        "spectators": 0 if args.no_spectators else MOST_SPECTATORS,
+    }
 
 
 def cmd_join(args: argparse.Namespace) -> int:
@@ -509,6 +516,37 @@ def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]
         pick=_pick_table,
     )
     return _network_errors(lambda: trio.run(lambda: join_with_screen(join_opts, identity, **screen)), "join")
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """`skyjo-lan watch [TABLE | HOST:PORT]`: follow a running table read-only (a spectator)."""
+    from .table.commands import _network_errors
+    from .table.watch import WatchOptions, watch
+
+    _setup_logging(args.verbose, args.command)
+    if args.table_flag is not None:
+        if args.table is not None and args.table != args.table_flag:
+            raise InputError("give the table once: as --table NAME or as the first argument")
+        args.table = args.table_flag
+    opts = WatchOptions(
+        target=cmdline.join_target(args.table),
+        password=_password(args, hosting=False),
+        interface=cmdline.interface(args.interface) if args.interface else "0.0.0.0",
+    )
+    import trio
+
+    if _has_terminal() and sys.stdout.isatty() and not args.plain:
+        from . import logs
+        from .ui.caps import detect_caps, detect_lang
+        from .ui.watching import watch_with_screen
+
+        logs.screen_owns_terminal()
+        lang = detect_lang(args.lang)
+        caps = detect_caps(no_color=args.no_color, ascii_only=args.ascii, no_bell=True)
+        return _network_errors(
+            lambda: trio.run(lambda: watch_with_screen(opts, lang=lang, caps=caps)), "watch"
+        )
+    return _network_errors(lambda: trio.run(watch, opts), "watch")
 
 
 def _pick_table(tables: list[Any]) -> Any:
@@ -707,6 +745,11 @@ def build_parser() -> argparse.ArgumentParser:
         f"without it (default {DEFAULT_GRACE})",
     )
     p.add_argument(
+        "--no-spectators",
+        action="store_true",
+        help="refuse spectators (`skyjo-lan watch`); default: up to 16",
+    )
+    p.add_argument(
         "--no-seat-insurance",
         action="store_true",
         help="no key escrow: the game stops if a player vanishes, instead of a bot taking the seat",
@@ -721,6 +764,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--table", dest="table_flag", metavar="TABLE", help="the same as the first argument")
     network_options(p)
     p.set_defaults(func=cmd_join)
+
+    p = sub.add_parser("watch", help="follow a running table read-only, as a spectator")
+    p.add_argument("table", nargs="?", help="a table name, or HOST:PORT; without it, the first table found")
+    p.add_argument("--table", dest="table_flag", metavar="TABLE", help="the same as the first argument")
+    p.add_argument(
+        "--password", action="store_true", help="the table has a password (asked, or $SKYJO_LAN_PASSWORD)"
+    )
+    p.add_argument(
+        "--interface", default=None, metavar="IP", help="look for the table on this address's network"
+    )
+    p.add_argument("--plain", action="store_true", help="print the game as lines, even in a terminal")
+    p.add_argument("-v", "--verbose", action="store_true", help="log everything to standard error too")
+    p.add_argument("--lang", choices=("en", "fr"), default=None, help="language of the screen")
+    p.add_argument("--no-color", action="store_true", help="no colours (also NO_COLOR or TERM=dumb)")
+    p.add_argument("--ascii", action="store_true", help="ASCII drawing instead of Unicode")
+    p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("discover", help="list the tables announced on the LAN")
     p.add_argument("--json", action="store_true")

@@ -119,6 +119,9 @@ class MeshRunner(Protocol):
     async def next_seq_of(self, seat: int) -> int: ...
     async def own_frames_from(self, seq: int) -> list[bytes]: ...
     def deliver(self, frame: bytes) -> None: ...
+    def set_watching(self, count: int) -> None: ...
+    @property
+    def watching(self) -> int: ...
 
 
 class Mesh:
@@ -155,6 +158,10 @@ class Mesh:
         self._rng = random.Random()
         self.admission = Admission()
         """Handshake caps on our listener (shared by the process: see `guard.process_caps`)."""
+        self.watching: dict[str, Any] | None = None
+        """The host's last ``watching`` side message (how many spectators), told to every link."""
+        if self.seat == HOST_SEAT and runner.watching:
+            self.watching = {"t": "watching", "n": runner.watching}
         for seat in range(self.config.players):
             if seat != self.seat:
                 runner.links[seat] = LinkState("connecting")
@@ -189,6 +196,12 @@ class Mesh:
     async def broadcast(self, frame: bytes) -> None:
         for link in list(self.links.values()):
             link.send({"t": "frame", "f": frame})
+
+    def tell_watching(self, count: int) -> None:
+        """The host: how many spectators watch, to every seat (a link message, not a frame)."""
+        self.watching = {"t": "watching", "n": count}
+        for link in list(self.links.values()):
+            link.send(self.watching)
 
     # --- incoming links (from lower seats) ------------------------------------------------------
 
@@ -321,6 +334,8 @@ class Mesh:
         state = self.runner.links[seat]
         state.status, state.retry_in, state.reason = "connected", None, None
         self.runner.changed.set()
+        if self.watching is not None:
+            link.send(self.watching)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(link.writer)
@@ -358,6 +373,10 @@ class Mesh:
                 link.send({"t": "pong"})
             elif kind == "pong":
                 pass
+            elif kind == "watching":  # spectators: only the host's count is shown
+                count = field(message, "n", int, most=1 << 16)
+                if seat == HOST_SEAT:
+                    self.runner.set_watching(count)
             elif kind == "bye":
                 return
             else:

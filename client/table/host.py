@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,7 @@ from skyjo_p2p.core.errors import OptionError
 
 from .peer import PeerRunner
 from .seat import LOBBY_TABLE, Peer, Say, check_saving, open_listener, print_line
+from .spectators import MOST_SPECTATORS, WATCH_ROLE, SpectatorLimits, Spectators
 
 log = logging.getLogger("skyjo_lan.net")
 
@@ -85,6 +87,8 @@ class HostOptions:
     """Seconds a seat that stopped answering may come back before the others go on without it."""
     insured: bool = True
     """Seat insurance (key escrow), so a vanished seat can be played by a bot (`--no-seat-insurance`)."""
+    spectators: int = MOST_SPECTATORS
+    """How many may watch at once (`skyjo-lan watch`; 0: none, `--no-spectators`)."""
 
     def __post_init__(self) -> None:
         """Refuse (`OptionError`) a table that cannot be hosted, before anything is opened (a port
@@ -148,6 +152,8 @@ class Host:
         self.admission = Admission(passwords=PasswordLimiter() if opts.password is not None else None)
         """The lobby's handshake caps and password guessing limits (`guard`); its `passwords`
         counts the wrong passwords the lobby screen shows."""
+        self.spectators = Spectators(SpectatorLimits(most=opts.spectators), on_count=self._watching)
+        """Who watches, and the transcript they follow (`spectators`)."""
 
     @property
     def humans_wanted(self) -> int:
@@ -174,7 +180,23 @@ class Host:
             "password": self.opts.password is not None,
             "chat": [list(entry) for entry in self.chat[-20:]],
             "settings": {"turn": self.opts.turn, "grace": self.opts.grace, "insured": self.opts.insured},
+            "watching": self.spectators.count,
         }
+
+    def _watching(self, count: int) -> None:
+        """Spectators came or went: the lobby, or the seats in the game, are told how many."""
+        if not self.started:
+            view = self.lobby_view()
+            for seat in self.seats:
+                if seat.link is not None:
+                    seat.link.send(view)
+            self.lobby_changed.set()
+            self.lobby_changed = trio.Event()
+            return
+        if self.peer is not None and self.peer.mesh is not None:
+            self.peer.mesh.tell_watching(count)
+        if self.runner is not None:
+            self.runner.set_watching(count)
 
     def set_turn(self, turn: int) -> None:
         """The host changes the move countdown in the lobby (every joiner's lobby shows it)."""
@@ -282,6 +304,8 @@ class Host:
             )
 
             def admit(peer: PeerIdentity, hello: dict[str, Any]) -> str | None:
+                if hello.get("role") == WATCH_ROLE:
+                    return self.spectators.admit()
                 if self.started:
                     return "the game has already started"
                 if any(s.key == peer.key for s in self.seats):
@@ -298,7 +322,11 @@ class Host:
                     table=LOBBY_TABLE,
                     password=self.opts.password,
                     admit=admit,
-                    accepted=lambda peer, hello: {"seat": len(self.seats)},
+                    accepted=lambda peer, hello: (
+                        {"watch": True, "table": self.opts.table}
+                        if hello.get("role") == WATCH_ROLE
+                        else {"seat": len(self.seats)}
+                    ),
                     gate=gate,
                 )
             except WrongPassword:
@@ -329,6 +357,9 @@ class Host:
                 if gate is not None:
                     gate.close()
                 handshake.done()
+            if hello.get("role") == WATCH_ROLE:
+                await self.spectators.serve(link, hello)
+                return
             returning = storage.remember_peer(link.peer.key, link.peer.name)
             seat = SeatInfo(
                 link.peer.name,
@@ -437,12 +468,30 @@ class Host:
                 genesis_signature=signature,
             )
             nursery.start_soon(bot.play)
+        self.spectators.begin(config.encode(), signature)
         runner = me.build()
+        _tee(runner, self.spectators.append)
+        runner.set_watching(self.spectators.count)  # its mesh tells the seats
         self.peer = me
         self.runner = runner
         await me.play(self.say)
+        await self.spectators.finish()
         nursery.cancel_scope.cancel()
         return runner
+
+
+def _tee(runner: PeerRunner, also: Callable[[bytes], None]) -> None:
+    """Every frame the runner saves (in the saved file's order) goes to `also` too, once saved
+    (a failed write is retried: `also` must not see a frame twice). Without a saved game the
+    runner records to `also` alone."""
+    save = runner.record
+
+    def record(frame: bytes) -> None:
+        if save is not None:
+            save(frame)
+        also(frame)
+
+    runner.record = record
 
 
 def seat_addresses(

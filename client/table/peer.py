@@ -165,6 +165,8 @@ class PeerRunner:
         stops answering was waited for."""
         self.closed = trio.Event()
         """Set once the links are closed (`close`): what we sent has gone out."""
+        self.watching = 0
+        """How many spectators watch the table (the host says: `set_watching`)."""
 
     # --- for the UI -----------------------------------------------------------------------------
 
@@ -266,6 +268,13 @@ class PeerRunner:
             self.status.halted = reason
             self.log.append(LogEntry("info", text=f"game stopped: {reason}"))
             log.warning("game stopped: %s", reason)
+            self.changed.set()
+            self.changed = trio.Event()
+
+    def set_watching(self, count: int) -> None:
+        """The host says how many spectators watch (shown on the status line)."""
+        if count != self.watching:
+            self.watching = count
             self.changed.set()
             self.changed = trio.Event()
 

@@ -71,6 +71,8 @@ class Peer:
     writer: TranscriptWriter | None = None
     genesis_signature: bytes = b""
     """The host's signature of `config` (see `mesh.sign_genesis`)."""
+    mesh: Mesh | None = field(default=None, init=False)
+    """This seat's mesh while it plays (the host tells its seats how many watch through it)."""
     withdrawn: bool = field(default=False, init=False)
     """The .resume file was removed because the transcript lags behind (a failed write):
     resuming from it would make our missing frames anew (equivocation). Written again once
@@ -200,6 +202,7 @@ class Peer:
         mesh = Mesh(
             runner, self.identity, self.addresses, self.listener, genesis_signature=self.genesis_signature
         )
+        self.mesh = mesh
         try:
             async with trio.open_nursery() as nursery:
                 if say is not None:

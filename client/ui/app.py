@@ -118,11 +118,23 @@ class UiState:
 class GameUI:
     """The screen's state for one table, and what each key does."""
 
-    def __init__(self, source: Source, lang: str = "en", *, saved: str = "", footer: str = "") -> None:
+    def __init__(
+        self,
+        source: Source,
+        lang: str = "en",
+        *,
+        saved: str = "",
+        footer: str = "",
+        read_only: bool = False,
+        banner: str = "",
+    ) -> None:
         self.source = source
         self.lang = lang
         self.saved = saved
         self.footer = footer
+        self.read_only = read_only
+        """A spectator: no move, no chat, no leave; `q` quits at once."""
+        self.banner = banner
         self.ui = UiState()
         self.game_screen: GameScreen[Any] = games.screen(source.game)
         self.narrator: Narrator | None = None
@@ -246,7 +258,9 @@ class GameUI:
             me=me,
             names=names,
             links=[replace(link, name=names[link.seat]) for link in source.links()],
-            footer=self.footer,
+            footer=self.footer or (tr(lang, "status.keys_watch") if self.read_only else ""),
+            banner=self.banner,
+            watching=watching_of(source),
         )
         narrator = self._narrator(state)
         narrator.update(source.log())
@@ -400,6 +414,10 @@ class GameUI:
             rows.append(("", tr(lang, "help.waiting")))
             rows.append(("", ""))
         rows.append(("s", tr(lang, "help.scores")))
+        if self.read_only:
+            rows.append(("q", tr(lang, "help.watch_quit")))
+            rows.append(("?", tr(lang, "help.help")))
+            return HelpView(tr(lang, "help.title"), rows)
         rows.append(("t", tr(lang, "help.chat")))
         rows.append(("b", tr(lang, "help.bell_on" if self.bell else "help.bell_off")))
         rows.append(("q", tr(lang, "help.quit")))
@@ -431,6 +449,11 @@ class GameUI:
             # any key: the player is back (the key does nothing else: it was not aimed at a move)
             ui.overlay = None if ui.overlay == "quit" else ui.overlay
             return [Back()]
+        if self.read_only and (key == "q" or (key in ("t", "b") and ui.overlay is None)):
+            if key == "q":
+                return [Quit()]  # a spectator leaves nothing: no confirmation, no signed leave
+            ui.flash = tr(self.lang, "watch.read_only")
+            return []
         if ui.chat is not None:
             return self._chat_key(key)
         if ui.overlay == "quit":
@@ -587,6 +610,13 @@ class GameUI:
             after = ordered[ordered.index(target) + 1 :] + ordered[: ordered.index(target)]
             ui.cursor = after[0] if after else remaining[0]
         return []
+
+
+def watching_of(source: Source) -> int:
+    """How many spectators watch, if the source knows (a live table; a replay does not)."""
+    count = getattr(source, "watching", None)
+    value = count() if callable(count) else 0
+    return value if isinstance(value, int) else 0
 
 
 def seat_label(lang: str, name: str, away: bool, taken: str | None) -> str:

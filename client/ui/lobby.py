@@ -67,6 +67,8 @@ class LobbyView:
     failed_from: str = ""  # ...and the address the last one came from (someone may be guessing)
     code: str = ""  # host only: the generated word code, shown so it can be read aloud
     refusal: JoinRefusal | None = None  # joiner only: the table did not seat us (shown instead)
+    watching: int = 0
+    """How many spectators watch the table (`skyjo-lan watch`)."""
     settings: Mapping[str, Any] = field(default_factory=dict)
     """The table's settings the host chose: "turn" (the move countdown, seconds, 0: none),
     "grace" (seconds) and "insured" (seat insurance); empty: not told (an older host)."""
@@ -306,7 +308,9 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
         c.put(2, py, status, "error" if view.closed else "prompt", width - 3)
         draw_buttons(c, 2, py + 1, _buttons(screen), model)
     c.fill(Rect(0, height - 1, width, 1), " ", "status")
-    c.put_right(width - 1, height - 1, tr(lang, "lobby.status_keys"), "status.keys")
+    right = c.put_right(width - 1, height - 1, tr(lang, "lobby.status_keys"), "status.keys")
+    if view.watching:
+        c.put_right(right - 2, height - 1, tr(lang, "status.watching", n=view.watching), "status")
     if screen.overlay == "quit":
         dialog(
             c,

@@ -141,3 +141,7 @@ class ScreenModel:
     """A centred message instead of the table (before the game starts, while loading ...)."""
     countdown: int | None = None
     """Seconds left on this player's move countdown (None: none runs); shown by the turn marker."""
+    watching: int = 0
+    """How many spectators watch the table (shown on the status line when any do)."""
+    banner: str = ""
+    """A spectator's header: "watching TABLE (N players)" (empty for a player)."""

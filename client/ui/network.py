@@ -107,6 +107,7 @@ class HostLobby:
             # a word code is made to be read aloud; a password the host chose is not shown
             code=opts.password if opts.password and wordcode.looks_like_code(opts.password) else "",
             settings={"turn": opts.turn, "grace": opts.grace, "insured": opts.insured},
+            watching=host.spectators.count,
         )
 
     def changed(self) -> trio.Event:
@@ -206,6 +207,7 @@ class JoinLobby:
             chat=chat,
             refusal=refusal,
             settings=_settings(message.get("settings")),
+            watching=_count(message.get("watching")),
         )
 
     def changed(self) -> trio.Event:
@@ -397,3 +399,8 @@ async def _lobby_then_game(lobby: LobbySource, peer: Host | Joiner, lang: str | 
         print(tr(detect_lang(lang), "left.done"), flush=True)
         return 0
     return 0 if peer.runner.status.finished else 1
+
+
+def _count(value: object) -> int:
+    """A count the host sent (spectators), 0 when it is not one."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 16 else 0

@@ -72,6 +72,8 @@ def header(c: Canvas, m: ScreenModel) -> None:
         if m.countdown is not None:  # the move countdown, by the turn marker
             text = tr(m.lang, "header.countdown", turn=text, s=m.countdown)
         right = c.put_right(c.width - 1, 0, f" {text} ", "header.turn" if mine else "header")
+    if m.banner:  # a spectator: what is watched, before the round
+        x += 1 + c.put(x + 1, 0, m.banner, "header.title", max(0, right - x - 2))
     c.put(x + 1, 0, m.subtitle, "header", max(0, right - x - 2))
 
 
@@ -157,6 +159,8 @@ def status(c: Canvas, m: ScreenModel) -> None:
     if not m.footer and need + text_width(c.text(keys)) + 14 > c.width:
         keys = tr(m.lang, "status.keys_short")
     right = c.put_right(c.width - 1, y, keys, "status.keys")
+    if m.watching:  # players see that others watch (never who: spectators are nobody)
+        right = c.put_right(right - 2, y, tr(m.lang, "status.watching", n=m.watching), "status")
     x = 1
     for link in m.links:
         if link.seat == m.me:

@@ -148,9 +148,12 @@ async def run_game_ui(
     terminal: Terminal | None = None,
     saved: str = "",
     footer: str = "",
+    read_only: bool = False,
+    banner: str = "",
 ) -> str:
     """Play `runner`'s seat in the terminal until the player closes the screen. Returns "left" when
-    they left a game still on (a signed leave went to every seat), else "quit".
+    they left a game still on (a signed leave went to every seat), else "quit". `read_only`: a
+    spectator's screen (no move, no chat; `banner` says what is watched).
 
     `runner` (a `client.table.peer.PeerRunner`) is a table that something else runs (a
     `LocalTable`, or the LAN mesh). With no `terminal`, one is opened (and closed) here.
@@ -158,8 +161,18 @@ async def run_game_ui(
     language = detect_lang(lang)
     if terminal is None:
         async with open_terminal(caps or detect_caps()) as opened:
-            return await run_game_ui(runner, lang=language, terminal=opened, saved=saved, footer=footer)
-    ui = GameUI(RunnerSource(runner), language, saved=saved, footer=footer)
+            return await run_game_ui(
+                runner,
+                lang=language,
+                terminal=opened,
+                saved=saved,
+                footer=footer,
+                read_only=read_only,
+                banner=banner,
+            )
+    ui = GameUI(
+        RunnerSource(runner), language, saved=saved, footer=footer, read_only=read_only, banner=banner
+    )
     ui.bell = terminal.caps.bell
     alert = TurnAlert(terminal, f"{ui.source.game.upper()} — {tr(language, 'header.your_turn').lower()}")
 

@@ -173,3 +173,8 @@ class RunnerSource:
 
     def time_left(self) -> float | None:
         return self.runner.time_left()
+
+    def watching(self) -> int:
+        """How many spectators watch the table (0 from a runner that is not told)."""
+        count = getattr(self.runner, "watching", 0)
+        return count if isinstance(count, int) else 0
