@@ -286,3 +286,30 @@ def test_issue17_5f_a_wrong_reconstruction_share_is_blamed_with_its_frame(lab, t
     assert "BLAME seat 1" not in shown and f"BLAME seat {vanished}" not in shown, logs(host, second)
     r = verdict(tmp_path, 1)
     assert r["blame"] == cheater - 1, (r["kind"], r.get("fault"), r.get("blame"))
+
+
+@pytest.mark.parametrize("lab", [4], indirect=True)
+def test_issue17_5g_a_spectator_follows_the_vote_and_the_takeover_to_the_players_result(lab, tmp_path):
+    # what `watch` runs is a live observer: it times nobody out and waits for the votes' verdict
+    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, INSURED)
+    spectator = lab.python(
+        4,
+        ["-m", "client", "watch", f"{lab.address(1)}:7777", "--interface", lab.address(4)],
+        env_for(tmp_path, 4),
+    )
+    _mid_round(third, host, second)
+    assert wait_for(spectator, "game has started", 90), output(spectator)
+    seat = _seat_of(third)
+    os.killpg(third.pid, signal.SIGKILL)
+    third.wait(timeout=10)
+    codes = wait_all([host, second, spectator], timeout=300)
+    assert codes == [0, 0, 0], logs(host, second) + output(spectator)[-3000:]
+    seen = output(spectator)
+    found = TAKEN.search(seen)
+    assert found and int(found.group(1)) == seat, seen[-3000:]
+    assert "BLAME" not in seen and "did not answer" not in seen, seen[-3000:]
+    results = [verdict(tmp_path, i) for i in (1, 2)]
+    assert all(r["valid"] and r["finished"] and r["taken_over"] == {str(seat): "vanished"} for r in results)
+    names, totals = results[0]["names"], results[0]["totals"]
+    told = re.findall(r"^game over: (.+)$", seen, re.MULTILINE)[-1]
+    assert told == ", ".join(f"{n} {t}" for n, t in zip(names, totals, strict=True)), seen[-3000:]
