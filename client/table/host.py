@@ -166,6 +166,8 @@ class Host:
         """Players of the game on, back already for the next one (seated when its lobby opens)."""
         self.evening = Evening()
         """The games finished at this table (the scores of the evening)."""
+        self.peers: list[Peer] = []
+        """The host's seat in each game played, oldest first (their saved games)."""
         self.closing = False
         """The host leaves: no lobby after the game on (`close`)."""
         self.over = False
@@ -544,6 +546,7 @@ class Host:
         )
         runner = me.build()
         self.peer = me
+        self.peers.append(me)
         self.runner = runner
         async with trio.open_nursery() as nursery:
             for index, (key, listener) in enumerate(zip(bot_keys, bot_listeners, strict=True)):

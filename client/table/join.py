@@ -191,6 +191,8 @@ class Joiner:
         self.ready = opts.ready
         self.evening = Evening()
         """The games finished at this table (the scores of the evening)."""
+        self.peers: list[Peer] = []
+        """This seat in each game played, oldest first (their saved games)."""
         self.played = 0
         """How many games this joiner has played at the table."""
         self.leaving = False
@@ -331,6 +333,7 @@ class Joiner:
             genesis_signature=signature,
         )
         self.runner = self.peer.build()
+        self.peers.append(self.peer)
         self.started = True
         self._changed()
         return await self.peer.play(say)

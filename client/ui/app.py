@@ -10,10 +10,11 @@ the controller itself is synchronous and easy to test. Keys are names: "left", "
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from client.table.evening import Evening
 from skyjo_p2p.core.events import DealRequest, RandomRequest, RevealRequest, RoundEnded, ShuffleRequest
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
@@ -118,11 +119,24 @@ class UiState:
 class GameUI:
     """The screen's state for one table, and what each key does."""
 
-    def __init__(self, source: Source, lang: str = "en", *, saved: str = "", footer: str = "") -> None:
+    def __init__(
+        self,
+        source: Source,
+        lang: str = "en",
+        *,
+        saved: str = "",
+        footer: str = "",
+        evening: Callable[[TableState], Evening] | None = None,
+        again: bool = False,
+    ) -> None:
         self.source = source
         self.lang = lang
         self.saved = saved
         self.footer = footer
+        self.evening = evening
+        """The scores of the evening with a finished game counted ("play again"), if kept."""
+        self.again = again
+        """Another game may follow at this table: q at the end goes back to its lobby."""
         self.ui = UiState()
         self.game_screen: GameScreen[Any] = games.screen(source.game)
         self.narrator: Narrator | None = None
@@ -347,11 +361,15 @@ class GameUI:
         )
         winners = list(state.winners)
         shown = [tr(self.lang, "you") if s == me else names[s] for s in range(state.players)]
+        evening = self.evening(state) if self.evening is not None else None
         return ResultView(
             winners=[shown[s] for s in winners],
             ranking=[(shown[s], state.totals[s], s in winners) for s in order],
             me_won=me in winners,
             saved=self.saved,
+            evening=evening.rows() if evening is not None and len(evening.results) > 1 else [],
+            games=len(evening.results) if evening is not None else 0,
+            again=self.again,
         )
 
     def _round_over(self, state: TableState, names: list[str]) -> tuple[str, list[str]] | None:

@@ -22,11 +22,14 @@ from client.net import wordcode
 from client.net.addresses import shown_addresses
 from client.net.framing import FramingError
 from client.net.link import LinkError, Refused
+from client.table.evening import Evening, result_of
 from client.table.host import Host, HostOptions, next_turn
 from client.table.join import Joiner, JoinOptions, JoinRefusal, find_table, refusal_of, wait_left
+from client.table.peer import PeerRunner
 from client.table.resume import restore
 from client.table.saved import ResumeInfo
 from client.table.seat import Peer
+from skyjo_p2p.core.state import TableState
 
 from .caps import Caps, detect_caps, detect_lang
 from .i18n import tr
@@ -72,7 +75,8 @@ class HostLobby:
         if others:
             address += f"  (or {shown_addresses(others, host.lobby_port, most=2)})"
         status = "waiting for players" if players < opts.seats else "every seat is taken"
-        waiting = host.not_ready()
+        # between games the host says it is ready too (`r`): the screen asks it, not the status
+        waiting = [s.name for s in host.seats[1:] if not s.ready]
         if waiting:
             status = f"waiting for {', '.join(waiting)} to be ready (r)"
         elif host.problem is not None:
@@ -95,15 +99,18 @@ class HostLobby:
             # a word code is made to be read aloud; a password the host chose is not shown
             code=opts.password if opts.password and wordcode.looks_like_code(opts.password) else "",
             settings={"turn": opts.turn, "grace": opts.grace, "insured": opts.insured},
+            **_between_games(host.evening, host.begun if host.begun and not host.started else 0),
         )
 
     def changed(self) -> trio.Event:
         return self.host.lobby_changed
 
     async def set_ready(self, ready: bool) -> None:
-        return None
+        self.host.set_ready(ready)  # between games only: before the first one, `s` starts it
 
     async def start(self) -> None:
+        if self.host.begun and not self.host.started:
+            self.host.seats[0].ready = True  # starting is saying so
         self.host.start_now.set()
 
     async def retry(self, password: str | None) -> None:
@@ -115,7 +122,7 @@ class HostLobby:
             self.host._changed()
 
     async def leave(self) -> None:
-        return None
+        self.host.close()
 
     async def cycle_turn(self) -> None:
         self.host.set_turn(next_turn(self.host.opts.turn))
@@ -191,6 +198,7 @@ class JoinLobby:
             chat=chat,
             refusal=refusal,
             settings=_settings(message.get("settings")),
+            **_between_games(joiner.evening, joiner.played if not joiner.started else 0),
         )
 
     def changed(self) -> trio.Event:
@@ -219,6 +227,14 @@ class JoinLobby:
         return None  # the host's choice
 
 
+def _between_games(evening: Evening, after: int) -> dict[str, Any]:
+    """What the lobby shows between games: the game that ended, its winners, the evening."""
+    last = evening.last
+    if not after or last is None:
+        return {}
+    return {"after": after, "winners": last.winner_names, "evening": evening.rows()}
+
+
 def _settings(told: Any) -> dict[str, Any]:
     """The table settings a host's lobby message tells, checked (shown only): {} if none."""
     if not isinstance(told, dict):
@@ -243,13 +259,15 @@ async def host_with_screen(
 ) -> int:
     host = Host(opts, identity, _quiet)
     caps = detect_caps(no_color=no_color, ascii_only=ascii_only, no_bell=no_bell)
+    host.auto_ready = False  # between games the person says so with `r`
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(host.run)
             code = await _lobby_then_game(HostLobby(host), host, lang, caps)
             nursery.cancel_scope.cancel()
     finally:
-        _print_saved(host.peer, lang)
+        for peer in host.peers:
+            _print_saved(peer, lang)
     return code
 
 
@@ -281,7 +299,7 @@ async def join_with_screen(
                 if lobby.password is not None:
                     opts.password = lobby.password
             try:
-                await joiner.run()
+                await joiner.run_games()
                 return
             except (Refused, LinkError) as exc:
                 if joiner.link is not None or not (isinstance(exc, Refused) or "version" in str(exc)):
@@ -301,7 +319,8 @@ async def join_with_screen(
             code = await _lobby_then_game(lobby, joiner, lang, caps)
             nursery.cancel_scope.cancel()
     finally:
-        _print_saved(joiner.peer, lang)
+        for peer in joiner.peers:
+            _print_saved(peer, lang)
     return code
 
 
@@ -369,16 +388,35 @@ def saved_path(peer: Peer | None) -> Path | None:
 
 async def _lobby_then_game(lobby: LobbySource, peer: Host | Joiner, lang: str | None, caps: Caps) -> int:
     """The lobby screen, then (once the host starts and the peer has its runner) the game screen on
-    the same terminal. 0 when the game finished or the player left it (a signed leave: with issue
-    17's protocol a bot plays on in their seat), 1 when they left the lobby or the game stopped."""
+    the same terminal; after a finished game, while the table plays on ("play again"), its lobby
+    again, and so on. 0 when the last game finished or the player left it (a signed leave: with
+    issue 17's protocol a bot plays on in their seat), 1 when they left the first lobby or the game
+    stopped."""
+    played = 0
+    finished = False
+    previous: PeerRunner | None = None
     async with open_terminal(caps) as terminal:
-        if await run_lobby_ui(lobby, lang=lang, terminal=terminal) != "start":
-            return 1
-        while peer.runner is None:
-            await trio.sleep(0.05)
-        saved = saved_path(peer.peer)
-        outcome = await run_game_ui(peer.runner, lang=lang, terminal=terminal, saved=str(saved or ""))
+        while True:
+            if await run_lobby_ui(lobby, lang=lang, terminal=terminal) != "start":
+                return 0 if finished else 1
+            while peer.runner is None or peer.runner is previous:
+                await trio.sleep(0.05)
+            runner = previous = peer.runner
+            saved = saved_path(peer.peer)
+            games = peer.opts.games
+            again = (games == 0 or played + 1 < games) and not (isinstance(peer, Host) and peer.closing)
+
+            def evening(state: TableState, runner: PeerRunner = runner) -> Evening:
+                return peer.evening.plus(result_of(runner.config, state))
+
+            outcome = await run_game_ui(
+                runner, lang=lang, terminal=terminal, saved=str(saved or ""), evening=evening, again=again
+            )
+            played += 1
+            finished = runner.status.finished
+            if outcome == "left" or not (finished and again) or not await peer.next_lobby(played):
+                break
     if outcome == "left":  # the player chose to leave: a normal end, said once the screen is closed
         print(tr(detect_lang(lang), "left.done"), flush=True)
         return 0
-    return 0 if peer.runner.status.finished else 1
+    return 0 if finished else 1

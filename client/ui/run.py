@@ -13,9 +13,11 @@ from typing import Protocol, TypeVar, cast
 
 import trio
 
+from client.table.evening import Evening
 from client.table.peer import warn_before
 from skyjo_p2p.core.errors import IllegalMove
 from skyjo_p2p.core.moves import Move
+from skyjo_p2p.core.state import TableState
 
 from .app import Back, Chat, Effect, GameUI, Quit, Submit
 from .canvas import Frame
@@ -148,6 +150,8 @@ async def run_game_ui(
     terminal: Terminal | None = None,
     saved: str = "",
     footer: str = "",
+    evening: Callable[[TableState], Evening] | None = None,
+    again: bool = False,
 ) -> str:
     """Play `runner`'s seat in the terminal until the player closes the screen. Returns "left" when
     they left a game still on (a signed leave went to every seat), else "quit".
@@ -158,8 +162,16 @@ async def run_game_ui(
     language = detect_lang(lang)
     if terminal is None:
         async with open_terminal(caps or detect_caps()) as opened:
-            return await run_game_ui(runner, lang=language, terminal=opened, saved=saved, footer=footer)
-    ui = GameUI(RunnerSource(runner), language, saved=saved, footer=footer)
+            return await run_game_ui(
+                runner,
+                lang=language,
+                terminal=opened,
+                saved=saved,
+                footer=footer,
+                evening=evening,
+                again=again,
+            )
+    ui = GameUI(RunnerSource(runner), language, saved=saved, footer=footer, evening=evening, again=again)
     ui.bell = terminal.caps.bell
     alert = TurnAlert(terminal, f"{ui.source.game.upper()} — {tr(language, 'header.your_turn').lower()}")
 
