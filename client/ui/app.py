@@ -445,7 +445,8 @@ class GameUI:
         ui = self.ui
         if key == "resize":
             return []
-        if self.away() and not self.source.halted() and not ui.leaving:
+        if self.away() and not self.source.halted() and not ui.leaving and not self._game_over():
+            # (once the game is over there is nothing to come back to: the keys are the result's)
             # any key: the player is back (the key does nothing else: it was not aimed at a move)
             ui.overlay = None if ui.overlay == "quit" else ui.overlay
             return [Back()]
