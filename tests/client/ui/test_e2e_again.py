@@ -43,8 +43,21 @@ def test_a_person_plays_again_then_leaves_the_table(tmp_path: Path) -> None:
         _, port = lobby_address(host)
         home = tmp_path / "joiner"
         joiner = subprocess.Popen(
-            [sys.executable, "-m", "client", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "ben"]
-            + ["--interface", "127.0.0.1", "--games", "2"],
+            [
+                sys.executable,
+                "-m",
+                "client",
+                "join",
+                f"127.0.0.1:{port}",
+                "--bot",
+                "greedy",
+                "--name",
+                "ben",
+                "--interface",
+                "127.0.0.1",
+                "--games",
+                "2",
+            ],
             cwd=str(ROOT),
             env={
                 "PATH": "/usr/bin:/bin",
