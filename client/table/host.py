@@ -13,6 +13,7 @@ import ipaddress
 import logging
 import secrets
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -166,8 +167,9 @@ class Host:
         """Players of the game on, back already for the next one (seated when its lobby opens)."""
         self.evening = Evening()
         """The games finished at this table (the scores of the evening)."""
-        self.peers: list[Peer] = []
-        """The host's seat in each game played, oldest first (their saved games)."""
+        self.saved: list[Path] = []
+        """The saved game of each game played here, oldest first (only paths: a long evening
+        keeps no finished session in memory)."""
         self.closing = False
         """The host leaves: no lobby after the game on (`close`)."""
         self.over = False
@@ -546,7 +548,8 @@ class Host:
         )
         runner = me.build()
         self.peer = me
-        self.peers.append(me)
+        if me.writer is not None:
+            self.saved.append(me.writer.path)
         self.runner = runner
         async with trio.open_nursery() as nursery:
             for index, (key, listener) in enumerate(zip(bot_keys, bot_listeners, strict=True)):

@@ -7,6 +7,7 @@ import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -191,8 +192,9 @@ class Joiner:
         self.ready = opts.ready
         self.evening = Evening()
         """The games finished at this table (the scores of the evening)."""
-        self.peers: list[Peer] = []
-        """This seat in each game played, oldest first (their saved games)."""
+        self.saved: list[Path] = []
+        """The saved game of each game played here, oldest first (only paths: a long evening
+        keeps no finished session in memory)."""
         self.played = 0
         """How many games this joiner has played at the table."""
         self.leaving = False
@@ -333,7 +335,8 @@ class Joiner:
             genesis_signature=signature,
         )
         self.runner = self.peer.build()
-        self.peers.append(self.peer)
+        if self.peer.writer is not None:
+            self.saved.append(self.peer.writer.path)
         self.started = True
         self._changed()
         return await self.peer.play(say)

@@ -266,8 +266,7 @@ async def host_with_screen(
             code = await _lobby_then_game(HostLobby(host), host, lang, caps)
             nursery.cancel_scope.cancel()
     finally:
-        for peer in host.peers:
-            _print_saved(peer, lang)
+        _print_saved(host.saved, lang)
     return code
 
 
@@ -319,8 +318,7 @@ async def join_with_screen(
             code = await _lobby_then_game(lobby, joiner, lang, caps)
             nursery.cancel_scope.cancel()
     finally:
-        for peer in joiner.peers:
-            _print_saved(peer, lang)
+        _print_saved(joiner.saved, lang)
     return code
 
 
@@ -364,18 +362,18 @@ async def resume_with_screen(
             outcome = await run_game_ui(runner, lang=lang, terminal=terminal, saved=str(info.transcript))
             nursery.cancel_scope.cancel()
     finally:
-        _print_saved(peer, lang)
+        _print_saved([] if peer.writer is None else [peer.writer.path], lang)
     if outcome == "left":
         print(tr(detect_lang(lang), "left.done"), flush=True)
         return 0
     return 0 if runner.status.finished else 1
 
 
-def _print_saved(peer: Peer | None, lang: str | None) -> None:
-    """Where the game was saved, once the screen is closed (as `play` says it)."""
-    path = saved_path(peer)
-    if path is not None:
-        print(tr(detect_lang(lang), "play.saved", path=path), flush=True)
+def _print_saved(paths: list[Path], lang: str | None) -> None:
+    """Where each game was saved, once the screen is closed (as `play` says it)."""
+    for path in paths:
+        if path.exists():
+            print(tr(detect_lang(lang), "play.saved", path=path), flush=True)
 
 
 def saved_path(peer: Peer | None) -> Path | None:
