@@ -176,3 +176,20 @@ def test_q_ends_the_game_over_screen_even_when_the_autopilot_was_on() -> None:
     frame = render(ui.screen(), 80, 24, CAPS)
     assert "q back to the lobby" in "\n".join(frame.text())
     assert ui.handle_key("q") == [Quit()]
+
+
+def test_games_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--games N`: refused below 0 (one line, exit 2); by default one game without a screen and
+    no bound at the screen."""
+    import argparse
+
+    from client.cli import _games, main
+
+    code = main(["host", "--bot", "greedy", "--no-mdns", "--interface", "127.0.0.1", "--games", "-1"])
+    err = capsys.readouterr().err
+    assert code == 2 and err == "skyjo-lan host: --games is 0 (no bound) or more, not -1\n"
+    assert _games(argparse.Namespace(games=None), screen=False) == 1
+    assert _games(argparse.Namespace(games=None), screen=True) == 0
+    assert _games(argparse.Namespace(games=3), screen=True) == 3
+    with pytest.raises(Exception, match="--games"):
+        HostOptions(games=-2)
