@@ -247,6 +247,25 @@ class Host:
             return self.problem
         return None
 
+    def refusal(self, key: bytes) -> str | None:
+        """Why the lobby does not seat the identity `key` now, None when it does. While a game is
+        played only its players are let in (done with it, they are seated for the next game),
+        and only if another game follows."""
+        if self.closing:
+            return "the table is closing"
+        if self.started:
+            played = self.config is not None and key in self.config.identities
+            if not (played and self.more_games()):
+                return "the game has already started"
+            if any(s.key == key for s in self.waiting):
+                return "this identity is already seated"
+            return None
+        if any(s.key == key for s in self.seats):
+            return "this identity is already seated"
+        if len(self.seats) >= self.humans_wanted:
+            return f"the table is full ({len(self.seats) + self.opts.bots}/{self.opts.seats})"
+        return None
+
     def more_games(self) -> bool:
         """Whether another game follows the one being played (or just ended): the host has not
         closed the table and `games` allows one more."""
@@ -392,21 +411,7 @@ class Host:
             )
 
             def admit(peer: PeerIdentity, hello: dict[str, Any]) -> str | None:
-                if self.closing:
-                    return "the table is closing"
-                if self.started:
-                    # a player of the game on, done with it, comes back for the next one
-                    played = self.config is not None and peer.key in self.config.identities
-                    if not (played and self.more_games()):
-                        return "the game has already started"
-                    if any(s.key == peer.key for s in self.waiting):
-                        return "this identity is already seated"
-                    return None
-                if any(s.key == peer.key for s in self.seats):
-                    return "this identity is already seated"
-                if len(self.seats) >= self.humans_wanted:
-                    return f"the table is full ({len(self.seats) + self.opts.bots}/{self.opts.seats})"
-                return None
+                return self.refusal(peer.key)
 
             try:
                 link, hello = await accept(

@@ -193,3 +193,32 @@ def test_games_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert _games(argparse.Namespace(games=3), screen=True) == 3
     with pytest.raises(Exception, match="--games"):
         HostOptions(games=-2)
+
+
+def test_who_the_lobby_lets_in_while_a_game_is_played() -> None:
+    """During game 1 of 2 only its players come in (for game 2), each once; a stranger waits for
+    the lobby; after the last game nobody comes in; a closing table lets nobody in."""
+    from protocol.config import TableConfig
+
+    keys = [Ed25519PrivateKey.generate().public_key().public_bytes_raw() for _ in range(3)]
+    host = Host(HostOptions(seats=2, advertise=False, games=2), Ed25519PrivateKey.generate(), lambda _: None)
+    stranger = keys[2]
+    assert host.refusal(keys[1]) is None  # the first lobby: anyone
+    host.started, host.begun = True, 1
+    host.config = TableConfig(
+        session_id=b"s" * 32,
+        game="skyjo",
+        players=2,
+        identities=(host.seats[0].key, keys[1]),
+        options={},
+        names=("host", "ben"),
+    )
+    assert host.refusal(keys[1]) is None
+    assert host.refusal(stranger) == "the game has already started"
+    host.waiting.append(dataclasses.replace(host.seats[0], name="ben", key=keys[1], kind="player", game=2))
+    assert host.refusal(keys[1]) == "this identity is already seated"
+    host.number = 2  # game 2 of 2: no game after it
+    assert host.refusal(keys[1]) == "the game has already started"
+    host.started = False
+    host.close()
+    assert host.refusal(stranger) == "the table is closing"
