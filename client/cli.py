@@ -371,6 +371,8 @@ def _network_args(args: argparse.Namespace) -> None:
         args.table = args.table_flag
     given = player if player is not None else args.nick
     args.nick = _default_nick() if given is None else cmdline.nick(given, "--name" if player else "--nick")
+    if args.games is not None and args.games < 0:
+        raise InputError(f"--games is 0 (no bound) or more, not {args.games}")
     if args.interface is not None:
         args.interface = cmdline.interface(args.interface)
     if args.command == "host":
@@ -424,9 +426,19 @@ def cmd_host(args: argparse.Namespace) -> int:
         headless=args.bot,
         advertise=not args.no_mdns,
         think_time=args.think_time,
+        games=_games(args, screen=False),
         **_table_settings(args),
     )
     return run_host(opts)
+
+
+def _games(args: argparse.Namespace, *, screen: bool) -> int:
+    """How many games to play at the table (`--games`; 0: no bound): by default one without a
+    screen (a bot, a script: the command ends as it always did), no bound for a person at the
+    screen (the table stays open until they leave it)."""
+    if args.games is not None:
+        return int(args.games)
+    return 0 if screen else 1
 
 
 def _table_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -461,6 +473,7 @@ def cmd_join(args: argparse.Namespace) -> int:
         interface=args.interface or "0.0.0.0",
         pick=pick,
         think_time=args.think_time,
+        games=_games(args, screen=False),
     )
     return run_join(opts)
 
@@ -505,6 +518,7 @@ def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]
             interface=args.interface or "0.0.0.0",
             name=args.nick,
             advertise=not args.no_mdns,
+            games=_games(args, screen=True),
             **_table_settings(args),
         )
         return _network_errors(lambda: trio.run(lambda: host_with_screen(opts, identity, **screen)), "host")
@@ -514,6 +528,7 @@ def _with_screen(command: str, args: argparse.Namespace, options: dict[str, str]
         password=password,
         interface=args.interface or "0.0.0.0",
         pick=_pick_table,
+        games=_games(args, screen=True),
     )
     return _network_errors(lambda: trio.run(lambda: join_with_screen(join_opts, identity, **screen)), "join")
 
@@ -699,6 +714,14 @@ def build_parser() -> argparse.ArgumentParser:
             default=None,
             metavar="IP",
             help="listen and announce on this IPv4 address of this machine only",
+        )
+        p.add_argument(
+            "--games",
+            type=int,
+            default=None,
+            metavar="N",
+            help="play N games at the table, one after another (0: no bound); default: no bound "
+            "for a person at the screen (the table stays open until you leave), 1 otherwise",
         )
         p.add_argument("--think-time", type=float, default=0.0, help=argparse.SUPPRESS)
         p.add_argument(

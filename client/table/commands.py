@@ -20,7 +20,7 @@ from client.net.link import LinkError, Refused
 from skyjo_p2p.core.errors import OptionError
 
 from .host import Host, HostOptions
-from .join import JoinOptions, join
+from .join import Joiner, JoinOptions
 from .peer import PeerRunner
 from .resume import resume
 from .saved import latest_resumable
@@ -168,7 +168,7 @@ def run_join(opts: JoinOptions, say: Say = print_line) -> int:
     identity = storage.load_identity()
 
     async def main() -> int:
-        return _exit_code(await join(opts, identity, say))
+        return _exit_code(await Joiner(opts, identity, say).run_games())
 
     return _network_errors(lambda: trio.run(main), "join")
 

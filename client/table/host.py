@@ -14,6 +14,7 @@ import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -33,6 +34,7 @@ from protocol.errors import MalformedMessage
 from skyjo_p2p.bots import make_bot
 from skyjo_p2p.core.errors import OptionError
 
+from .evening import Evening, GameResult, evening_lines, result_of
 from .peer import PeerRunner
 from .seat import LOBBY_TABLE, Peer, Say, check_saving, open_listener, print_line
 from .spectators import MOST_SPECTATORS, WATCH_ROLE, SpectatorLimits, Spectators
@@ -62,7 +64,11 @@ class SeatInfo:
     port: int = 0
     returning: bool = False
     ready: bool = True
-    """Ready to start: a person at a lobby screen says so with `r`; the host and bots always are."""
+    """Ready to start: a person at a lobby screen says so with `r`; the host and bots always are
+    (between games the host at a screen says so with `r` too)."""
+    game: int = 1
+    """The number of the game this seat is for: a player of the game still on who comes back for
+    the next one is seated for that one."""
 
 
 @dataclass
@@ -89,12 +95,17 @@ class HostOptions:
     """Seat insurance (key escrow), so a vanished seat can be played by a bot (`--no-seat-insurance`)."""
     spectators: int = MOST_SPECTATORS
     """How many may watch at once (`skyjo-lan watch`; 0: none, `--no-spectators`)."""
+    games: int = 1
+    """How many games the table plays before it closes (0: no bound; the host closes it by
+    leaving the lobby between games). 1, the default, ends after one game as before."""
 
     def __post_init__(self) -> None:
         """Refuse (`OptionError`) a table that cannot be hosted, before anything is opened (a port
         out of range would otherwise be wrapped by getaddrinfo into another port, silently)."""
         if not 0 <= self.port <= cmdline.PORT_MAX:
             raise OptionError(f"{self.port} is not a port (1 to {cmdline.PORT_MAX}, or 0 for any free port)")
+        if self.games < 0:
+            raise OptionError(f"--games is 0 (no bound) or more, not {self.games}")
         for what, seconds in (("--turn", self.turn), ("--grace", self.grace)):
             if not 0 <= seconds <= MAX_SECONDS:
                 raise OptionError(f"{what} is 0 to {MAX_SECONDS} seconds, not {seconds}")
@@ -154,6 +165,24 @@ class Host:
         counts the wrong passwords the lobby screen shows."""
         self.spectators = Spectators(SpectatorLimits(most=opts.spectators), on_count=self._watching)
         """Who watches, and the transcript they follow (`spectators`)."""
+        self.number = 1
+        """The number of the game the lobby is for, or being played (1 for the first)."""
+        self.begun = 0
+        """How many games have started at this table."""
+        self.waiting: list[SeatInfo] = []
+        """Players of the game on, back already for the next one (seated when its lobby opens)."""
+        self.evening = Evening()
+        """The games finished at this table (the scores of the evening)."""
+        self.saved: list[Path] = []
+        """The saved game of each game played here, oldest first (only paths: a long evening
+        keeps no finished session in memory)."""
+        self.closing = False
+        """The host leaves: no lobby after the game on (`close`)."""
+        self.over = False
+        """The table is closed: no lobby will open again."""
+        self.auto_ready = True
+        """The host's seat is ready for the next game by itself (a bot, a script); the lobby
+        screen sets False: the person at the screen says so with `r`."""
 
     @property
     def humans_wanted(self) -> int:
@@ -217,7 +246,10 @@ class Host:
             f"lobby: {len(self.seats)}/{self.humans_wanted} players "
             f"({', '.join(f'{s.name} [{fingerprint(s.key)}]' for s in self.seats)}) + {self.opts.bots} bot(s)"
         )
-        if self.opts.headless is not None and taken >= self.opts.seats:
+        # a headless host starts once every seat is taken and ready; so does a host between games
+        # once it says it is ready itself (`r`)
+        auto = self.opts.headless is not None or (self.begun > 0 and self.seats[0].ready)
+        if auto and not self.started and taken >= self.opts.seats and not self.not_ready():
             self.start_now.set()
 
     def not_ready(self) -> list[str]:
@@ -237,8 +269,56 @@ class Host:
             return self.problem
         return None
 
+    def refusal(self, key: bytes) -> str | None:
+        """Why the lobby does not seat the identity `key` now, None when it does. While a game is
+        played only its players are let in (done with it, they are seated for the next game),
+        and only if another game follows."""
+        if self.closing:
+            return "the table is closing"
+        if self.started:
+            played = self.config is not None and key in self.config.identities
+            if not (played and self.more_games()):
+                return "the game has already started"
+            if any(s.key == key for s in self.waiting):
+                return "this identity is already seated"
+            return None
+        if any(s.key == key for s in self.seats):
+            return "this identity is already seated"
+        if len(self.seats) >= self.humans_wanted:
+            return f"the table is full ({len(self.seats) + self.opts.bots}/{self.opts.seats})"
+        return None
+
+    def more_games(self) -> bool:
+        """Whether another game follows the one being played (or just ended): the host has not
+        closed the table and `games` allows one more."""
+        return not self.closing and (self.opts.games == 0 or self.number < self.opts.games)
+
+    def set_ready(self, ready: bool) -> None:
+        """The host at a screen says it is ready for another game (between games only: before
+        the first one the host starts it with `s`)."""
+        if self.begun == 0 or self.started:
+            return
+        self.seats[0].ready = ready
+        self._changed()
+
+    def close(self) -> None:
+        """The host leaves: no game after the one being played (the lobby closes)."""
+        self.closing = True
+        self.start_now.set()  # a lobby waiting to start closes instead
+        self._changed()
+
+    async def next_lobby(self, after: int) -> bool:
+        """Wait until the lobby for the game after game `after` is open (True), or the table has
+        closed instead (False)."""
+        while not self.over:
+            if self.number > after and not self.started:
+                return True
+            await self.lobby_changed.wait()
+        return False
+
     async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> PeerRunner | None:
-        """Open the lobby, seat players until the game starts, then play it.
+        """Open the lobby, seat players until the game starts, then play it; then, while more
+        games are wanted (`opts.games`, `close`), the lobby again for the next one.
 
         Raises `OptionError` before opening anything if the options do not make a table."""
         opts = self.opts
@@ -246,7 +326,6 @@ class Host:
         check_saving(opts.save)  # before any seat is offered: SaveError, one line
         lobby = await open_listener(opts.interface, opts.port)
         self.lobby_port = lobby.socket.getsockname()[1]
-        mesh_listener = await open_listener(opts.interface)
         self.reachable = announced_addresses(opts.interface)
         self.say(
             f"table {opts.table!r} ({opts.game}) open on {shown_addresses(self.reachable, self.lobby_port)}; "
@@ -263,28 +342,78 @@ class Host:
                 interfaces=[opts.interface] if opts.interface != "0.0.0.0" else None,
                 key=self.seats[0].key,
             )
-            await self.advertiser.start(len(self.seats) + opts.bots)
-        task_status.started(self.lobby_port)
+        runner: PeerRunner | None = None
         try:
             async with trio.open_nursery() as nursery:
+                # the lobby listener serves every lobby of the evening: a player of the game on
+                # who is done comes back to it for the next game while the others finish
                 nursery.start_soon(self._accept_loop, lobby, nursery)
-                self._changed()
-                await self.start_now.wait()
-                while (problem := self.start_problem()) is not None:
-                    self.say(f"cannot start yet: {problem}")
-                    self.start_now = trio.Event()
-                    self._changed()
-                    await self.start_now.wait()
-                self.problem = None
-                self.started = True
-                self.lobby_changed.set()  # the lobby screen leaves for the game
-                self.lobby_changed = trio.Event()
-                if self.advertiser is not None:
-                    await self.advertiser.stop()
-                return await self._start(mesh_listener, nursery)
+                first = True
+                while True:
+                    mesh_listener = await open_listener(opts.interface)
+                    if self.advertiser is not None:
+                        await self.advertiser.start(len(self.seats) + opts.bots)
+                    if first:
+                        task_status.started(self.lobby_port)
+                        first = False
+                    if not await self._lobby():
+                        with trio.CancelScope(shield=True):
+                            await mesh_listener.aclose()
+                        break
+                    runner = await self._start(mesh_listener)
+                    result = result_of(runner.config, runner.view)
+                    if self.evening.add(result):
+                        for line in evening_lines(self.evening):
+                            self.say(line)
+                    if result is None or not self.more_games():
+                        break
+                    self._next_lobby(result)
+                nursery.cancel_scope.cancel()
         finally:
+            self.over = True
+            self.lobby_changed.set()
             if self.advertiser is not None:
                 await self.advertiser.stop()
+        return runner
+
+    async def _lobby(self) -> bool:
+        """Seat players until the game may start and is asked to (True), or the host leaves
+        between games (False)."""
+        self._changed()
+        await self.start_now.wait()
+        while not self.closing and (problem := self.start_problem()) is not None:
+            self.say(f"cannot start yet: {problem}")
+            self.start_now = trio.Event()
+            self._changed()
+            await self.start_now.wait()
+        if self.closing:
+            return False
+        self.problem = None
+        self.started = True
+        self.begun += 1
+        self.lobby_changed.set()  # the lobby screen leaves for the game
+        self.lobby_changed = trio.Event()
+        if self.advertiser is not None:
+            await self.advertiser.stop()  # the table is announced only while its lobby is open
+        return True
+
+    def _next_lobby(self, result: GameResult) -> None:
+        """After game `number`: the lobby of the next game, with the host and the players of the
+        game that came back (each new one: a newcomer takes a free seat)."""
+        winners = " and ".join(result.winner_names) or "nobody"
+        self.say(
+            f"table {self.opts.table!r}: game {self.number} over, {winners} won; lobby open for game "
+            f"{self.number + 1}"
+        )
+        self.number += 1
+        host = self.seats[0]
+        host.ready = self.auto_ready
+        back = [s for s in self.waiting if s.game == self.number]
+        self.seats = [host, *back[: self.humans_wanted - 1]]
+        self.waiting = [s for s in self.waiting if s not in self.seats]
+        self.started = False
+        self.start_now = trio.Event()
+        self.config = None
 
     async def _accept_loop(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
         admission = self.admission
@@ -306,13 +435,7 @@ class Host:
             def admit(peer: PeerIdentity, hello: dict[str, Any]) -> str | None:
                 if hello.get("role") == WATCH_ROLE:
                     return self.spectators.admit()
-                if self.started:
-                    return "the game has already started"
-                if any(s.key == peer.key for s in self.seats):
-                    return "this identity is already seated"
-                if len(self.seats) >= self.humans_wanted:
-                    return f"the table is full ({len(self.seats) + self.opts.bots}/{self.opts.seats})"
-                return None
+                return self.refusal(peer.key)
 
             try:
                 link, hello = await accept(
@@ -370,14 +493,16 @@ class Host:
                 link.peer.port,
                 returning,
                 ready=hello.get("ready") is not False,  # an older program is ready when seated
+                game=self.number + 1 if self.started else self.number,
             )
-            self.seats.append(seat)
+            seats = self.waiting if self.started else self.seats
+            seats.append(seat)
             self.say(f"{seat.name} joined [{fingerprint(seat.key)}]{' (seen before)' if returning else ''}")
             self._changed()
             async with trio.open_nursery() as inner:
                 inner.start_soon(link.writer)
                 try:
-                    while not self.started:
+                    while self.begun < seat.game:
                         message = await link.receive()
                         if message is None or message["t"] == "bye":
                             break
@@ -389,8 +514,10 @@ class Host:
                             self._changed()
                 except (LinkError, FramingError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     pass
-                if not self.started:
-                    self.seats.remove(seat)
+                if self.begun < seat.game:
+                    for seated in (self.seats, self.waiting):
+                        if seat in seated:
+                            seated.remove(seat)
                     self.say(f"{seat.name} left")
                     self._changed()
                     await link.aclose()
@@ -401,7 +528,7 @@ class Host:
 
         nursery.start_soon(serving)
 
-    async def _start(self, mesh_listener: trio.SocketListener, nursery: trio.Nursery) -> PeerRunner | None:
+    async def _start(self, mesh_listener: trio.SocketListener) -> PeerRunner:
         opts = self.opts
         bot_keys = [Ed25519PrivateKey.generate() for _ in range(opts.bots)]
         bot_listeners = [await open_listener(opts.interface) for _ in range(opts.bots)]
@@ -455,28 +582,33 @@ class Host:
             think_time=opts.think_time,
             genesis_signature=signature,
         )
-        for index, (key, listener) in enumerate(zip(bot_keys, bot_listeners, strict=True)):
-            bot = Peer(
-                config,
-                len(self.seats) + index,
-                key,
-                listener,
-                own_addresses,
-                make_bot(opts.bot_level, opts.game, secrets.token_hex(8)),
-                save=False,
-                think_time=opts.think_time,
-                genesis_signature=signature,
-            )
-            nursery.start_soon(bot.play)
         self.spectators.begin(config.encode(), signature)
         runner = me.build()
         _tee(runner, self.spectators.append)
         runner.set_watching(self.spectators.count)  # its mesh tells the seats
         self.peer = me
+        if me.writer is not None:
+            self.saved.append(me.writer.path)
         self.runner = runner
-        await me.play(self.say)
+        async with trio.open_nursery() as nursery:
+            for index, (key, listener) in enumerate(zip(bot_keys, bot_listeners, strict=True)):
+                bot = Peer(
+                    config,
+                    len(self.seats) + index,
+                    key,
+                    listener,
+                    own_addresses,
+                    make_bot(opts.bot_level, opts.game, secrets.token_hex(8)),
+                    save=False,
+                    think_time=opts.think_time,
+                    genesis_signature=signature,
+                )
+                nursery.start_soon(bot.play)
+            await me.play(self.say)
+            nursery.cancel_scope.cancel()
         await self.spectators.finish()
-        nursery.cancel_scope.cancel()
+        # the next game (if any) has its own transcript: its spectators follow a fresh one
+        self.spectators = Spectators(SpectatorLimits(most=opts.spectators), on_count=self._watching)
         return runner
 
 

@@ -7,6 +7,7 @@ import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -30,6 +31,7 @@ from protocol.config import TableConfig
 from protocol.errors import MalformedMessage
 from skyjo_p2p.bots import make_bot
 
+from .evening import Evening, GameResult, evening_lines, result_of
 from .peer import PeerRunner
 from .seat import LOBBY_TABLE, Peer, Say, check_saving, open_listener, print_line
 
@@ -50,6 +52,10 @@ class JoinOptions:
     ready: bool = True
     """Ready to start as soon as seated (a bot, a test); the lobby screen says False: the person
     marks themself ready with `r` (`Joiner.set_ready`)."""
+    games: int = 1
+    """How many games to play at this table before leaving it (0: no bound, until the person
+    leaves or the table closes): after each finished game the joiner goes back to the table's
+    lobby (`Joiner.run_games`). 1, the default, ends after one game as before."""
 
 
 @dataclass
@@ -184,6 +190,19 @@ class Joiner:
         self.table = ""
         """The table's name as found ("" when joined by HOST:PORT)."""
         self.ready = opts.ready
+        self.evening = Evening()
+        """The games finished at this table (the scores of the evening)."""
+        self.saved: list[Path] = []
+        """The saved game of each game played here, oldest first (only paths: a long evening
+        keeps no finished session in memory)."""
+        self.played = 0
+        """How many games this joiner has played at the table."""
+        self.leaving = False
+        """The person left the lobby: no other game."""
+        self.over = False
+        """No other game will follow: the table closed, the person left, or `games` were played."""
+        self.back: Destination | None = None
+        """Where the table's lobby is, and the host's key, once seated: where to go back to."""
 
     def _changed(self) -> None:
         self.lobby_changed.set()
@@ -200,6 +219,7 @@ class Joiner:
             self.link.send({"t": "ready", "ready": ready})
 
     async def leave(self) -> None:
+        self.leaving = True
         if self.link is not None:
             self.link.send({"t": "bye"})
             await trio.sleep(0.1)
@@ -251,6 +271,8 @@ class Joiner:
             raise
         self.address = f"{host}:{port}"
         self.link = link
+        # the next game's lobby is at the same table: the same address and host key, proved again
+        self.back = Destination([(host, port)], link.peer.key, table.name)
         say(
             # no seat number yet: places in the lobby move as people join and leave at once;
             # the seat is the one the signed table gives at the start
@@ -313,9 +335,63 @@ class Joiner:
             genesis_signature=signature,
         )
         self.runner = self.peer.build()
+        if self.peer.writer is not None:
+            self.saved.append(self.peer.writer.path)
         self.started = True
         self._changed()
         return await self.peer.play(say)
+
+    async def run_games(self) -> PeerRunner | None:
+        """Play games at the table one after another ("play again"): after each finished game,
+        back to the table's lobby for the next, until `opts.games` were played, the person
+        leaves, or the table closes. The last game's runner (None if none started)."""
+        last: PeerRunner | None = None
+        try:
+            while True:
+                try:
+                    runner = await self.run()
+                except (Refused, LinkError, FramingError, OSError, trio.BrokenResourceError) as exc:
+                    if last is None or self.leaving:
+                        raise
+                    self.say(f"table {self.table or self.address}: no other game ({exc})")
+                    self.closed = str(exc)
+                    return last
+                if runner is None:
+                    return last
+                last = runner
+                result = result_of(runner.config, runner.view)
+                if self.evening.add(result):
+                    for line in evening_lines(self.evening):
+                        self.say(line)
+                self.played += 1
+                games = self.opts.games
+                if result is None or self.leaving or (games and self.played >= games):
+                    return last
+                self._again(result)
+        finally:
+            self.over = True
+            self._changed()
+
+    def _again(self, result: GameResult) -> None:
+        """Back to the table's lobby for another game: a new seat there, ready as at first."""
+        winners = " and ".join(result.winner_names) or "nobody"
+        self.say(f"game {self.played} over, {winners} won; back to the lobby of {self.table or self.address}")
+        self.opts.found = self.back
+        self.lobby = {}
+        self.link = None
+        self.closed = ""
+        self.started = False
+        self.ready = self.opts.ready
+        self._changed()
+
+    async def next_lobby(self, after: int) -> bool:
+        """Wait until this joiner is back in the lobby after game `after` (True), or no other
+        game will follow (False)."""
+        while not self.over:
+            if self.played >= after and not self.started:
+                return True
+            await self.lobby_changed.wait()
+        return False
 
     def _lobby_message(self, message: dict[str, Any]) -> None:
         self.lobby = message

@@ -10,10 +10,11 @@ the controller itself is synchronous and easy to test. Keys are names: "left", "
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from client.table.evening import Evening
 from skyjo_p2p.core.events import DealRequest, RandomRequest, RevealRequest, RoundEnded, ShuffleRequest
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
@@ -127,6 +128,8 @@ class GameUI:
         footer: str = "",
         read_only: bool = False,
         banner: str = "",
+        evening: Callable[[TableState], Evening] | None = None,
+        again: bool = False,
     ) -> None:
         self.source = source
         self.lang = lang
@@ -135,6 +138,10 @@ class GameUI:
         self.read_only = read_only
         """A spectator: no move, no chat, no leave; `q` quits at once."""
         self.banner = banner
+        self.evening = evening
+        """The scores of the evening with a finished game counted ("play again"), if kept."""
+        self.again = again
+        """Another game may follow at this table: q at the end goes back to its lobby."""
         self.ui = UiState()
         self.game_screen: GameScreen[Any] = games.screen(source.game)
         self.narrator: Narrator | None = None
@@ -361,11 +368,15 @@ class GameUI:
         )
         winners = list(state.winners)
         shown = [tr(self.lang, "you") if s == me else names[s] for s in range(state.players)]
+        evening = self.evening(state) if self.evening is not None else None
         return ResultView(
             winners=[shown[s] for s in winners],
             ranking=[(shown[s], state.totals[s], s in winners) for s in order],
             me_won=me in winners,
             saved=self.saved,
+            evening=evening.rows() if evening is not None and len(evening.results) > 1 else [],
+            games=len(evening.results) if evening is not None else 0,
+            again=self.again,
         )
 
     def _round_over(self, state: TableState, names: list[str]) -> tuple[str, list[str]] | None:
@@ -445,7 +456,8 @@ class GameUI:
         ui = self.ui
         if key == "resize":
             return []
-        if self.away() and not self.source.halted() and not ui.leaving:
+        if self.away() and not self.source.halted() and not ui.leaving and not self._game_over():
+            # (once the game is over there is nothing to come back to: the keys are the result's)
             # any key: the player is back (the key does nothing else: it was not aimed at a move)
             ui.overlay = None if ui.overlay == "quit" else ui.overlay
             return [Back()]

@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
+from client.table.evening import EveningRow
 from client.table.join import JoinRefusal
 
 from . import games
 from .canvas import Canvas, Frame, Rect, Span, wrap
 from .caps import Caps, detect_caps, detect_lang
+from .evening import evening_lines
 from .i18n import tr
 from .model import Button, ScreenModel, UiView
 from .render import logo
@@ -72,6 +74,13 @@ class LobbyView:
     settings: Mapping[str, Any] = field(default_factory=dict)
     """The table's settings the host chose: "turn" (the move countdown, seconds, 0: none),
     "grace" (seconds) and "insured" (seat insurance); empty: not told (an older host)."""
+    after: int = 0
+    """Between games ("play again"): the number of the game that just ended at this table, as
+    this program played it (0: before the first game)."""
+    winners: tuple[str, ...] = ()
+    """Who won that game."""
+    evening: list[EveningRow] = field(default_factory=list)
+    """The scores of the evening so far (`client.table.evening`), shown between games."""
 
 
 class LobbySource(Protocol):
@@ -195,8 +204,9 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
     facts = [
         (tr(lang, "lobby.game"), games.title(view.game), "text"),
         (tr(lang, "lobby.options"), _option_text(view.options) or tr(lang, "lobby.default_options"), "text"),
-        (tr(lang, "lobby.password"), tr(lang, "yes" if view.password else "no"), "text"),
     ]
+    if not view.after or view.password:  # between games: room for the evening's scores instead
+        facts.append((tr(lang, "lobby.password"), tr(lang, "yes" if view.password else "no"), "text"))
     if view.settings:
         facts.append((tr(lang, "lobby.table"), settings_text(view.settings, lang), "text"))
     if view.is_host and view.password and view.code:
@@ -276,9 +286,18 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
             c.put(cols[1] + 2, y, record_text(seat.record, lang), "dim", width - cols[1] - 4)
         y += 1
     y += 1
-    for line in wrap(tr(lang, "lobby.keys_hint"), width - 4)[:2]:
-        c.put(2, y, line, "dim")
-        y += 1
+    if view.after and view.evening:
+        # between games: the scores of the evening instead of the hint about keys
+        room = max(0, height - 4 - y)
+        for spans in evening_lines(view.evening, lang, view.after, most=max(0, room - 2))[:room]:
+            x = 2
+            for span in spans:
+                x += c.put(x, y, span.text, span.style, width - x - 1)
+            y += 1
+    else:
+        for line in wrap(tr(lang, "lobby.keys_hint"), width - 4)[:2]:
+            c.put(2, y, line, "dim")
+            y += 1
     # chat
     chat_top = y + 1
     room = height - 3 - chat_top
@@ -304,6 +323,14 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
             or view.status
             or (tr(lang, "lobby.can_start") if view.is_host and view.can_start else tr(lang, idle))
         )
+        if view.after and mine is not None and not mine.ready and not view.closed:
+            status = tr(
+                lang,
+                "lobby.again",
+                table=view.table,
+                n=view.after,
+                names=", ".join(view.winners) or "-",
+            )
         c.put(0, py, c.g("turn") + " ", "prompt.mark")
         c.put(2, py, status, "error" if view.closed else "prompt", width - 3)
         draw_buttons(c, 2, py + 1, _buttons(screen), model)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from client.table.evening import EveningRow
 from skyjo_p2p.core.moves import Move
 
 from .canvas import Span, Target
@@ -102,6 +103,12 @@ class ResultView:
     ranking: list[tuple[str, int, bool]]  # name, total, winner
     me_won: bool
     saved: str = ""
+    evening: list[EveningRow] = field(default_factory=list)
+    """The scores of the evening, this game counted (shown from the second game on)."""
+    games: int = 0
+    """How many games the evening counts."""
+    again: bool = False
+    """Another game may follow: q goes back to the table's lobby."""
 
 
 @dataclass

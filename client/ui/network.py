@@ -24,11 +24,14 @@ from client.net.framing import FramingError
 from client.net.link import LinkError, Refused
 from client.records.book import RecordBook
 from client.records.ranking import PlayerRecord
+from client.table.evening import Evening, result_of
 from client.table.host import Host, HostOptions, next_turn
 from client.table.join import Joiner, JoinOptions, JoinRefusal, find_table, refusal_of, wait_left
+from client.table.peer import PeerRunner
 from client.table.resume import restore
 from client.table.saved import ResumeInfo
 from client.table.seat import Peer
+from skyjo_p2p.core.state import TableState
 
 from .caps import Caps, detect_caps, detect_lang
 from .i18n import tr
@@ -84,7 +87,8 @@ class HostLobby:
         if others:
             address += f"  (or {shown_addresses(others, host.lobby_port, most=2)})"
         status = "waiting for players" if players < opts.seats else "every seat is taken"
-        waiting = host.not_ready()
+        # between games the host says it is ready too (`r`): the screen asks it, not the status
+        waiting = [s.name for s in host.seats[1:] if not s.ready]
         if waiting:
             status = f"waiting for {', '.join(waiting)} to be ready (r)"
         elif host.problem is not None:
@@ -108,15 +112,18 @@ class HostLobby:
             code=opts.password if opts.password and wordcode.looks_like_code(opts.password) else "",
             settings={"turn": opts.turn, "grace": opts.grace, "insured": opts.insured},
             watching=host.spectators.count,
+            **_between_games(host.evening, host.begun if host.begun and not host.started else 0),
         )
 
     def changed(self) -> trio.Event:
         return self.host.lobby_changed
 
     async def set_ready(self, ready: bool) -> None:
-        return None
+        self.host.set_ready(ready)  # between games only: before the first one, `s` starts it
 
     async def start(self) -> None:
+        if self.host.begun and not self.host.started:
+            self.host.seats[0].ready = True  # starting is saying so
         self.host.start_now.set()
 
     async def retry(self, password: str | None) -> None:
@@ -128,7 +135,7 @@ class HostLobby:
             self.host._changed()
 
     async def leave(self) -> None:
-        return None
+        self.host.close()
 
     async def cycle_turn(self) -> None:
         self.host.set_turn(next_turn(self.host.opts.turn))
@@ -208,6 +215,7 @@ class JoinLobby:
             refusal=refusal,
             settings=_settings(message.get("settings")),
             watching=_count(message.get("watching")),
+            **_between_games(joiner.evening, joiner.played if not joiner.started else 0),
         )
 
     def changed(self) -> trio.Event:
@@ -236,6 +244,14 @@ class JoinLobby:
         return None  # the host's choice
 
 
+def _between_games(evening: Evening, after: int) -> dict[str, Any]:
+    """What the lobby shows between games: the game that ended, its winners, the evening."""
+    last = evening.last
+    if not after or last is None:
+        return {}
+    return {"after": after, "winners": last.winner_names, "evening": evening.rows()}
+
+
 def _settings(told: Any) -> dict[str, Any]:
     """The table settings a host's lobby message tells, checked (shown only): {} if none."""
     if not isinstance(told, dict):
@@ -260,13 +276,14 @@ async def host_with_screen(
 ) -> int:
     host = Host(opts, identity, _quiet)
     caps = detect_caps(no_color=no_color, ascii_only=ascii_only, no_bell=no_bell)
+    host.auto_ready = False  # between games the person says so with `r`
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(host.run)
             code = await _lobby_then_game(HostLobby(host, RecordBook().start()), host, lang, caps)
             nursery.cancel_scope.cancel()
     finally:
-        _print_saved(host.peer, lang)
+        _print_saved(host.saved, lang)
     return code
 
 
@@ -298,7 +315,7 @@ async def join_with_screen(
                 if lobby.password is not None:
                     opts.password = lobby.password
             try:
-                await joiner.run()
+                await joiner.run_games()
                 return
             except (Refused, LinkError) as exc:
                 if joiner.link is not None or not (isinstance(exc, Refused) or "version" in str(exc)):
@@ -318,7 +335,7 @@ async def join_with_screen(
             code = await _lobby_then_game(lobby, joiner, lang, caps)
             nursery.cancel_scope.cancel()
     finally:
-        _print_saved(joiner.peer, lang)
+        _print_saved(joiner.saved, lang)
     return code
 
 
@@ -362,18 +379,18 @@ async def resume_with_screen(
             outcome = await run_game_ui(runner, lang=lang, terminal=terminal, saved=str(info.transcript))
             nursery.cancel_scope.cancel()
     finally:
-        _print_saved(peer, lang)
+        _print_saved([] if peer.writer is None else [peer.writer.path], lang)
     if outcome == "left":
         print(tr(detect_lang(lang), "left.done"), flush=True)
         return 0
     return 0 if runner.status.finished else 1
 
 
-def _print_saved(peer: Peer | None, lang: str | None) -> None:
-    """Where the game was saved, once the screen is closed (as `play` says it)."""
-    path = saved_path(peer)
-    if path is not None:
-        print(tr(detect_lang(lang), "play.saved", path=path), flush=True)
+def _print_saved(paths: list[Path], lang: str | None) -> None:
+    """Where each game was saved, once the screen is closed (as `play` says it)."""
+    for path in paths:
+        if path.exists():
+            print(tr(detect_lang(lang), "play.saved", path=path), flush=True)
 
 
 def saved_path(peer: Peer | None) -> Path | None:
@@ -386,19 +403,41 @@ def saved_path(peer: Peer | None) -> Path | None:
 
 async def _lobby_then_game(lobby: LobbySource, peer: Host | Joiner, lang: str | None, caps: Caps) -> int:
     """The lobby screen, then (once the host starts and the peer has its runner) the game screen on
-    the same terminal. 0 when the game finished or the player left it (a signed leave: with issue
-    17's protocol a bot plays on in their seat), 1 when they left the lobby or the game stopped."""
+    the same terminal; after a finished game, while the table plays on ("play again"), its lobby
+    again, and so on. 0 when the last game finished or the player left it (a signed leave: with
+    issue 17's protocol a bot plays on in their seat), 1 when they left the first lobby or the game
+    stopped."""
+    played = 0
+    finished = False
+    previous: PeerRunner | None = None
     async with open_terminal(caps) as terminal:
-        if await run_lobby_ui(lobby, lang=lang, terminal=terminal) != "start":
-            return 1
-        while peer.runner is None:
-            await trio.sleep(0.05)
-        saved = saved_path(peer.peer)
-        outcome = await run_game_ui(peer.runner, lang=lang, terminal=terminal, saved=str(saved or ""))
+        while True:
+            if await run_lobby_ui(lobby, lang=lang, terminal=terminal) != "start":
+                return 0 if finished else 1
+            while peer.runner is None or peer.runner is previous:
+                await trio.sleep(0.05)
+            runner = previous = peer.runner
+            saved = saved_path(peer.peer)
+            games = peer.opts.games
+            again = (games == 0 or played + 1 < games) and not (isinstance(peer, Host) and peer.closing)
+
+            def evening(state: TableState, runner: PeerRunner = runner) -> Evening:
+                return peer.evening.plus(result_of(runner.config, state))
+
+            outcome = await run_game_ui(
+                runner, lang=lang, terminal=terminal, saved=str(saved or ""), evening=evening, again=again
+            )
+            played += 1
+            finished = runner.status.finished
+            if outcome == "left" or not (finished and again) or not await peer.next_lobby(played):
+                break
+            book = getattr(lobby, "book", None)
+            if isinstance(book, RecordBook):
+                book.refresh()  # the lobby's records count the game just played
     if outcome == "left":  # the player chose to leave: a normal end, said once the screen is closed
         print(tr(detect_lang(lang), "left.done"), flush=True)
         return 0
-    return 0 if peer.runner.status.finished else 1
+    return 0 if finished else 1
 
 
 def _count(value: object) -> int:

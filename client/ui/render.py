@@ -14,6 +14,7 @@ from dataclasses import replace
 from . import games
 from .canvas import Canvas, Frame, Rect, Span, clip, text_width, wrap
 from .caps import Caps
+from .evening import evening_lines
 from .i18n import tr
 from .model import ScreenModel
 from .widgets import MIN_HEIGHT, MIN_WIDTH, ROUND_PANEL, dialog, draw_buttons, draw_log, too_small
@@ -289,8 +290,14 @@ def result(c: Canvas, m: ScreenModel) -> None:
                 Span(str(total).rjust(5), "good" if won else "dialog.body"),
             ]
         )
+    # the scores of the evening, as many players as the dialog has room for (the saved path after)
+    room = c.height - 6 - len(lines) - 3 - (3 if res.saved else 0)
+    if res.evening and room >= 1:
+        lines.append([])
+        lines.extend(evening_lines(res.evening, lang, res.games, most=room))
     if res.saved:
         lines.append([])
         for part in wrap(tr(lang, "result.saved", path=res.saved), 56):
             lines.append([Span(part, "dim")])
-    dialog(c, tr(lang, "result.title"), lines, tr(lang, "result.keys"), width=40)
+    keys = tr(lang, "evening.result_keys" if res.again else "result.keys")
+    dialog(c, tr(lang, "result.title"), lines, keys, width=40)

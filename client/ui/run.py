@@ -13,9 +13,11 @@ from typing import Protocol, TypeVar, cast
 
 import trio
 
+from client.table.evening import Evening
 from client.table.peer import warn_before
 from skyjo_p2p.core.errors import IllegalMove
 from skyjo_p2p.core.moves import Move
+from skyjo_p2p.core.state import TableState
 
 from .app import Back, Chat, Effect, GameUI, Quit, Submit
 from .canvas import Frame
@@ -150,6 +152,8 @@ async def run_game_ui(
     footer: str = "",
     read_only: bool = False,
     banner: str = "",
+    evening: Callable[[TableState], Evening] | None = None,
+    again: bool = False,
 ) -> str:
     """Play `runner`'s seat in the terminal until the player closes the screen. Returns "left" when
     they left a game still on (a signed leave went to every seat), else "quit". `read_only`: a
@@ -169,9 +173,18 @@ async def run_game_ui(
                 footer=footer,
                 read_only=read_only,
                 banner=banner,
+                evening=evening,
+                again=again,
             )
     ui = GameUI(
-        RunnerSource(runner), language, saved=saved, footer=footer, read_only=read_only, banner=banner
+        RunnerSource(runner),
+        language,
+        saved=saved,
+        footer=footer,
+        read_only=read_only,
+        banner=banner,
+        evening=evening,
+        again=again,
     )
     ui.bell = terminal.caps.bell
     alert = TurnAlert(terminal, f"{ui.source.game.upper()} — {tr(language, 'header.your_turn').lower()}")

@@ -324,6 +324,7 @@ def other_scenes(lang: str = "en") -> list[Scene]:
             pass
 
     scenes.append(Scene("lobby", Lobby, render=render_lobby))
+    scenes += again_scenes(lang)
     scenes.append(Scene("replay", _replay(lang), ("n", "n", "n")))
     return scenes
 
@@ -356,3 +357,57 @@ def all_scenes(lang: str = "en") -> list[Scene]:
     if lang not in _CACHE:
         _CACHE[lang] = skyjo_scenes(lang) + skipbo_scenes(lang) + action_scenes(lang) + other_scenes(lang)
     return _CACHE[lang]
+
+
+def evening_of_two(state: Any, names: Sequence[str]) -> Any:
+    """An evening of two games at a table of four (play again, issue 18): a first game made up,
+    then the one that ended in `state`."""
+    from client.table.evening import Evening, GameResult
+
+    fps = ("k3xq-7vpa-m2rd-9hbe", "a9fz-qq2m-x7lw-4ncd", "p2rt-8mcx-vv4n-k1zs", "zz3w-8b2k-rt5a-mm0p")
+    return Evening(
+        [
+            GameResult(b"1" * 32, state.game, tuple(names), fps, (104, 71, 88, 120), (1,)),
+            GameResult(b"2" * 32, state.game, tuple(names), fps, tuple(state.totals), tuple(state.winners)),
+        ]
+    )
+
+
+def again_scenes(lang: str = "en") -> list[Scene]:
+    """Play again: the lobby between games, and the game-over dialog with the evening's scores."""
+    from client.ui.lobby import LobbyScreen, LobbySeat, LobbyView, render_lobby
+
+    t = _table("skyjo", 4, {"target_score": 60}, 3, lambda s: s.phase == "game_over", level="greedy")
+    names = ["Anna", *t.names[1:]]
+    evening = evening_of_two(t.state, names)
+    fps = evening.results[0].fingerprints
+    view = LobbyView(
+        "Kitchen",
+        "skyjo",
+        [
+            LobbySeat(names[0], fps[0], ready=True, host=True, link="connected", known=True),
+            LobbySeat(names[1], fps[1], me=True),
+            LobbySeat(names[2], fps[2], ready=True, link="connected", known=True),
+            LobbySeat(empty=True),
+        ],
+        options={"target_score": 60},
+        address="192.168.1.20:45123",
+        settings={"turn": 60, "grace": 60, "insured": True},
+        after=2,
+        winners=evening.last.winner_names,
+        evening=evening.rows(),
+    )
+
+    class Lobby:
+        def screen(self) -> LobbyScreen:
+            return LobbyScreen(view, lang)
+
+        def handle_key(self, key: str) -> list[Any]:
+            return []
+
+        def on_frame(self, frame: Any) -> None:
+            pass
+
+    scenes = [Scene("lobby-again", Lobby, render=render_lobby)]
+    scenes.append(Scene("skyjo-evening", _ui(t, lang, evening=lambda state: evening, again=True)))
+    return scenes

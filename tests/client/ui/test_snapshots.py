@@ -103,6 +103,7 @@ VARIANTS = {
 MONO = {"skyjo-turn", "action-steal", "skipbo-hand-card", "links"}
 WIDE = {"skyjo-turn", "skyjo-result", "skipbo-turn", "action-choose", "action-exchange", "lobby"}
 FRENCH = {"skyjo-turn", "skyjo-round-over", "skipbo-hand-card", "action-swap", "lobby", "too-small"}
+FRENCH |= {"lobby-again", "skyjo-evening"}  # play again (issue 18)
 
 
 @cache
