@@ -171,6 +171,8 @@ class Host:
         """How many games have started at this table."""
         self.waiting: list[SeatInfo] = []
         """Players of the game on, back already for the next one (seated when its lobby opens)."""
+        self.bot_identities: list[Ed25519PrivateKey] = []
+        """The identity keys of the host's bots, kept from one game to the next."""
         self.evening = Evening()
         """The games finished at this table (the scores of the evening)."""
         self.saved: list[Path] = []
@@ -530,7 +532,11 @@ class Host:
 
     async def _start(self, mesh_listener: trio.SocketListener) -> PeerRunner:
         opts = self.opts
-        bot_keys = [Ed25519PrivateKey.generate() for _ in range(opts.bots)]
+        # the host's bots keep their identity for the evening (as people do: the scores of the
+        # evening count each bot once); every game still has its own session id and key shares
+        while len(self.bot_identities) < opts.bots:
+            self.bot_identities.append(Ed25519PrivateKey.generate())
+        bot_keys = self.bot_identities[: opts.bots]
         bot_listeners = [await open_listener(opts.interface) for _ in range(opts.bots)]
         names = [s.name for s in self.seats] + [f"bot {i + 1}" for i in range(opts.bots)]
         keys = [s.key for s in self.seats] + [k.public_key().public_bytes_raw() for k in bot_keys]

@@ -137,7 +137,7 @@ def test_two_headless_programs_play_two_games(tmp_path: Path) -> None:
 
 
 async def evening(
-    game: str, options: dict[str, Any], host_games: int, join_games: int
+    game: str, options: dict[str, Any], host_games: int, join_games: int, bots: int = 0
 ) -> tuple[Host, Joiner, list[str], list[str]]:
     """A headless host (saving its games) and a headless joiner (not saving: both programs share
     this process's home) at one table, until both have ended."""
@@ -147,7 +147,8 @@ async def evening(
         game=game,
         options=options,
         table="again",
-        seats=2,
+        seats=2 + bots,
+        bots=bots,
         headless="greedy",
         advertise=False,
         interface="127.0.0.1",
@@ -220,3 +221,15 @@ async def test_the_host_plays_one_game_by_default_and_its_joiner_then_ends(tmp_p
     assert host.begun == 1 and len(host.evening.results) == 1
     assert joiner.played == 1 and len(joiner.evening.results) == 1
     assert any("no other game" in line for line in join_lines), join_lines
+
+
+async def test_the_hosts_bot_is_one_player_of_the_evening(tmp_path: Path) -> None:
+    """The host's bot keeps its identity from one game to the next (each game still has its own
+    session and key shares): the evening counts it once, with both games."""
+    host, _, host_lines, _ = await evening("skyjo", {"target_score": 10}, 2, 2, bots=1)
+    assert host.begun == 2, host_lines
+    rows = host.evening.rows()
+    assert len(rows) == 3 and all(row.played == 2 for row in rows), rows
+    configs = [load(p.read_bytes())[0] for p in games_saved(tmp_path)]
+    assert len({c.session_id for c in configs}) == 2
+    assert len({c.identities[2] for c in configs}) == 1, "the bot's identity is the same in both games"
