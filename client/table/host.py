@@ -33,6 +33,7 @@ from protocol.config import DEFAULT_GRACE, TableConfig, check_table
 from protocol.errors import MalformedMessage
 from skyjo_p2p.bots import make_bot
 from skyjo_p2p.core.errors import OptionError
+from skyjo_p2p.core.options import parse_assignments
 
 from .evening import Evening, GameResult, evening_lines, result_of
 from .peer import PeerRunner
@@ -159,6 +160,8 @@ class Host:
         self.peer: Peer | None = None
         """The host's own seat once the game has started (its saved game: `peer.writer`)."""
         self.problem: str | None = None
+        self.options_refused: str | None = None
+        """Why the options the host typed last were refused (`set_options`), shown in its lobby."""
         """Why the last request to start was refused (see `start_problem`)."""
         self.admission = Admission(passwords=PasswordLimiter() if opts.password is not None else None)
         """The lobby's handshake caps and password guessing limits (`guard`); its `passwords`
@@ -235,6 +238,30 @@ class Host:
             return
         self.opts.turn = turn
         self._changed()
+
+    def set_options(self, text: str) -> str | None:
+        """The host changes the game's options in the lobby, for the game about to start (the
+        first, or the next one between games). `text` is every option as `--option` takes them
+        ("target_score=60 setup_reveals=2"; an option left out has its default). They are
+        checked as at the start (`check_table`); refused, nothing changes and the reason is
+        returned (and shown on the host's lobby). Otherwise every lobby shows the new options and
+        the chat says what changed: a player who was ready may take it back."""
+        if self.started:
+            return "a game is being played"
+        try:
+            options: dict[str, Any] = dict(parse_assignments(text.split()))
+            check_table(self.opts.game, self.opts.seats, options)
+        except (OptionError, MalformedMessage) as exc:
+            self.options_refused = exc.reason
+            self._changed()
+            return exc.reason
+        self.options_refused = None
+        if options != self.opts.options:
+            self.opts.options = options
+            shown = " ".join(f"{k}={v}" for k, v in sorted(options.items())) or "the defaults"
+            self.chat.append((self.opts.name, f"(changed the game's options: {shown})"))
+        self._changed()
+        return None
 
     def _changed(self) -> None:
         self.lobby_changed.set()

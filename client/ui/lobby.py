@@ -106,6 +106,10 @@ class LobbySource(Protocol):
 
     async def leave(self) -> None: ...
 
+    async def set_options(self, text: str) -> None:
+        """The host changes the game's options (NAME=VALUE ..., checked; a joiner: nothing)."""
+        ...
+
     async def cycle_turn(self) -> None:
         """Host only: the next move countdown of the lobby's cycle (off, 30 s, 60 s ...)."""
         ...
@@ -119,8 +123,18 @@ class LobbyScreen:
     lang: str
     overlay: str | None = None  # help | quit
     chat: str | None = None
+    editing: str | None = None  # the host's game options, as typed (`o`), while being changed
     cursor: str | None = None
     password: str = ""  # typed on the refusal screen
+
+
+def options_assignments(options: Mapping[str, Any]) -> str:
+    """The options as `--option` takes them, to edit: "target_score=60 setup_reveals=2"."""
+    parts = []
+    for key in sorted(options):
+        value = options[key]
+        parts.append(f"{key}={('on' if value else 'off') if isinstance(value, bool) else value}")
+    return " ".join(parts)
 
 
 def _option_text(options: Mapping[str, Any]) -> str:
@@ -310,7 +324,12 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
     cursor = ButtonTarget(screen.cursor) if screen.cursor else None
     ui = UiView(candidates=frozenset(b.target for b in _buttons(screen)), cursor=cursor)
     model = ScreenModel(lang, view.game, "", "", "", None, [], ui=ui)
-    if screen.chat is not None:
+    if screen.editing is not None:
+        x = c.put(1, py, tr(lang, "lobby.options_label"), "title") + 2
+        end = x + c.put(x, py, screen.editing[-(width - x - 2) :], "input")
+        c.put(end, py, "_", "cursor")
+        c.put(1, py + 1, tr(lang, "lobby.options_hint"), "dim", width - 2)
+    elif screen.chat is not None:
         x = c.put(1, py, tr(lang, "chat.label"), "title") + 2
         end = x + c.put(x, py, screen.chat[-(width - x - 2) :], "input")
         c.put(end, py, "_", "cursor")
@@ -351,6 +370,7 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
             ("r", tr(lang, "lobby.help.ready")),
             ("s", tr(lang, "lobby.help.start")),
             *([("c", tr(lang, "lobby.help.countdown"))] if view.is_host and view.settings else []),
+            *([("o", tr(lang, "lobby.help.options"))] if view.is_host else []),
             ("t", tr(lang, "help.chat")),
             ("q", tr(lang, "lobby.help.leave")),
             ("?", tr(lang, "help.help")),
@@ -458,6 +478,19 @@ class LobbyUI:
             return self._refused_key(key, view.refusal)
         if view.closed:
             return [LobbyAction("closed")]
+        if s.editing is not None:
+            if key == "esc":
+                s.editing = None
+            elif key == "enter":
+                text, s.editing = s.editing.strip(), None
+                return [LobbyAction("options", text)]
+            elif key == "backspace":
+                s.editing = s.editing[:-1]
+            elif key == "space":
+                s.editing += " "
+            elif len(key) == 1 and key.isprintable():
+                s.editing += key
+            return []
         if s.chat is not None:
             if key == "esc":
                 s.chat = None
@@ -496,6 +529,8 @@ class LobbyUI:
             s.cursor = names[index]
         elif key == "t":
             s.chat = ""
+        elif key == "o" and view.is_host and not view.starting:
+            s.editing = options_assignments(view.options)
         elif key == "?":
             s.overlay = "help"
         elif key == "q":
@@ -562,6 +597,8 @@ async def run_lobby_ui(
                 nursery.start_soon(source.start)
             elif action.name == "turn":
                 await source.cycle_turn()
+            elif action.name == "options":
+                await source.set_options(action.text)
             elif action.name == "chat":
                 nursery.start_soon(source.send_chat, action.text)
             elif action.name == "retry":

@@ -89,7 +89,9 @@ class HostLobby:
         status = "waiting for players" if players < opts.seats else "every seat is taken"
         # between games the host says it is ready too (`r`): the screen asks it, not the status
         waiting = [s.name for s in host.seats[1:] if not s.ready]
-        if waiting:
+        if host.options_refused is not None:
+            status = f"options not changed: {host.options_refused}"
+        elif waiting:
             status = f"waiting for {', '.join(waiting)} to be ready (r)"
         elif host.problem is not None:
             status = f"cannot start yet: {host.problem}"
@@ -139,6 +141,9 @@ class HostLobby:
 
     async def cycle_turn(self) -> None:
         self.host.set_turn(next_turn(self.host.opts.turn))
+
+    async def set_options(self, text: str) -> None:
+        self.host.set_options(text)
 
 
 class JoinLobby:
@@ -241,6 +246,9 @@ class JoinLobby:
         await self.joiner.leave()
 
     async def cycle_turn(self) -> None:
+        return None  # the host's choice
+
+    async def set_options(self, text: str) -> None:
         return None  # the host's choice
 
 
