@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from protocol.transcript import load
 from tests.client.netlab import NetLab, env_for, open_lab, output, wait_all
+from tests.client.test_lan_faults import wait_for
+from tests.client.test_lan_mdns import client, transcripts
 
 TABLE = "Kitchen table"
 
@@ -26,25 +27,6 @@ TABLE = "Kitchen table"
 @pytest.fixture
 def lab(request):
     yield from open_lab(request, base=20)  # 20-69: a range no other netns test file uses
-
-
-def client(*args: str) -> list[str]:
-    return ["-m", "client", *args]
-
-
-def transcripts(tmp_path: Path, i: int) -> list[Path]:
-    return sorted((tmp_path / f"data{i}" / "skyjo-lan" / "games").glob("*.skyjo"))
-
-
-def wait_for(process, text: str, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if text in output(process):
-            return True
-        if process.poll() is not None:
-            return text in output(process)
-        time.sleep(0.2)
-    return False
 
 
 def announced(lab: NetLab, tmp_path: Path, i: int, tries: int = 15) -> bool:
