@@ -9,9 +9,6 @@ fixed delay: the newcomer starts only once game 1 is over and the table is liste
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +16,7 @@ import pytest
 from protocol.transcript import load
 from tests.client.netlab import NetLab, env_for, open_lab, output, wait_all
 from tests.client.test_lan_faults import wait_for
-from tests.client.test_lan_mdns import client, transcripts
+from tests.client.test_lan_mdns import client, listed, transcripts, verify
 
 TABLE = "Kitchen table"
 
@@ -29,30 +26,9 @@ def lab(request):
     yield from open_lab(request, base=20)  # 20-69: a range no other netns test file uses
 
 
-def announced(lab: NetLab, tmp_path: Path, i: int, tries: int = 15) -> bool:
-    """`discover --json` in namespace i until the table is listed (bounded)."""
-    for _ in range(tries):
-        probe = lab.python(
-            i,
-            client("discover", "--json", "--seconds", "3", "--interface", lab.address(i)),
-            env_for(tmp_path, i),
-        )
-        assert wait_all([probe], 60) == [0], output(probe)
-        lines = output(probe).strip().splitlines()
-        if any(t["name"] == TABLE for t in (json.loads(lines[-1]) if lines else [])):
-            return True
-    return False
-
-
-def verified(path: Path) -> dict:
-    result = subprocess.run(
-        [sys.executable, "-m", "client", "verify", "--json", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return json.loads(result.stdout)
+def announced(lab: NetLab, tmp_path: Path, i: int) -> bool:
+    """Whether `discover` in namespace i lists the table (tried a bounded number of times)."""
+    return any(t["name"] == TABLE for t in listed(lab, tmp_path, i, TABLE, tries=15))
 
 
 def test_a_player_leaves_after_game_1_and_a_newcomer_found_by_mdns_plays_game_2(lab, tmp_path):
@@ -111,7 +87,7 @@ def test_a_player_leaves_after_game_1_and_a_newcomer_found_by_mdns_plays_game_2(
         (own,) = transcripts(tmp_path, i)
         config = load(own.read_bytes())[0]
         assert config.session_id in sessions and config.names == ("ana", name)
-        mine, theirs = verified(own), verified(sessions[config.session_id])
+        mine, theirs = verify(own), verify(sessions[config.session_id])
         assert mine["valid"] and mine["finished"] and theirs["valid"] and theirs["finished"]
         assert (mine["totals"], mine["winners"]) == (theirs["totals"], theirs["winners"])
     assert "evening after 2 games:" in output(host)
