@@ -73,11 +73,11 @@ def test_skip_bo_discard_piles_have_the_same_keys_to_take_and_to_place(run) -> N
     text = pty.wait("Your turn: pick a card to play", 90, "my turn")
     assert "hand 1-5, stock 6, discard piles 7-0" in text.replace("\n", " ")
     pty.send("1")
-    text = pty.wait(lambda t: "Put the" in t or "fits no building pile" in t, 30, "the hand card chosen")
+    text = pty.wait(lambda t: "Put the" in t or "fits no building pile" in t, 90, "the hand card chosen")
     assert "discard pile (7-0)" in text.replace("\n", " ")
     assert "(5-8)" not in text
     pty.send("7")  # onto discard pile 1: the turn ends
-    pty.wait(lambda t: "Put the" not in t and "fits no building pile" not in t, 30, "the discard")
+    pty.wait(lambda t: "Put the" not in t and "fits no building pile" not in t, 90, "the discard")
     pty.send("q", "y")
     assert pty.finish() == 0
 
