@@ -109,6 +109,16 @@ class Rewound:
 
 
 @dataclass(frozen=True, slots=True)
+class TableSilent:
+    """We voted to play a program's seats and, for a whole grace period since, no other program
+    sent us anything: most likely we are the one cut off. The game is not stopped (the table may
+    be playing on, and our seat may be played by it); the session waits, and a driver shows it
+    (`seats`: those we hear nothing from)."""
+
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class AwayChanged:
     """`seat`'s player is away (`away`: their own program plays for them, "autopilot") or back.
 
@@ -158,6 +168,7 @@ SessionEvent = (
     | SeatTakenOver
     | SeatReturned
     | Rewound
+    | TableSilent
     | Halted
     | TimerRequest
 )

@@ -143,20 +143,40 @@ SCHEMAS: Mapping[str, Mapping[str, Check]] = {
     # seat insurance (issue 17): the sender's key share escrowed among the other programs at the
     # keys step (Feldman VSS; `deal` is `crypto.EscrowDeal.to_wire()`)
     "escrow": {"deal": _is_list},
-    # the sender asks the table to play the seats of program `owner` (they stopped answering
-    # past the grace period); `held`: for each of those seats, how many of its frames the
-    # sender holds and the digest of the last one (the sender consumes none beyond)
-    "vacate": {"owner": SEAT, "held": _list_of(_tuple_of(SEAT, UINT, BIN32), 8, 1)},
+    # the sender votes, on its own observation (its wait for them ran past the grace period),
+    # that the table play the seats of program `owner`; `held`: for each of those seats, how many
+    # of its frames the sender holds and the digest of the last one (it consumes none beyond);
+    # `attempt`: the vote's attempt (10.9: one withdrawal ends an attempt, the next vote opens
+    # the next)
+    "vacate": {"owner": SEAT, "held": _list_of(_tuple_of(SEAT, UINT, BIN32), 8, 1), "attempt": UINT},
     # a holder's partial decryptions, from its escrow share of `dealer`'s key, of the cards a
     # reveal needs of that seat (the table plays it), with one batched proof
     "partials": {"job": UINT, "dealer": SEAT, "batch": _is_list},
     # the sender's player is back after the table played its seat: it plays again from its
     # next turn once every other seat acknowledged this frame (it is acknowledged like a game frame)
     "return": {},
+    # a voter that holds every vote of the attempt and no frame of the program signed after them
+    # agrees that the table play it (every required voter must), or withdraws its vote (it holds
+    # such a frame: the seat is there); the first of the two in its chain is its answer
+    "uphold": {"owner": SEAT, "attempt": UINT},
+    "withdraw": {"owner": SEAT, "attempt": UINT},
 }
 
 SIDE_KINDS = frozenset(
-    {"echo", "chat", "evidence", "complaint", "want", "halt", "leave", "away", "vacate", "return"}
+    {
+        "echo",
+        "chat",
+        "evidence",
+        "complaint",
+        "want",
+        "halt",
+        "leave",
+        "away",
+        "vacate",
+        "return",
+        "uphold",
+        "withdraw",
+    }
 )
 """Kinds handled on arrival; every other kind is a step of the game, consumed in order."""
 
@@ -181,6 +201,8 @@ KINDS: tuple[str, ...] = (
     "vacate",
     "partials",
     "return",
+    "uphold",
+    "withdraw",
 )
 """The wire code of each kind is its index here (fixed: a new kind goes at the end)."""
 _KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}

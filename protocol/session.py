@@ -100,8 +100,6 @@ from .events import (
     Halted,
     Left,
     MoveRefused,
-    Rewound,
-    SeatReturned,
     SeatTakenOver,
     SessionEvent,
     Started,
@@ -109,6 +107,7 @@ from .events import (
     Updated,
     YourMove,
 )
+from .insurance import SeatInsurance
 from .jobs import Blocked, Job, KeysJob, RoundSignatureJob, Unattributable, crypto_fault, job_for
 from .messages import MAX_TEXT, SIDE_KINDS, Ack, Envelope, open_frame, seal, verifiers_for
 from .quotas import Quotas
@@ -124,6 +123,9 @@ WANT_DELAY = 1.0
 ACK_DELAY = 0.25
 """Seconds a game frame we hold may stay unacknowledged before a stand-alone `echo` frame
 acknowledges it (when no frame of ours carried the acknowledgement meanwhile)."""
+MAX_WATCH_RESTARTS = 4
+"""How many times a wait starts afresh because the waited program sent something meanwhile (it is
+there) before the game stops naming it absent anyway (it never sends what the game needs)."""
 MAX_SERVED = 3
 """How often one frame is relayed in answer to `want`s (a flood of wants amplifies nothing)."""
 
@@ -206,7 +208,6 @@ class Session:
         """Each seat's key escrow (insured tables), once consumed at the keys step."""
         self._escrow_shares: dict[int, int] = {}
         """Our share of each seat's key whose escrow we hold (opened and checked)."""
-        self._vacancies = takeover.Vacancies(config)
         self._frozen: dict[int, int] = {}
         """seat -> the first sequence number of its frames we may not consume: we asked the table
         to play it (`vacate`), or the table decided to; what we held then is all that counts."""
@@ -218,26 +219,18 @@ class Session:
         """What each seat's chain acknowledged up to its last game frame consumed: the same on
         every peer at the same point of the game (a return waits for every seat's)."""
         self._consumed_upto = [0] * self.players
-        self._returns: dict[int, list[int]] = {}
-        """seat -> sequence numbers of its `return` frames."""
-        self._voids: dict[int, list[tuple[int, int]]] = {}
-        """seat -> (first, last) of its frames the table did not count, for each time it played
-        the seat."""
-        self._returning = False
-        self._later_votes: dict[int, list[Envelope]] = {}
-        """owner -> votes of an epoch that opens once its seats are back here (`Vacancies`)."""
-        self._reopened: list[int] = []
-        """Programs whose seats just came back: their later votes are read (`_advance`)."""
-        self._foreseen_limits: dict[int, list[takeover.Held]] = {}
-        """An offline check: owner -> what each later epoch's decision counts (`foresee`)."""
-        self._awaiting_verdict = False
-        """The table is voting to play our seat (or, for a live observer, any seat): no job runs
-        until the votes are all in."""
+        self._watch_mark: dict[int, int] = {}
+        """seat -> frames received of it when our current wait began: a vote needs a whole wait
+        with nothing of the waited program (`_timer`)."""
+        self._watch_restarts = 0
+        self._watched: str | None = None
         self._foreseen = False
         """An offline check: the votes are known before any frame is fed (`foresee`)."""
         self.stand_ins: dict[int, takeover.StandIn] = {}
         """Seats whose player left with its key share: the table plays them once their messages
         run out (`stands_in`)."""
+        self.insurance = SeatInsurance(self)
+        """The votes to play a vanished program, the table's decisions, the returns (10.9)."""
         self._final = False
         """A proven verdict: nothing more is checked. After a stop without proof (a timeout, a
         halt another peer sent) the session keeps checking what arrives, quietly, so a proof
@@ -291,8 +284,11 @@ class Session:
         return out
 
     def legal_moves(self) -> list[Move]:
-        """The moves this peer's seat may submit now."""
+        """The moves this peer's seat may submit now (none while a vote about our seat holds the
+        jobs back: the table may be playing it)."""
         if self.state is None or self.me is None or self.halted or self._disputes:
+            return []
+        if self._paused or self.insurance.paused():
             return []
         return legal_moves(self.state, self.me)
 
@@ -448,6 +444,7 @@ class Session:
         session._events = [
             e for e in session._events if isinstance(e, Blamed | Left | Halted | FrameRejected)
         ]
+        session.insurance.resumed()
         session._advance()
         session._arm_ack_timer()  # what we received but never acknowledged before the crash
         return session
@@ -503,6 +500,7 @@ class Session:
             return
         try:
             self._accept(envelope)
+            self.insurance.appended(envelope)
             self._advance()  # any frame it makes us send acknowledges it (see "Acknowledgements")
         except Misbehaviour as fault:
             self._blame(fault)
@@ -531,7 +529,7 @@ class Session:
         if kind == "ack":
             return self._ack_armed and rest == str(self._ack_timer)
         if kind == "vacate":
-            return rest.isdigit() and int(rest) not in self._vacancies.decided
+            return self.insurance.timer_needed(name)
         if kind == "echo":
             seat_text, _, seq_text = rest.partition(":")
             try:
@@ -626,8 +624,13 @@ class Session:
         stand_in = self.stand_ins.get(seat)
         if stand_in is None or self.halted:
             return False
-        if boundary and stand_in.started and stand_in.how == "vanished" and self._back(seat, stand_in):
-            return False
+        if (
+            boundary
+            and stand_in.started
+            and stand_in.how == "vanished"
+            and self.insurance.back(seat, stand_in) != "no"
+        ):
+            return False  # the player's again ("back"), or its frames are on their way ("wait")
         if self.has_queued(seat):
             return False
         if self._chains[seat].next_seq < stand_in.limit:
@@ -658,92 +661,6 @@ class Session:
             )
         return True
 
-    def _vacate(self, owner: int) -> None:
-        """Ask the table to play the seats of program `owner` (they stopped answering past the
-        grace period): vote, with what we hold of them, and consume nothing of theirs beyond."""
-        if self.me is None or self.halted or owner in self._vacancies.decided:
-            return
-        if self.config.owners[self.me] == owner or self.me in self._vacancies.votes.get(owner, {}):
-            return
-        held: takeover.Held = {}
-        for seat in self._vacancies.seats_of(owner):
-            chain = self._chains[seat]
-            held[seat] = (chain.next_seq, chain.last_digest)
-            self._frozen[seat] = min(self._frozen.get(seat, chain.next_seq), chain.next_seq)
-        self._emit("vacate", {"owner": owner, "held": [[s, n, d] for s, (n, d) in held.items()]})
-        self._vacancies.add(self.me, owner, held)
-        epoch = self._vacancies.epochs.get(owner, 0)
-        self._events.append(TimerRequest(f"vacate:{owner}:{epoch}", float(self.config.grace_seconds or 1)))
-        self._decide(owner)
-
-    def _vacate_frame(self, envelope: Envelope) -> None:
-        owner, held = self._vacancies.check(envelope)
-        epoch = self._vacancies.classify(owner, held)
-        if epoch == "later":  # the seats come back here later: the vote counts from then
-            self._later_votes.setdefault(owner, []).append(envelope)
-            return
-        if epoch == "stale":
-            return
-        if envelope.seat == self.me:
-            if self.replaying:  # our own vote, read back after a restart: the freeze holds again
-                for seat, (count, _) in held.items():
-                    self._frozen[seat] = min(self._frozen.get(seat, count), count)
-                self._vacancies.add(self.me, owner, held)
-                self._decide(owner)
-            return
-        if not self._vacancies.add(envelope.seat, owner, held) or self.halted:
-            return
-        if self._waits_for_votes(owner) and owner not in self._vacancies.decided:
-            # the table is voting to play our seat: what we consume now may be frames it will not
-            # count (and a holder's partials for a job we played ourselves would look like a
-            # fault). Nothing is consumed and nobody timed out until the votes are all in.
-            self._awaiting_verdict = True
-        self._publish([envelope.frame])  # every voter must see every vote
-        if not self.replaying:
-            self._vacate(owner)  # one vote makes every other program vote (see `Vacancies`)
-        self._decide(owner)
-
-    def _waits_for_votes(self, owner: int) -> bool:
-        """Whether a vote about `owner`'s seats stops our jobs until the verdict: it is about our
-        own seat, or we are a live observer. An observer votes on nothing and holds what one
-        player relays to it, in that player's order: a frame the table may not count comes after
-        that player's vote, so waiting from the first vote it sees keeps it off such frames.
-        (`verify` foresees the votes and need not wait.)"""
-        if self.me is None:
-            return not self._foreseen
-        return owner == self.config.owners[self.me]
-
-    def _decide(self, owner: int) -> None:
-        left = {s for s, stand_in in self.stand_ins.items() if stand_in.how == "left"}
-        counted = self._vacancies.decide(owner, left)
-        if counted is None:
-            return
-        self._awaiting_verdict = any(
-            o not in self._vacancies.decided and self._waits_for_votes(o) for o in self._vacancies.votes
-        )
-        for seat, (count, _) in counted.items():
-            self._frozen[seat] = count
-            if seat == self.me and self._consumed_upto[seat] > count and not self.replaying:
-                # we played on, cut off from the table, beyond what it counted: those moves are
-                # void; rebuilt from the saved transcript, this session goes on from the table's
-                self._events.append(
-                    Rewound(
-                        f"the table played seat {seat + 1} from its frame #{count}; ours after it are void"
-                    )
-                )
-                self._paused = True  # this state is not the table's: the session must be rebuilt
-            if seat in self.stand_ins:
-                continue
-            self.stand_ins[seat] = takeover.StandIn(
-                seat,
-                "vanished",
-                b"",
-                takeover.common_bot(self.config.session_id, self.config.game, seat),
-                limit=count,
-            )
-            if self._chains[seat].next_seq < count:
-                self._want_later(seat)  # another voter holds them
-
     def stand_in_shares(self, seat: int, ciphertexts: Sequence[crypto.Ciphertext]) -> list[crypto.Point]:
         """The decryption shares of a seat the table plays, as every peer computes them."""
         stand_in = self.stand_ins[seat]
@@ -764,85 +681,33 @@ class Session:
         return [e for e in self._queues[self.me] if e.kind == kind and e.data.get("job") == job]
 
     def foresee(self, envelopes: Iterable[Envelope]) -> None:
-        """An offline check holds the whole file: the table's decisions to play a vanished seat
-        are known before any frame is fed, so that the seat's frames the table did not count
-        (its own file holds them before the votes) are never consumed. A live peer never holds
-        such frames before it voted (`Vacancies`)."""
-        opened = list(envelopes)
+        """An offline check holds the whole file: the table's decisions are known before any
+        frame is fed (`SeatInsurance.foresee`). A live peer never holds such frames before it
+        voted."""
         self._foreseen = True
-        left = {e.seat for e in opened if e.kind == "leave" and e.data["key"]}
-        votes = takeover.Vacancies(self.config)
-        decisions: dict[int, list[takeover.Held]] = {}
-        for envelope in opened:
-            if envelope.kind == "vacate":
-                try:
-                    owner, held = votes.check(envelope)
-                except Misbehaviour:
-                    continue  # found again, and blamed, when the frame is fed
-                epoch = votes.classify(owner, held)
-                if epoch == "stale":
-                    continue
-                if epoch == "later":  # a vote after a return: the seats came back (or the file lies,
-                    votes.reopen(owner)  # and the live check finds it when the frame is fed)
-                votes.add(envelope.seat, owner, held)
-                if owner not in votes.decided:
-                    counted = votes.decide(owner, left)
-                    if counted is not None:
-                        decisions.setdefault(owner, []).append(counted)
-        for owner, counted_each in decisions.items():
-            for seat, (count, _) in counted_each[0].items():
-                self._frozen[seat] = count
-            self._foreseen_limits[owner] = counted_each[1:]
+        self.insurance.foresee(list(envelopes))
 
-    def _announce_return(self) -> None:
-        """We are playing again while the table plays our seat (we came back after it decided
-        we had vanished): say so once; the seat is ours again at our next turn (`_back`)."""
-        me = self.me
-        if me is None or self._returning or self.replaying or self.halted:
-            return
-        stand_in = self.stand_ins.get(me)
-        if stand_in is not None and stand_in.how == "vanished":
-            self._returning = True
-            sent = self._emit("return", {})
-            if sent is not None:
-                self._returns.setdefault(me, []).append(sent.seq)
+    def received(self, seat: int) -> int:
+        """How many frames of `seat` we have received (in its chain, and ahead of a gap)."""
+        chain = self._chains[seat]
+        return chain.next_seq + len(chain.ahead)
 
-    def _back(self, seat: int, stand_in: takeover.StandIn) -> bool:
-        """The vanished player of `seat` sent a `return` the table counts (after the frames
-        that counted) and every other seat still playing acknowledged it in its chain before
-        its last game frame consumed: the seat is the player's again, from this turn."""
-        returns = [r for r in self._returns.get(seat, []) if r >= stand_in.limit]
-        if not returns:
-            return False
-        back = returns[0]
-        for other in range(self.players):
-            if other == seat or other in self.stand_ins:
-                continue
-            if self._consumed_acks[other].get(seat, -1) < back:
-                return False
-        del self.stand_ins[seat]
-        self.taken_over.pop(seat, None)
-        self._frozen.pop(seat, None)
-        self._voids.setdefault(seat, []).append((stand_in.limit, back))
-        self._queues[seat] = deque(e for e in self._queues[seat] if not self._void(seat, e.seq))
-        self._events.append(SeatReturned(seat))
-        if seat == self.me:
-            self._returning = False  # should the table play it again, we say so again
-        owner = self.config.owners[seat]
-        if owner in self._vacancies.decided and not any(
-            s in self.stand_ins for s in self._vacancies.seats_of(owner)
-        ):
-            self._vacancies.reopen(owner)
-            foreseen = self._foreseen_limits.get(owner)
-            if foreseen:  # an offline check knows the next decision: nothing beyond it counts
-                for frozen, (count, _) in foreseen.pop(0).items():
-                    self._frozen[frozen] = count
-            self._reopened.append(owner)
-        return True
+    def holds_from(self, seat: int, seq: int) -> bool:
+        """Whether we hold a frame of `seat` at sequence number `seq` or beyond."""
+        chain = self._chains[seat]
+        return chain.next_seq > seq or any(q >= seq for q in chain.ahead)
 
-    def _void(self, seat: int, seq: int) -> bool:
-        """Whether frame `seq` of `seat` is one the table did not count (it played the seat)."""
-        return any(first <= seq <= last for first, last in self._voids.get(seat, ()))
+    def drop_void(self, seat: int) -> None:
+        """Forget the queued game messages of `seat` the table did not count."""
+        self._queues[seat] = deque(e for e in self._queues[seat] if not self.insurance.void(seat, e.seq))
+
+    def restart_watch(self) -> None:
+        """Our wait for the seats the current job waits for starts afresh (a vote of ours was
+        withdrawn: we vote again only after a new whole wait)."""
+        self._timer_for = None
+        self._reminded.clear()
+        if self._blocked is not None and not self.halted:
+            self._wait(self._blocked)
 
     def rebuilds(self, seat: int) -> bool:
         """Whether a seat the table plays has no published key share: its decryption shares are
@@ -947,21 +812,9 @@ class Session:
             self._echo_timeout(name)
             return
         if name.startswith("vacate:"):
-            _, owner_text, epoch_text = name.split(":")
-            owner = int(owner_text)
-            if (
-                int(epoch_text) == self._vacancies.epochs.get(owner, 0)
-                and owner not in self._vacancies.decided
-            ):
-                # not every program voted (another one is silent too): stop, as without insurance
-                seats = tuple(self._vacancies.seats_of(owner))
-                names = ", ".join(str(s + 1) for s in seats)
-                self._halt(
-                    f"seat(s) {names} did not answer in time (the table could not agree to play on)",
-                    absent=seats,
-                )
+            self.insurance.timer(name)
             return
-        if self._disputes or self._awaiting_verdict:
+        if self._disputes or self.insurance.paused():
             return  # nobody is late while we wait for the outcome of a dispute or of a vote
         blocked = self._blocked
         if blocked is None or blocked.name != name:
@@ -978,13 +831,22 @@ class Session:
         if self.config.insured and self.me is not None and self.state is not None:
             # (only once the game started: before, not every key is escrowed yet)
             programs = sorted({self.config.owners[s] for s in blocked.seats})
-            if self.config.owners[self.me] not in programs and not any(
-                o in self._vacancies.decided
-                for o in programs  # once per program
-            ):
-                for owner in programs:  # the table may play on without them (seat insurance)
-                    self._vacate(owner)
-                return
+            if self.config.owners[self.me] not in programs:
+                waited = [s for o in programs for s in self.insurance.seats_of(o)]
+                spoke = any(self.received(s) > self._watch_mark.get(s, 0) for s in waited)
+                if not spoke and not any(self.insurance.decided(o) for o in programs):
+                    for owner in programs:  # our own observation: the table may play on without them
+                        self.insurance.vote(owner)
+                    return
+                if self._watch_restarts < MAX_WATCH_RESTARTS:
+                    # a frame of the waited program came during our wait (it is there, slow or
+                    # waiting itself), or the table plays it and the frames it counted are on their
+                    # way: wait afresh. A vote needs a whole wait with nothing of it.
+                    self._watch_restarts += 1
+                    self.restart_watch()
+                    return
+                # there, yet never sending what the game needs: stop, naming it absent (no vote:
+                # the table never plays, nor discloses the cards of, a seat that is there)
         names = ", ".join(str(s + 1) for s in blocked.seats)
         self._halt(f"seat(s) {names} did not answer in time ({name})", absent=blocked.seats)
 
@@ -1103,8 +965,10 @@ class Session:
         acked = self._acks_in_chain[envelope.seat]
         for seat, seq, _ in envelope.acks:
             acked[seat] = max(acked.get(seat, -1), seq)
-        if envelope.kind == "return" and envelope.seat != self.me:
-            self._latest[envelope.seat] = (envelope.seq, envelope.digest)  # acknowledged as game frames are
+        if envelope.kind in ("return", "vacate") and envelope.seat != self.me:
+            # acknowledged as game frames are: a witness of a return; a voted seat that
+            # acknowledges a vote shows it is there (`SeatInsurance`)
+            self._latest[envelope.seat] = (envelope.seq, envelope.digest)
         if envelope.kind in SIDE_KINDS:
             for _, _, _, pending in self._halt_claims:
                 pending.discard((envelope.seat, envelope.seq))
@@ -1124,7 +988,7 @@ class Session:
                 )
             self._quotas.game_frame(envelope)
             self._ack_marks[(envelope.seat, envelope.seq)] = dict(self._acks_in_chain[envelope.seat])
-            if not self._void(envelope.seat, envelope.seq):
+            if not self.insurance.void(envelope.seat, envelope.seq):
                 self._queues[envelope.seat].append(envelope)
             if envelope.seat != self.me:
                 self._latest[envelope.seat] = (envelope.seq, envelope.digest)
@@ -1194,12 +1058,10 @@ class Session:
             self._complaint(envelope)
         elif envelope.kind == "away":
             self._away_frame(envelope.seat, envelope.data["away"])
-        elif envelope.kind == "vacate":
-            self._vacate_frame(envelope)
+        elif envelope.kind in ("vacate", "uphold", "withdraw"):
+            self.insurance.frame(envelope)
         elif envelope.kind == "return":
-            self._returns.setdefault(envelope.seat, []).append(envelope.seq)
-            if envelope.seat == self.me:
-                self._returning = True
+            self.insurance.return_frame(envelope)
 
     # --- private shares and complaints ------------------------------------------------------
 
@@ -1393,21 +1255,9 @@ class Session:
     # --- the jobs -------------------------------------------------------------------------------
 
     def _advance(self) -> None:
-        self._advance_jobs()
-        while self._reopened and not self.halted:
-            # a program's seats came back: the votes to play them again that came early count now
-            for envelope in self._later_votes.pop(self._reopened.pop(0), []):
-                try:
-                    self._vacate_frame(envelope)
-                except Misbehaviour as fault:  # (checked when it came: cannot happen)
-                    self._blame(fault)
-                    return
-            self._advance_jobs()
-
-    def _advance_jobs(self) -> None:
-        if self._paused or self._awaiting_verdict:
+        if self._paused or self.insurance.paused():
             return
-        self._announce_return()
+        self.insurance.announce_return()
         while not self._final and not self._disputes:
             if self._job is None:
                 self._job = self._next_job()
@@ -1454,6 +1304,10 @@ class Session:
             return
         if blocked.name == self._timer_for:
             return
+        if blocked.name != self._watched:
+            self._watched = blocked.name
+            self._watch_restarts = 0
+        self._watch_mark = {s: self.received(s) for s in range(self.players)}
         self._timer_for = blocked.name
         if blocked.automatic or (self.move_timeout is not None and blocked.seats):
             self._events.append(TimerRequest(blocked.name, self._timer_seconds(blocked)[0]))

@@ -356,7 +356,7 @@ def test_issue17_3_a_player_cut_off_who_played_on_is_rewound_then_retakes_its_se
     assert_came_back(net)
     # its frames between the table's count and its return are void, at every peer
     for seat in (0, 1):
-        (void,) = net.sessions[seat]._voids[GONE]
+        (void,) = net.sessions[seat].insurance.voids[GONE]
         assert void[0] == limit and void[1] > limit
 
 
@@ -570,7 +570,7 @@ def test_issue17_3_no_escrow_at_a_table_that_is_not_insured() -> None:
 def _vote(net: Net, voter: int, owner: int, seats: list[int]) -> bytes:
     session = net.sessions[voter]
     held = [[s, session.next_seq_of(s), session._chains[s].last_digest] for s in seats]
-    sent = session._emit("vacate", {"owner": owner, "held": held})
+    sent = session._emit("vacate", {"owner": owner, "held": held, "attempt": 0})
     assert sent is not None
     return sent.frame
 
@@ -605,7 +605,7 @@ def test_issue17_3_two_programs_silent_at_once_stop_the_game_naming_them_absent(
     for seat in (0, 1):
         votes = [e for e in opened(net, seat) if e.kind == "vacate"]
         assert votes and {e.seat for e in votes} == {0, 1}, "the others vote"
-        assert not net.sessions[seat]._vacancies.decided, "no decision without the silent seats' votes"
+        assert not net.sessions[seat].insurance.decided(2), "no decision without the silent seats' votes"
         assert not net.halted(seat)
     net.fire_timers([0, 1], prefix="vacate:")
     for seat in (0, 1):

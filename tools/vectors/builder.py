@@ -296,7 +296,7 @@ class Builder(CryptoSections):
             ("leave", {"reason": "left the table", "key": encode_scalar(self.secrets[seat])}),
             # (the kinds of seat insurance; in a real chain they come before any leave)
             ("escrow", {"deal": plain_wire(deal.to_wire())}),
-            ("vacate", {"owner": 2, "held": [[2, 3, fixed_hash("seat-2-frame-2")]]}),
+            ("vacate", {"owner": 2, "held": [[2, 3, fixed_hash("seat-2-frame-2")]], "attempt": 0}),
             ("partials", {"job": 14, "dealer": 0, "batch": plain_wire(partials.to_wire())}),
             ("return", {}),  # back after the table played the seat (acknowledged like a game frame)
         ]
