@@ -33,8 +33,9 @@ from protocol.errors import MalformedMessage
 from protocol.session import Session
 
 from .join import Destination, JoinOptions, find_table
-from .peer import PeerRunner
+from .peer import LogEntry, PeerRunner
 from .seat import LOBBY_TABLE, Say, print_line
+from .signedtable import NotSignedByPlayers, SignedTable, players
 from .spectators import WATCH_ROLE, watching_count
 
 log = logging.getLogger("skyjo_lan.watch")
@@ -104,6 +105,12 @@ class Watcher:
         self.started = trio.Event()
         """Set once the game has started (the runner exists)."""
         self.drops = 0
+        self.signed: SignedTable | None = None
+        """What the players signed of the table (each seat's first frame), checked as it comes."""
+        self.players: list[str] = []
+        """Each seat: name [fingerprint] (seat N), to compare with what the players see."""
+        self.lost = ""
+        """Why the last connection to the host ended without its word (said when reconnecting)."""
         self._nursery: trio.Nursery | None = None
 
     async def run(self) -> str:
@@ -138,8 +145,9 @@ class Watcher:
             except Refused:
                 raise
             except (LinkError, FramingError, OSError, trio.TooSlowError) as exc:
-                if self.config is None or tries >= len(RETRIES):
-                    raise WatchEnded(f"the host is gone ({exc})") from None
+                if not self.address or tries >= len(RETRIES):
+                    earlier = f"; the connection was lost: {self.lost}" if self.lost else ""
+                    raise WatchEnded(f"the host is gone ({exc}){earlier}") from None
                 await trio.sleep(RETRIES[tries])
                 tries += 1
                 continue
@@ -152,9 +160,10 @@ class Watcher:
                 if self.drops > MOST_DROPS:
                     raise WatchEnded("the host dropped this spectator too often: it cannot keep up")
                 continue
-            # lost: try again (the host may be busy); it fails at once if the host is gone
-            if self.config is None:
-                raise WatchEnded("the host closed the connection before the game started")
+            # lost, before the game or during it: try again (the host may be busy, or have
+            # dropped us: a spectator stopped or too slow to read is); it fails at once if the
+            # host is gone, and says what happened
+            self.say(f"lost the connection to the host: {self.lost}; reconnecting")
             await trio.sleep(RETRIES[0])
             tries = 1
 
@@ -185,13 +194,26 @@ class Watcher:
         return link
 
     async def _follow(self, link: Link) -> str:
-        """Read one connection: "finished"/"halted" (the host's game is over), "dropped", "lost"."""
+        """Read one connection: "finished"/"halted" (the host's game is over), "dropped", "lost"
+        (then `lost` says why)."""
         try:
             while True:
                 message: dict[str, Any] | None = None
-                with trio.move_on_after(self.opts.dead_after):
+                with trio.move_on_after(self.opts.dead_after) as waiting:
                     message = await link.receive()
+                if waiting.cancelled_caught:
+                    # this program may have been stopped (suspended) past the deadline: what
+                    # came meanwhile is read first, so it says what really happened
+                    with trio.move_on_after(1.0) as again:
+                        message = await link.receive()
+                    if again.cancelled_caught:
+                        self.lost = f"no word from the host for {self.opts.dead_after:g} s"
+                        return "lost"
                 if message is None:
+                    self.lost = (
+                        "the host closed it without a word (it drops a spectator that falls too far "
+                        "behind, e.g. a stopped program)"
+                    )
                     return "lost"
                 kind = message["t"]
                 if kind == "table":
@@ -214,6 +236,7 @@ class Watcher:
             if isinstance(exc, WatchEnded):
                 raise
             log.info("link to the host lost: %s", exc)
+            self.lost = _lost(exc)
             return "lost"
         finally:
             with trio.CancelScope(shield=True):
@@ -235,8 +258,15 @@ class Watcher:
                 raise WatchEnded("the host now shows another table than the one watched")
             return
         self.config = config
+        self.signed = SignedTable(config, HOST_SEAT)
+        self.players = players(config, HOST_SEAT)
         self.runner = runner = ObserverRunner(config)
         runner.set_watching(self.watching)
+        # the players as they see each other: a spectator compares these fingerprints with theirs
+        runner.log.extend(LogEntry("info", text=f"watching {who}") for who in self.players)
+        runner.log.append(
+            LogEntry("info", text="compare these fingerprints with the ones the players' own programs show")
+        )
         assert self._nursery is not None
         await self._nursery.start(runner.run, _no_broadcast)
         names = ", ".join(config.names) or f"{config.players} players"
@@ -253,9 +283,22 @@ class Watcher:
         fresh = frames[self.received - first :]
         if not all(isinstance(frame, bytes) for frame in fresh):
             raise LinkError("frames must be bytes")
+        signed = self.signed
+        assert signed is not None
+        was_complete = signed.complete
+        try:
+            for frame in fresh:
+                signed.check(frame)  # before the observer judges it: the host's doing, not a seat's
+        except NotSignedByPlayers as exc:
+            raise WatchEnded(exc.reason) from None
         if fresh:
             await self.runner.feed(fresh)
             self.received += len(fresh)
+        if signed.complete and not was_complete:
+            self.runner.log.append(
+                LogEntry("info", text="every player's own first frame signs this table (its genesis)")
+            )
+            self.runner.changed.set()
 
     def _over(self) -> str:
         runner = self.runner
@@ -266,6 +309,21 @@ class Watcher:
         if runner.status.halted is not None:
             return "halted"
         raise WatchEnded("the host's game ended, but what it sent does not end the game")
+
+
+def _lost(exc: BaseException) -> str:
+    """Why a connection to the host ended, in words."""
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(exc, ConnectionResetError) or isinstance(cause, ConnectionResetError):
+        return (
+            "the connection was reset (the host dropped this spectator, e.g. a stopped program "
+            "that fell too far behind, or the host's program ended)"
+        )
+    if isinstance(exc, FramingError) and "closed inside a frame" in str(exc):
+        return (
+            "the host closed it in the middle of a message (it drops a spectator that falls too far behind)"
+        )
+    return str(exc) or type(exc).__name__
 
 
 def result_lines(runner: PeerRunner) -> list[str]:
