@@ -30,7 +30,7 @@ from client.net.mesh import sign_genesis
 from client.storage import fingerprint
 from client.table.seat import LOBBY_TABLE
 from client.table.signedtable import NotSignedByPlayers, SignedTable
-from client.table.watch import Watcher, WatchEnded, WatchOptions
+from client.table.watch import WatchEnded, Watcher, WatchOptions
 from protocol.messages import peek_seat
 from tests.protocol.harness import Net
 
@@ -119,7 +119,8 @@ async def test_a_host_that_shows_a_table_its_players_did_not_sign_is_named(playe
 
 async def test_frames_of_another_session_are_the_host_s_doing(played: Net) -> None:
     other = replace(played.config, session_id=b"\x07" * 32)
-    with pytest.raises(WatchEnded, match=r"the host, p0 \[.*\] \(seat 1, the host\), sent frames of another game"):
+    named = r"the host, p0 \[.*\] \(seat 1, the host\), sent frames of another game"
+    with pytest.raises(WatchEnded, match=named):
         await watch_frames(played, other, list(played.sessions[0].frames))
 
 
