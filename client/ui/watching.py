@@ -45,7 +45,14 @@ async def watch_with_screen(opts: WatchOptions, *, lang: str, caps: Caps) -> int
         assert runner is not None
         banner = tr(lang, "watch.header", table=watcher.table or watcher.address, n=runner.config.players)
         async with open_terminal(caps) as terminal:
-            await run_game_ui(runner, lang=lang, terminal=terminal, read_only=True, banner=banner)
+            await run_game_ui(
+                runner,
+                lang=lang,
+                terminal=terminal,
+                read_only=True,
+                banner=banner,
+                players=watcher.players,
+            )
             closed = True
         nursery.cancel_scope.cancel()
     if closed and outcome in ("", "finished"):

@@ -199,3 +199,22 @@ async def test_a_spectator_that_lost_the_host_says_why_and_tries_again(how: str,
         nursery.cancel_scope.cancel()
     assert any(line.startswith("lost the connection to the host: " + told) for line in lines), lines
     assert not any("closed the connection before the game started" in line for line in lines)
+
+
+# --- on the screen: `?` lists whom the spectator watches, with their fingerprints ---------------
+
+
+@pytest.mark.parametrize(("lang", "heading"), [("en", "compare each fingerprint"), ("fr", "comparez chaque")])
+def test_the_spectator_s_help_lists_the_players_with_their_fingerprints(lang: str, heading: str) -> None:
+    from client.ui.app import GameUI
+    from client.ui.caps import Caps
+    from client.ui.render import render
+    from tests.client.ui.scenes import OfflineTable
+
+    who = ["Anna [abcd-efgh-ijkl-mnop] (seat 1, the host)", "Ben [qrst-uvwx-yz23-4567] (seat 2)"]
+    ui = GameUI(OfflineTable("skyjo", 2, seed=5).source(), lang, read_only=True, players=who)
+    ui.handle_key("?")
+    text = "\n".join(render(ui.screen(), 100, 30, Caps()).text())
+    assert heading in text
+    for line in who:
+        assert line in text
