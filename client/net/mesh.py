@@ -373,6 +373,7 @@ class Mesh:
         while True:
             message = await link.receive()
             if message is None:
+                log.info("seat %s closed the link (end of its stream)", seat)
                 return
             kind = message["t"]
             if kind == "frame":
