@@ -211,8 +211,8 @@ class Watcher:
                         return "lost"
                 if message is None:
                     self.lost = (
-                        "the host closed it without a word (it drops a spectator that falls too far "
-                        "behind, e.g. a stopped program)"
+                        "the host closed it without a word (it does so to a spectator that falls too "
+                        "far behind, e.g. a stopped program, and when its own program ends)"
                     )
                     return "lost"
                 kind = message["t"]
@@ -321,7 +321,8 @@ def _lost(exc: BaseException) -> str:
         )
     if isinstance(exc, FramingError) and "closed inside a frame" in str(exc):
         return (
-            "the host closed it in the middle of a message (it drops a spectator that falls too far behind)"
+            "the host closed it in the middle of a message (it does so to a spectator that falls "
+            "too far behind, e.g. a stopped program)"
         )
     return str(exc) or type(exc).__name__
 

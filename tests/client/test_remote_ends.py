@@ -164,17 +164,23 @@ def lobby_port(host: subprocess.Popen[bytes]) -> int:
 
 
 async def test_spectators_that_reset_half_close_or_stop_never_end_the_host(tmp_path: Path) -> None:
-    host = start(tmp_path, "host", host_argv("--seats", "3", "--bots", "2", "--think-time", "0.15"))
+    # the host's seat and a bot; the game starts when a player joins (the spectators come first)
+    host = start(tmp_path, "host", host_argv("--seats", "3", "--bots", "1", "--think-time", "0.15"))
     watchers: list[subprocess.Popen[bytes]] = []
+    joiner = None
     try:
         await said(host, r" open on 127\.0\.0\.1:\d+")
         port = lobby_port(host)
         target = f"127.0.0.1:{port}"
-        watchers = [
-            start(tmp_path, who, ["watch", target, "--plain"]) for who in ("stopped", "killed", "good")
-        ]
-        stopped, killed, good = watchers
+        names = ("stopped", "killed", "good", "asleep")
+        watchers = [start(tmp_path, who, ["watch", target, "--plain"]) for who in names]
+        stopped, killed, good, asleep = watchers
         for watcher in watchers:
+            await said(watcher, r"watching .* at 127\.0\.0\.1:")
+        # issue 26, point 5: stopped in the lobby, it is dropped during the game (it reads nothing)
+        asleep.send_signal(signal.SIGSTOP)
+        joiner = start(tmp_path, "ben", ["join", target, "--bot", "greedy", "--nick", "ben"])
+        for watcher in (stopped, killed, good):
             await said(watcher, "the game has started")
         # this test's own spectators: each takes the catch-up unread, then resets or half-closes
         streams = [await open_link(port, WATCH_ROLE, "spectator", small=True) for _ in range(6)]
@@ -193,13 +199,20 @@ async def test_spectators_that_reset_half_close_or_stop_never_end_the_host(tmp_p
         assert await ended(host) == 0, text(host)[-3000:]
         healthy(host)
         finished_game(tmp_path, "host")
+        assert await ended(joiner) == 0, text(joiner)[-3000:]
         assert await ended(good) == 0, text(good)[-3000:]
         assert "game over: " in text(good)
         for stream in streams[3:]:
             stream.socket.close()
+        # woken after the host is gone: it shows the game it was sent, then says what happened
+        asleep.send_signal(signal.SIGCONT)
+        assert await ended(asleep, 120) == 1
+        seen = text(asleep)
+        assert "the game has started" in seen and "lost the connection to the host: " in seen, seen[-3000:]
+        assert "before the game started" not in seen, seen[-3000:]
     finally:
-        for process in (host, *watchers):
-            if process.poll() is None:
+        for process in (host, joiner, *watchers):
+            if process is not None and process.poll() is None:
                 process.send_signal(signal.SIGCONT)
                 process.kill()
 

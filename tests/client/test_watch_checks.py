@@ -185,7 +185,7 @@ async def fake_host(how: str, task_status: trio.TaskStatus[int] = trio.TASK_STAT
     ("how", "told"),
     [
         ("reset", "the connection was reset"),
-        ("closed", "the host closed it without a word (it drops a spectator that falls too far behind"),
+        ("closed", "the host closed it without a word (it does so to a spectator that falls too far behind"),
         ("silent", "no word from the host for 0.5 s"),
     ],
 )
