@@ -27,8 +27,8 @@ from protocol.messages import open_frame, verifiers_for
 
 
 def players(config: TableConfig, host: int = 0) -> list[str]:
-    """Each seat as "NAME [fingerprint] (seat N)", the host said so: as the players see each
-    other in the lobby."""
+    """Each seat as "NAME [fingerprint] (seat N)" (", the host" added to the host's seat): the
+    players with their key fingerprints, as they see each other in the lobby."""
     names = list(config.names) or [f"seat {s + 1}" for s in range(config.players)]
     return [
         f"{names[s]} [{fingerprint(key)}] (seat {s + 1}{', the host' if s == host else ''})"

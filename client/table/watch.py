@@ -6,9 +6,13 @@ key: it signs nothing of the game and takes no seat) and follows what the host s
 (`spectators`): the signed genesis, then the host's transcript in the host's order. A live
 observer session (`protocol.session.Session(config, None, None)`, as `skyjo-lan verify` runs)
 checks every frame: signatures, proofs, moves, scores. It never times anybody out and never sends
-a frame; it holds no secret, so it sees what a public transcript shows and nothing more.
+a frame; it holds no secret, so it sees what a public transcript shows and nothing more. It shows
+whom it watches (names with key fingerprints, to compare with the players') and checks that each
+seat's own first frame follows the genesis the host showed (`signedtable`): otherwise the host
+sent a table its players did not sign, and it stops, naming the host.
 
-Dropped for falling behind (``dropped``), or cut off, it reconnects and asks for the frames from
+Dropped for falling behind (``dropped``), or cut off (it says why: a reset, a close without a
+word, nothing heard), it reconnects, before the game as during it, and asks for the frames from
 the first one it lacks (hello ``from``). The host gone for good, it says so and ends with 1; the
 game over, it shows the result and ends with 0.
 """

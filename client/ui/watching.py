@@ -2,8 +2,9 @@
 
 Until the game starts (or while the table is being found) plain lines say what happens; then the
 game screen shows the public table as a player's screen does, without a hidden card (the
-observer holds none), a prompt or a move key: the header says "watching TABLE (N players)", `q`
-quits at once. The game over, the result stays until `q` (exit 0). The host gone, the screen
+observer holds none), a prompt or a move key: the header says "watching TABLE (N players)", `?`
+lists the players with their key fingerprints (to compare with the players' own), `q` quits at
+once. The game over, the result stays until `q` (exit 0). The host gone, the screen
 closes and one line says so (exit 1).
 """
 
