@@ -48,6 +48,9 @@ RETRIES = (0.5, 1.0, 2.0)
 """Seconds before each new try after the link to the host was lost (then the host is gone)."""
 MOST_DROPS = 64
 """Times in a row the host may drop this spectator for falling behind before it gives up."""
+MOST_LOSSES = 8
+"""Connections in a row lost with nothing new received before it gives up (a host that accepts
+and closes again and again)."""
 
 
 @dataclass
@@ -143,6 +146,7 @@ class Watcher:
 
     async def _follow_all(self, dest: Destination) -> str:
         tries = 0
+        barren = 0  # connections in a row lost with nothing new received
         while True:
             try:
                 link = await self._connect(dest)
@@ -156,6 +160,7 @@ class Watcher:
                 tries += 1
                 continue
             tries = 0
+            had = (self.config is not None, self.received)
             outcome = await self._follow(link)
             if outcome in ("finished", "halted"):
                 return outcome
@@ -167,6 +172,9 @@ class Watcher:
             # lost, before the game or during it: try again (the host may be busy, or have
             # dropped us: a spectator stopped or too slow to read is); it fails at once if the
             # host is gone, and says what happened
+            barren = barren + 1 if (self.config is not None, self.received) == had else 0
+            if barren > MOST_LOSSES:
+                raise WatchEnded(f"the connection to the host is lost again and again ({self.lost})")
             self.say(f"lost the connection to the host: {self.lost}; reconnecting")
             await trio.sleep(RETRIES[0])
             tries = 1

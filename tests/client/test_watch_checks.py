@@ -142,7 +142,7 @@ def test_the_check_takes_each_seat_s_first_frame_once(played: Net) -> None:
 async def fake_host(how: str, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
     """A host's lobby that admits one spectator, says how many watch, then resets the connection
     (`reset`: SO_LINGER 0), closes it (`closed`), or says nothing more (`silent`); then refuses
-    every further spectator ("the game is over")."""
+    every further spectator ("the game is over"). `again`: every spectator is closed as `closed`."""
     identity = Ed25519PrivateKey.generate()
     listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
     task_status.started(listener.socket.getsockname()[1])
@@ -150,7 +150,7 @@ async def fake_host(how: str, task_status: trio.TaskStatus[int] = trio.TASK_STAT
 
     async def one(stream: trio.SocketStream, first: bool) -> None:
         def admit(peer: PeerIdentity, hello: dict[str, Any]) -> str | None:
-            return None if first else "the game is over"
+            return None if first or how == "again" else "the game is over"
 
         try:
             await accept(
@@ -169,7 +169,7 @@ async def fake_host(how: str, task_status: trio.TaskStatus[int] = trio.TASK_STAT
         if how == "reset":
             stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             await stream.aclose()
-        elif how == "closed":
+        elif how in ("closed", "again"):
             await stream.aclose()
         else:
             await trio.sleep_forever()
@@ -218,3 +218,19 @@ def test_the_spectator_s_help_lists_the_players_with_their_fingerprints(lang: st
     assert heading in text
     for line in who:
         assert line in text
+
+
+async def test_a_host_that_closes_every_connection_is_given_up_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    from client.table import watch as watch_module
+
+    monkeypatch.setattr(watch_module, "RETRIES", (0.01, 0.01, 0.01))
+    lines: list[str] = []
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(fake_host, "again")
+        watcher = Watcher(WatchOptions(target=f"127.0.0.1:{port}"), lines.append)
+        with trio.fail_after(60), pytest.raises(WatchEnded, match="lost again and again"):
+            await watcher.run()
+        nursery.cancel_scope.cancel()
+    assert (
+        sum(line.startswith("lost the connection to the host") for line in lines) == watch_module.MOST_LOSSES
+    )
