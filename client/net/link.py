@@ -47,6 +47,16 @@ log = logging.getLogger("skyjo_lan.link")
 
 HANDSHAKE_TIMEOUT = 10.0
 SEND_QUEUE = 20_000
+REMOTE_ERRORS = (
+    LinkError,
+    FramingError,
+    trio.BrokenResourceError,
+    trio.ClosedResourceError,
+    trio.TooSlowError,
+    OSError,
+)
+"""What the other end of a connection can make our side raise, with its socket (a reset, a
+close, a stall) or its bytes (garbage, a refusal): the end of that connection, never a bug."""
 MAX_NAME = 32
 
 
@@ -519,6 +529,11 @@ async def _handle_counted(
     try:
         with handshake.scope:
             await handler(stream, handshake)
+    except* REMOTE_ERRORS as group:
+        # what the remote end did with its socket or its bytes (a reset, a close, garbage, a
+        # stall), met anywhere in the handler, even as an exception group from a nursery,
+        # ends this connection only: never the listener, nor the program around it
+        log.info("a connection ended: %s", "; ".join(str(e) or type(e).__name__ for e in group.exceptions))
     finally:
         handshake.done()
         await trio.aclose_forcefully(stream)
@@ -555,6 +570,7 @@ def _remote_host(stream: trio.abc.Stream) -> str:
 
 
 __all__ = [
+    "REMOTE_ERRORS",
     "FramingError",
     "GenesisDiffers",
     "Handshake",

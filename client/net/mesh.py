@@ -32,7 +32,18 @@ from protocol.errors import MalformedMessage
 
 from .framing import FramingError
 from .guard import Admission, source_key
-from .link import GenesisDiffers, Handshake, Link, LinkError, Proof, TableClaim, accept, dial, serve
+from .link import (
+    REMOTE_ERRORS,
+    GenesisDiffers,
+    Handshake,
+    Link,
+    LinkError,
+    Proof,
+    TableClaim,
+    accept,
+    dial,
+    serve,
+)
 from .linkproto import PeerIdentity, field
 
 log = logging.getLogger("skyjo_lan.mesh")
@@ -337,15 +348,16 @@ class Mesh:
         if self.watching is not None:
             link.send(self.watching)
         try:
+            # what the other end does with its socket reaches us from the reader, the writer or
+            # both at once (an exception group): it ends this link, never the game
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(link.writer)
-                try:
-                    await self._read(seat, link)
-                except (LinkError, FramingError) as exc:
-                    log.warning("closing the link to seat %s: %s", seat, exc)
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-                    log.info("link to seat %s lost: %s", seat, exc)
+                await self._read(seat, link)
                 nursery.cancel_scope.cancel()
+        except* (LinkError, FramingError) as group:
+            log.warning("closing the link to seat %s: %s", seat, group.exceptions[0])
+        except* REMOTE_ERRORS as group:
+            log.info("link to seat %s lost: %s", seat, group.exceptions[0])
         finally:
             await link.aclose()
             if self.links.get(seat) is link:
@@ -361,6 +373,7 @@ class Mesh:
         while True:
             message = await link.receive()
             if message is None:
+                log.info("seat %s closed the link (end of its stream)", seat)
                 return
             kind = message["t"]
             if kind == "frame":

@@ -25,7 +25,7 @@ from client.net.addresses import announced_addresses, shown_addresses
 from client.net.discovery import Advertiser
 from client.net.framing import FramingError
 from client.net.guard import Admission, PasswordLimiter, PasswordTry, source_key
-from client.net.link import Handshake, Link, LinkError, Refused, WrongPassword, accept, serve
+from client.net.link import REMOTE_ERRORS, Handshake, Link, LinkError, Refused, WrongPassword, accept, serve
 from client.net.linkproto import PeerIdentity
 from client.net.mesh import sign_genesis
 from client.storage import fingerprint
@@ -461,11 +461,18 @@ class Host:
                 else None
             )
 
+            spectators = self.spectators  # the game's (a new game makes new ones)
+            placed = False  # a spectator's place was taken (`admit`): `serve` or `release` follows
+
             def admit(peer: PeerIdentity, hello: dict[str, Any]) -> str | None:
+                nonlocal placed
                 if hello.get("role") == WATCH_ROLE:
-                    return self.spectators.admit()
+                    refusal = spectators.admit()
+                    placed = refusal is None
+                    return refusal
                 return self.refusal(peer.key)
 
+            link: Link | None = None
             try:
                 link, hello = await accept(
                     stream,
@@ -509,8 +516,10 @@ class Host:
                 if gate is not None:
                     gate.close()
                 handshake.done()
+                if placed and link is None:
+                    spectators.release()  # admitted, but its handshake failed after all
             if hello.get("role") == WATCH_ROLE:
-                await self.spectators.serve(link, hello)
+                await spectators.serve(link, hello)
                 return
             returning = storage.remember_peer(link.peer.key, link.peer.name)
             seat = SeatInfo(
@@ -528,9 +537,9 @@ class Host:
             seats.append(seat)
             self.say(f"{seat.name} joined [{fingerprint(seat.key)}]{' (seen before)' if returning else ''}")
             self._changed()
-            async with trio.open_nursery() as inner:
-                inner.start_soon(link.writer)
-                try:
+            try:
+                async with trio.open_nursery() as inner:
+                    inner.start_soon(link.writer)
                     while self.begun < seat.game:
                         message = await link.receive()
                         if message is None or message["t"] == "bye":
@@ -541,16 +550,16 @@ class Host:
                         elif message["t"] == "ready" and isinstance(message.get("ready"), bool):
                             seat.ready = message["ready"]
                             self._changed()
-                except (LinkError, FramingError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    pass
-                if self.begun < seat.game:
-                    for seated in (self.seats, self.waiting):
-                        if seat in seated:
-                            seated.remove(seat)
-                    self.say(f"{seat.name} left")
-                    self._changed()
-                    await link.aclose()
-                inner.cancel_scope.cancel()
+                    inner.cancel_scope.cancel()
+            except* REMOTE_ERRORS as group:  # from its reader, its writer or both: it left
+                log.info("lobby link of %s lost: %s", seat.name, group.exceptions[0])
+            if self.begun < seat.game:
+                for seated in (self.seats, self.waiting):
+                    if seat in seated:
+                        seated.remove(seat)
+                self.say(f"{seat.name} left")
+                self._changed()
+                await link.aclose()
 
         async def serving() -> None:
             await serve(listener, handle, admission, what="lobby", say=self.say)

@@ -23,7 +23,7 @@ from client.net.addresses import (
 )
 from client.net.discovery import TableAd, browse
 from client.net.framing import FramingError
-from client.net.link import Link, LinkError, Refused, dial
+from client.net.link import REMOTE_ERRORS, Link, LinkError, Refused, dial
 from client.net.linkproto import field as link_field
 from client.net.mesh import HOST_SEAT, genesis_signed_by
 from client.storage import fingerprint
@@ -281,19 +281,13 @@ class Joiner:
         )
         start: dict[str, Any] | None = None
         failure: BaseException | None = None
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(link.writer)
-            try:
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(link.writer)
                 start = await _wait_for_start(link, say, self._lobby_message)
-            except (
-                LinkError,
-                FramingError,
-                trio.BrokenResourceError,
-                trio.ClosedResourceError,
-                OSError,
-            ) as exc:
-                failure = exc
-            nursery.cancel_scope.cancel()
+                nursery.cancel_scope.cancel()
+        except* REMOTE_ERRORS as group:  # the reader's, the writer's, or both (a reset)
+            failure = group.exceptions[0]
         await link.aclose()
         if failure is not None or start is None:
             with trio.CancelScope(shield=True):

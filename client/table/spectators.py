@@ -35,8 +35,8 @@ from typing import Any
 
 import trio
 
-from client.net.framing import FramingError, encode_frame
-from client.net.link import Link, LinkError
+from client.net.framing import encode_frame
+from client.net.link import REMOTE_ERRORS, Link
 from client.net.linkproto import field, pack
 
 log = logging.getLogger("skyjo_lan.watch")
@@ -150,20 +150,33 @@ class Spectators:
         self.table: dict[str, Any] | None = None
         self.ended = False
         self._watching: list[_Spectator] = []
+        self._reserved = 0
+        """Places given by `admit` to spectators whose handshake is not over yet (`serve` takes
+        one, `release` gives one back): counted against the limit with those watching."""
 
     @property
     def count(self) -> int:
         return len(self._watching)
 
     def admit(self) -> str | None:
-        """None to let one more spectator in, else why not (sent as the refusal's reason)."""
+        """None to let one more spectator in (its place is taken at once: `serve` or `release`
+        must follow), else why not (sent as the refusal's reason).
+
+        The check and the count are one step, with no await between them: spectators dialling
+        at once can never be admitted beyond the limit."""
         if self.limits.most <= 0:
             return "this table takes no spectators"
-        if self.count >= self.limits.most:
-            return f"too many spectators already ({self.count}/{self.limits.most})"
+        taken = self.count + self._reserved
+        if taken >= self.limits.most:
+            return f"too many spectators already ({taken}/{self.limits.most})"
         if self.ended:
             return "the game is over"
+        self._reserved += 1
         return None
+
+    def release(self) -> None:
+        """A spectator admitted by `admit` never came to `serve` (its handshake failed)."""
+        self._reserved = max(0, self._reserved - 1)
 
     # --- fed by the host ----------------------------------------------------------------------
 
@@ -189,9 +202,12 @@ class Spectators:
         """The host's game is over: every spectator gets what is left and ``end``, within
         `limits.drain` seconds."""
         self.ended = True
+        deadline = trio.current_time() + self.limits.drain
         for spectator in self._watching:
             if spectator.last is None:
                 spectator.last = {"t": "end"}
+            # a spectator that does not read (stopped, stalled) is cut off after the drain too
+            spectator.scope.deadline = min(spectator.scope.deadline, deadline)
             spectator.poke()
         with trio.move_on_after(self.limits.drain):
             while self._watching:
@@ -200,7 +216,10 @@ class Spectators:
     # --- one spectator's connection -----------------------------------------------------------
 
     async def serve(self, link: Link, hello: dict[str, Any]) -> None:
-        """Serve one admitted spectator until it leaves, is dropped, or the game is over."""
+        """Serve one admitted spectator (its place taken by `admit`) until it leaves, is
+        dropped, or the game is over. Never raises for what the spectator's end of the
+        connection does (a reset, a close, garbage): the host's game goes on."""
+        self._reserved = max(0, self._reserved - 1)
         start = hello.get("from", 0)
         if not isinstance(start, int) or isinstance(start, bool) or not 0 <= start <= len(self.frames):
             start = 0  # an index we never sent: from the beginning
@@ -212,13 +231,15 @@ class Spectators:
             spectator.last = {"t": "end"}
         self._count_changed()
         try:
+            # trio raises what the writer and the reader meet as an exception group (both may
+            # meet a reset at once): every network error in it ends this spectator, not the host
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._read, spectator, nursery.cancel_scope)
                 with spectator.scope:
                     await self._write(spectator)
                 nursery.cancel_scope.cancel()
-        except (LinkError, FramingError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            log.info("spectator link closed: %s", exc)
+        except* REMOTE_ERRORS as group:
+            log.info("spectator link closed: %s", group.exceptions[0])
         finally:
             self._watching.remove(spectator)
             with trio.CancelScope(shield=True):
@@ -269,9 +290,7 @@ class Spectators:
     async def _read(self, spectator: _Spectator, scope: trio.CancelScope) -> None:
         """A spectator only says goodbye: its first message, whatever it is, closes its link (so
         neither a flood nor garbage costs the host more than one read)."""
-        with contextlib.suppress(
-            LinkError, FramingError, trio.BrokenResourceError, trio.ClosedResourceError, OSError
-        ):
+        with contextlib.suppress(*REMOTE_ERRORS):
             message = await spectator.link.receive()
             if message is not None and message["t"] != "bye":
                 log.info("closing a spectator's link: it sent %r (spectators only watch)", message["t"])

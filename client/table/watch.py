@@ -6,9 +6,13 @@ key: it signs nothing of the game and takes no seat) and follows what the host s
 (`spectators`): the signed genesis, then the host's transcript in the host's order. A live
 observer session (`protocol.session.Session(config, None, None)`, as `skyjo-lan verify` runs)
 checks every frame: signatures, proofs, moves, scores. It never times anybody out and never sends
-a frame; it holds no secret, so it sees what a public transcript shows and nothing more.
+a frame; it holds no secret, so it sees what a public transcript shows and nothing more. It shows
+whom it watches (names with key fingerprints, to compare with the players') and checks that each
+seat's own first frame follows the genesis the host showed (`signedtable`): otherwise the host
+sent a table its players did not sign, and it stops, naming the host.
 
-Dropped for falling behind (``dropped``), or cut off, it reconnects and asks for the frames from
+Dropped for falling behind (``dropped``), or cut off (it says why: a reset, a close without a
+word, nothing heard), it reconnects, before the game as during it, and asks for the frames from
 the first one it lacks (hello ``from``). The host gone for good, it says so and ends with 1; the
 game over, it shows the result and ends with 0.
 """
@@ -33,8 +37,9 @@ from protocol.errors import MalformedMessage
 from protocol.session import Session
 
 from .join import Destination, JoinOptions, find_table
-from .peer import PeerRunner
+from .peer import LogEntry, PeerRunner
 from .seat import LOBBY_TABLE, Say, print_line
+from .signedtable import NotSignedByPlayers, SignedTable, players
 from .spectators import WATCH_ROLE, watching_count
 
 log = logging.getLogger("skyjo_lan.watch")
@@ -43,6 +48,9 @@ RETRIES = (0.5, 1.0, 2.0)
 """Seconds before each new try after the link to the host was lost (then the host is gone)."""
 MOST_DROPS = 64
 """Times in a row the host may drop this spectator for falling behind before it gives up."""
+MOST_LOSSES = 8
+"""Connections in a row lost with nothing new received before it gives up (a host that accepts
+and closes again and again)."""
 
 
 @dataclass
@@ -104,6 +112,12 @@ class Watcher:
         self.started = trio.Event()
         """Set once the game has started (the runner exists)."""
         self.drops = 0
+        self.signed: SignedTable | None = None
+        """What the players signed of the table (each seat's first frame), checked as it comes."""
+        self.players: list[str] = []
+        """Each seat: name [fingerprint] (seat N), to compare with what the players see."""
+        self.lost = ""
+        """Why the last connection to the host ended without its word (said when reconnecting)."""
         self._nursery: trio.Nursery | None = None
 
     async def run(self) -> str:
@@ -132,18 +146,21 @@ class Watcher:
 
     async def _follow_all(self, dest: Destination) -> str:
         tries = 0
+        barren = 0  # connections in a row lost with nothing new received
         while True:
             try:
                 link = await self._connect(dest)
             except Refused:
                 raise
             except (LinkError, FramingError, OSError, trio.TooSlowError) as exc:
-                if self.config is None or tries >= len(RETRIES):
-                    raise WatchEnded(f"the host is gone ({exc})") from None
+                if not self.address or tries >= len(RETRIES):
+                    earlier = f"; the connection was lost: {self.lost}" if self.lost else ""
+                    raise WatchEnded(f"the host is gone ({exc}){earlier}") from None
                 await trio.sleep(RETRIES[tries])
                 tries += 1
                 continue
             tries = 0
+            had = (self.config is not None, self.received)
             outcome = await self._follow(link)
             if outcome in ("finished", "halted"):
                 return outcome
@@ -152,9 +169,13 @@ class Watcher:
                 if self.drops > MOST_DROPS:
                     raise WatchEnded("the host dropped this spectator too often: it cannot keep up")
                 continue
-            # lost: try again (the host may be busy); it fails at once if the host is gone
-            if self.config is None:
-                raise WatchEnded("the host closed the connection before the game started")
+            # lost, before the game or during it: try again (the host may be busy, or have
+            # dropped us: a spectator stopped or too slow to read is); it fails at once if the
+            # host is gone, and says what happened
+            barren = barren + 1 if (self.config is not None, self.received) == had else 0
+            if barren > MOST_LOSSES:
+                raise WatchEnded(f"the connection to the host is lost again and again ({self.lost})")
+            self.say(f"lost the connection to the host: {self.lost}; reconnecting")
             await trio.sleep(RETRIES[0])
             tries = 1
 
@@ -185,13 +206,26 @@ class Watcher:
         return link
 
     async def _follow(self, link: Link) -> str:
-        """Read one connection: "finished"/"halted" (the host's game is over), "dropped", "lost"."""
+        """Read one connection: "finished"/"halted" (the host's game is over), "dropped", "lost"
+        (then `lost` says why)."""
         try:
             while True:
                 message: dict[str, Any] | None = None
-                with trio.move_on_after(self.opts.dead_after):
+                with trio.move_on_after(self.opts.dead_after) as waiting:
                     message = await link.receive()
+                if waiting.cancelled_caught:
+                    # this program may have been stopped (suspended) past the deadline: what
+                    # came meanwhile is read first, so it says what really happened
+                    with trio.move_on_after(1.0) as again:
+                        message = await link.receive()
+                    if again.cancelled_caught:
+                        self.lost = f"no word from the host for {self.opts.dead_after:g} s"
+                        return "lost"
                 if message is None:
+                    self.lost = (
+                        "the host closed it without a word (it does so to a spectator that falls too "
+                        "far behind, e.g. a stopped program, and when its own program ends)"
+                    )
                     return "lost"
                 kind = message["t"]
                 if kind == "table":
@@ -214,6 +248,7 @@ class Watcher:
             if isinstance(exc, WatchEnded):
                 raise
             log.info("link to the host lost: %s", exc)
+            self.lost = _lost(exc)
             return "lost"
         finally:
             with trio.CancelScope(shield=True):
@@ -235,8 +270,15 @@ class Watcher:
                 raise WatchEnded("the host now shows another table than the one watched")
             return
         self.config = config
+        self.signed = SignedTable(config, HOST_SEAT)
+        self.players = players(config, HOST_SEAT)
         self.runner = runner = ObserverRunner(config)
         runner.set_watching(self.watching)
+        # the players as they see each other: a spectator compares these fingerprints with theirs
+        runner.log.extend(LogEntry("info", text=f"watching {who}") for who in self.players)
+        runner.log.append(
+            LogEntry("info", text="compare these fingerprints with the ones the players' own programs show")
+        )
         assert self._nursery is not None
         await self._nursery.start(runner.run, _no_broadcast)
         names = ", ".join(config.names) or f"{config.players} players"
@@ -253,9 +295,22 @@ class Watcher:
         fresh = frames[self.received - first :]
         if not all(isinstance(frame, bytes) for frame in fresh):
             raise LinkError("frames must be bytes")
+        signed = self.signed
+        assert signed is not None
+        was_complete = signed.complete
+        try:
+            for frame in fresh:
+                signed.check(frame)  # before the observer judges it: the host's doing, not a seat's
+        except NotSignedByPlayers as exc:
+            raise WatchEnded(exc.reason) from None
         if fresh:
             await self.runner.feed(fresh)
             self.received += len(fresh)
+        if signed.complete and not was_complete:
+            self.runner.log.append(
+                LogEntry("info", text="every player's own first frame signs this table (its genesis)")
+            )
+            self.runner.changed.set()
 
     def _over(self) -> str:
         runner = self.runner
@@ -266,6 +321,22 @@ class Watcher:
         if runner.status.halted is not None:
             return "halted"
         raise WatchEnded("the host's game ended, but what it sent does not end the game")
+
+
+def _lost(exc: BaseException) -> str:
+    """Why a connection to the host ended, in words."""
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(exc, ConnectionResetError) or isinstance(cause, ConnectionResetError):
+        return (
+            "the connection was reset (the host dropped this spectator, e.g. a stopped program "
+            "that fell too far behind, or the host's program ended)"
+        )
+    if isinstance(exc, FramingError) and "closed inside a frame" in str(exc):
+        return (
+            "the host closed it in the middle of a message (it does so to a spectator that falls "
+            "too far behind, e.g. a stopped program)"
+        )
+    return str(exc) or type(exc).__name__
 
 
 def result_lines(runner: PeerRunner) -> list[str]:

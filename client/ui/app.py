@@ -128,6 +128,7 @@ class GameUI:
         footer: str = "",
         read_only: bool = False,
         banner: str = "",
+        players: Sequence[str] = (),
         evening: Callable[[TableState], Evening] | None = None,
         again: bool = False,
     ) -> None:
@@ -138,6 +139,8 @@ class GameUI:
         self.read_only = read_only
         """A spectator: no move, no chat, no leave; `q` quits at once."""
         self.banner = banner
+        self.players = list(players)
+        """A spectator: each seat as "NAME [fingerprint] (seat N)", listed in the help."""
         self.evening = evening
         """The scores of the evening with a finished game counted ("play again"), if kept."""
         self.again = again
@@ -428,6 +431,9 @@ class GameUI:
         if self.read_only:
             rows.append(("q", tr(lang, "help.watch_quit")))
             rows.append(("?", tr(lang, "help.help")))
+            if self.players:
+                rows += [("", ""), ("", tr(lang, "help.watch_players"))]
+                rows += [("", who) for who in self.players]
             return HelpView(tr(lang, "help.title"), rows)
         rows.append(("t", tr(lang, "help.chat")))
         rows.append(("b", tr(lang, "help.bell_on" if self.bell else "help.bell_off")))

@@ -152,12 +152,14 @@ async def run_game_ui(
     footer: str = "",
     read_only: bool = False,
     banner: str = "",
+    players: Sequence[str] = (),
     evening: Callable[[TableState], Evening] | None = None,
     again: bool = False,
 ) -> str:
     """Play `runner`'s seat in the terminal until the player closes the screen. Returns "left" when
     they left a game still on (a signed leave went to every seat), else "quit". `read_only`: a
-    spectator's screen (no move, no chat; `banner` says what is watched).
+    spectator's screen (no move, no chat; `banner` says what is watched, `players` whom, with
+    their key fingerprints, in the help).
 
     `runner` (a `client.table.peer.PeerRunner`) is a table that something else runs (a
     `LocalTable`, or the LAN mesh). With no `terminal`, one is opened (and closed) here.
@@ -173,6 +175,7 @@ async def run_game_ui(
                 footer=footer,
                 read_only=read_only,
                 banner=banner,
+                players=players,
                 evening=evening,
                 again=again,
             )
@@ -183,6 +186,7 @@ async def run_game_ui(
         footer=footer,
         read_only=read_only,
         banner=banner,
+        players=players,
         evening=evening,
         again=again,
     )

@@ -2,8 +2,9 @@
 
 Until the game starts (or while the table is being found) plain lines say what happens; then the
 game screen shows the public table as a player's screen does, without a hidden card (the
-observer holds none), a prompt or a move key: the header says "watching TABLE (N players)", `q`
-quits at once. The game over, the result stays until `q` (exit 0). The host gone, the screen
+observer holds none), a prompt or a move key: the header says "watching TABLE (N players)", `?`
+lists the players with their key fingerprints (to compare with the players' own), `q` quits at
+once. The game over, the result stays until `q` (exit 0). The host gone, the screen
 closes and one line says so (exit 1).
 """
 
@@ -45,7 +46,14 @@ async def watch_with_screen(opts: WatchOptions, *, lang: str, caps: Caps) -> int
         assert runner is not None
         banner = tr(lang, "watch.header", table=watcher.table or watcher.address, n=runner.config.players)
         async with open_terminal(caps) as terminal:
-            await run_game_ui(runner, lang=lang, terminal=terminal, read_only=True, banner=banner)
+            await run_game_ui(
+                runner,
+                lang=lang,
+                terminal=terminal,
+                read_only=True,
+                banner=banner,
+                players=watcher.players,
+            )
             closed = True
         nursery.cancel_scope.cancel()
     if closed and outcome in ("", "finished"):

@@ -95,6 +95,7 @@ async def spectated(
             while host.runner is None:
                 await trio.sleep(0.01)
         runner = host.runner
+        hub = host.spectators  # the game's (the host makes new ones for a next game once it is over)
         assert counted[-1:] == [1] and len(host.seats) == 1, "a spectator takes no seat"
 
         async def count() -> None:
@@ -108,6 +109,7 @@ async def spectated(
             while not (outcome and runner.done):
                 await trio.sleep(0.05)
         nursery.cancel_scope.cancel()
+    host.spectators = hub
     return watcher, outcome, seen
 
 

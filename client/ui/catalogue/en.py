@@ -72,6 +72,7 @@ EN: dict[str, str] = {
     "watch.read_only": "You are watching: no moves, no chat.",
     "watch.waiting": "Waiting for the game to start…",
     "help.watch_quit": "stop watching",
+    "help.watch_players": "Watching (compare each fingerprint with the one that player's own program shows):",
     "link.retry": "reconnecting {s}s",
     "link.blamed": "cheated",
     "link.gone": "gone",

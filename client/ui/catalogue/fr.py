@@ -68,6 +68,7 @@ FR: dict[str, str] = {
     "watch.read_only": "Vous regardez : ni coup ni message.",
     "watch.waiting": "En attente du début de la partie…",
     "help.watch_quit": "arrêter de regarder",
+    "help.watch_players": "Joueurs regardés (comparez chaque empreinte avec celle qu'affiche le programme du joueur) :",
     "link.retry": "reconnexion {s} s",
     "link.blamed": "a triché",
     "link.gone": "parti",
