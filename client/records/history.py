@@ -3,8 +3,9 @@
 Each file is checked with `protocol.verify.verify_stream` (the check `skyjo-lan verify` runs,
 reading the file once, in bounded memory) and summed up as a `Checked`: a function of the file's
 bytes only, which the cache (`cache.Cache`) keeps so a file is verified once. A file is first
-known by its digest (`cache.file_key`, read in chunks): a copy of a file already checked, in the
-cache or earlier in the same scan, is not verified again. `scan` adds what depends on where the
+known by its first bytes (a file that is no saved game is refused there) and then by its digest
+(`cache.file_key`, read in chunks): a copy of a file already checked, in the cache or earlier in
+the same scan, is not verified again. `scan` adds what depends on where the
 file is: its path, the game's time and whether it is a second copy of a game already listed.
 
 A game *counts* (for `ranking` and the lobby's record) when it verifies, is finished and is not a
@@ -30,7 +31,7 @@ from typing import Any, Literal
 
 from client import storage
 from protocol.errors import MalformedMessage
-from protocol.transcript import MAX_TRANSCRIPT, reader
+from protocol.transcript import MAX_TRANSCRIPT, Records, reader
 from protocol.verify import Verdict, Verified, verify_stream
 
 from .cache import Cache, file_key
@@ -269,9 +270,13 @@ def _checked(path: Path, cache: Cache) -> tuple[Checked, bool]:
         size = path.stat().st_size
         if size > MAX_FILE:
             return Checked("unreadable", f"unreadable: too large for a saved game ({size >> 20} MB)"), False
+        with path.open("rb") as handle:  # its first bytes tell a file that is no saved game
+            Records(handle.read, limit=None)
         key = file_key(path)
     except OSError as exc:
         return Checked("unreadable", f"unreadable: {exc.strerror or exc}"), False
+    except MalformedMessage as exc:
+        return Checked("unreadable", f"unreadable: not a transcript ({exc.reason})"), False
     cached = cache.get(key)
     if cached is not None:
         try:

@@ -8,7 +8,6 @@ with tracemalloc (what this process allocates), never with a clock."""
 from __future__ import annotations
 
 import json
-import os
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 
 from client.cli import main
+from client.records import history
 from client.records.history import scan
 from client.ui import replay as replay_module
 from protocol.transcript import MAX_TRANSCRIPT, dump, header
@@ -123,3 +123,18 @@ def test_history_of_a_folder_of_copies_verifies_each_game_once_in_bounded_memory
     assert sum(g.counts for g in result.games) == 1
     assert all(g.checked.status == "finished" for g in result.games)
     assert held < 8 * MiB, f"history held {held >> 20} MiB for one game of {big.stat().st_size >> 20} MiB"
+
+
+def test_history_refuses_a_file_of_zeros_by_its_first_bytes(tmp_path, monkeypatch):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    sparse_zeros(folder / "20261101-200000-zeros.skyjo", 64 * MiB)
+
+    def digest_of_everything(path: Path) -> str:
+        raise AssertionError("the whole file was read to hash it, though its first byte refuses it")
+
+    monkeypatch.setattr(history, "file_key", digest_of_everything, raising=False)
+    result, held = peak(lambda: scan(folder))
+    (entry,) = result.games
+    assert entry.checked.status == "unreadable" and "bad header" in (entry.why_not or "")
+    assert held < 2 * MiB, f"history held {held >> 20} MiB to refuse a file by its first byte"
