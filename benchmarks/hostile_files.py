@@ -5,6 +5,7 @@ point 3; not a test).
     python benchmarks/hostile_files.py --big            # the sizes: 1 GiB of zeros,
                                                         # 200,000 copies, 2,002 files
     python benchmarks/hostile_files.py --code ../main   # the same files read by another checkout
+    python benchmarks/hostile_files.py --dir D          # make the files in D once, then reuse them
     python benchmarks/hostile_files.py --json
 
 The files (made once, in a temporary directory):
@@ -103,7 +104,7 @@ def _game(seed: str) -> tuple[Any, list[bytes]]:
     return config, list(loop.sessions[0].frames)
 
 
-def make_files(folder: Path, args: argparse.Namespace) -> dict[str, Path]:
+def make_files(folder: Path, args: argparse.Namespace) -> None:
     from protocol.transcript import dump, record
 
     zeros = folder / "zeros.skyjo"
@@ -124,7 +125,6 @@ def make_files(folder: Path, args: argparse.Namespace) -> dict[str, Path]:
         data = dump(*_game(f"folder-{g}"))
         for c in range(args.folder_copies):
             (games / f"20261101-{g:03d}{c:03d}-skip-bo-{g:04x}.skyjo").write_bytes(data)
-    return {"zeros": zeros, "copies": copies, "folder": games}
 
 
 def main() -> None:
@@ -137,22 +137,29 @@ def main() -> None:
     parser.add_argument("--folder-copies", type=int, default=25, help="files of each game in the folder")
     parser.add_argument("--big", action="store_true", help="the issue's sizes: 1 GiB, 200,000, 2,002 files")
     parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose readers are measured")
+    parser.add_argument(
+        "--dir", type=Path, help="where the files are made, or found (made once): compare checkouts"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.big:
         args.zeros_mib, args.copies, args.folder_games, args.folder_copies = 1024, 200_000, 22, 91
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="hostile-") as tmp:
-        files = make_files(Path(tmp), args)
+        where = args.dir if args.dir is not None else Path(tmp) / "files"
+        if not (where / "games").is_dir():
+            where.mkdir(parents=True, exist_ok=True)
+            make_files(where, args)
+        files = {"zeros": where / "zeros.skyjo", "copies": where / "copies.skyjo", "folder": where / "games"}
         env = dict(os.environ)
         for case, path in files.items():
             readers = ["history"] if case == "folder" else ["verify", "replay", "history"]
             for what in readers:
                 target = path
                 if case != "folder" and what == "history":
-                    target = path.parent / f"only-{case}"
+                    target = Path(tmp) / f"only-{case}"
                     target.mkdir(exist_ok=True)
-                    os.link(path, target / path.name)
+                    os.symlink(path, target / path.name)
                 cache = Path(tmp) / f"data-{case}-{what}"  # an empty history cache: cold
                 env["XDG_DATA_HOME"] = str(cache)
                 size = (
