@@ -453,6 +453,7 @@ def _table_settings(args: argparse.Namespace) -> dict[str, Any]:
         "grace": args.grace,
         "insured": not args.no_seat_insurance,
         "spectators": 0 if args.no_spectators else MOST_SPECTATORS,
+        "fill_after": args.fill_with_bots,
     }
 
 
@@ -769,6 +770,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help=f"how long a seat that stopped answering may come back before the others go on "
         f"without it (default {DEFAULT_GRACE})",
+    )
+    p.add_argument(
+        "--fill-with-bots",
+        type=int,
+        default=None,
+        metavar="AFTER_SECONDS",
+        help="a seat still free AFTER_SECONDS after a lobby opens is given to a bot (each game of "
+        "the evening); in the lobby, b does it at once",
     )
     p.add_argument(
         "--no-spectators",

@@ -11,9 +11,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from client import storage
 from client.cli import main
+from client.table.host import Host, HostOptions, SeatInfo
+from client.table.join import Joiner, JoinOptions, lobby_waits_for
 from client.table.saved import ResumeInfo, latest_resumable
+from client.ui.lobby import LobbyAction, LobbyUI
+from client.ui.network import HostLobby, JoinLobby
 from protocol.transcript import dump
 from tests.client.test_disk_faults import tmpfs
 from tests.protocol.harness import Net
@@ -71,3 +78,81 @@ def test_a_game_is_no_longer_offered_to_resume_once_another_is_saved_after_it(tm
     later.write_bytes(dump(Net("skyjo", 2, {}).config, []))
     os.utime(later, (stamp + 60, stamp + 60))
     assert latest_resumable() is None
+
+
+# --- a lobby that waits: it says for what, and the host can give a free seat to a bot ----------
+
+
+def _host(seats: int, **options) -> tuple[Host, list[str]]:
+    lines: list[str] = []
+    opts = HostOptions(
+        game="skip-bo", seats=seats, advertise=False, interface="127.0.0.1", save=False, **options
+    )
+    return Host(opts, Ed25519PrivateKey.generate(), lines.append), lines
+
+
+async def test_every_waiting_lobby_says_what_it_waits_for():
+    headless, lines = _host(4, headless="greedy")
+    headless.seats += [
+        SeatInfo(n, Ed25519PrivateKey.generate().public_key().public_bytes_raw(), "player")
+        for n in ("Ben", "Chloé")
+    ]
+    headless._changed()
+    # what the headless evening printed, for ever, was "lobby: 3/4 players (...) + 0 bot(s)"
+    assert lines[-1].endswith(
+        "; waiting for 1 more player (--fill-with-bots SECONDS would give them to bots)"
+    )
+    # each joiner's lobby (headless line, screen status) says it too, from what the host sends
+    assert lobby_waits_for(headless.lobby_view()).startswith("waiting for 1 more player")
+    joiner = Joiner(JoinOptions(target="127.0.0.1:9"), Ed25519PrivateKey.generate(), lambda line: None)
+    joiner.lobby, joiner.ready = headless.lobby_view(), True
+    assert JoinLobby(joiner).lobby().status == (
+        "waiting for 1 more player (the host can give a free seat to a bot)"
+    )
+    screen, _ = _host(3)
+    assert HostLobby(screen).lobby().status == "waiting for 2 more players (b gives a free seat to a bot)"
+    timed, lines = _host(3, headless="greedy", fill_after=90)
+    timed._changed()
+    assert lines[-1].endswith(
+        "; waiting for 2 more players (bots take the free seats 90 s after the lobby opened)"
+    )
+
+
+async def test_b_in_the_host_lobby_gives_a_free_seat_to_a_bot_and_a_full_headless_table_starts():
+    host, _ = _host(3, headless="greedy")
+    host.seats.append(SeatInfo("Ben", Ed25519PrivateKey.generate().public_key().public_bytes_raw(), "player"))
+    lobby = HostLobby(host)
+    ui = LobbyUI(lobby, "en")
+    assert ui.handle_key("b") == [LobbyAction("bot")]
+    await lobby.add_bot()
+    assert host.opts.bots == 1 and host.free_seats == 0
+    assert host.start_now.is_set(), "a full, ready headless table starts"
+    view = lobby.lobby()
+    assert [s.name for s in view.seats if s.bot] == ["bot 1"] and not any(s.empty for s in view.seats)
+    assert host.chat[-1][1] == "(bot 1 takes a free seat)"
+    # no free seat left: b does nothing
+    assert LobbyUI(lobby, "en").handle_key("b") == []
+    assert host.add_bot() == "every seat is taken"
+
+
+async def test_a_headless_table_with_a_free_seat_starts_with_a_bot_after_fill_with_bots(autojump_clock):
+    """The headless evening whose player died waited for ever at "3/4 players"; with
+    `--fill-with-bots 120` the lobby gives the free seat to a bot 120 s after it opened."""
+    host, lines = _host(2, headless="greedy", fill_after=120)
+    started = trio.Event()
+
+    def said(line: str) -> None:
+        lines.append(line)
+        if line.startswith("game starts:"):
+            started.set()
+
+    host.say = said
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host.run)
+        with trio.fail_after(600):
+            await started.wait()
+        opened_for = trio.current_time()
+        nursery.cancel_scope.cancel()
+    assert opened_for >= 120
+    assert any(line == "lobby: 1 seat(s) still free after 120 s: bots take them" for line in lines), lines
+    assert lines[-1] == f"game starts: {host.opts.name}, bot 1"
