@@ -1,7 +1,7 @@
 """Hostile and huge files: time and peak memory of `verify`, `replay` and `history` (issue 26
 point 3; not a test).
 
-    python benchmarks/hostile_files.py                  # modest sizes (about 30 s)
+    python benchmarks/hostile_files.py                  # modest sizes (about 15 s)
     python benchmarks/hostile_files.py --big            # the issue's sizes: 1 GiB of zeros,
                                                         # 200,000 copies, 2,002 files
     python benchmarks/hostile_files.py --code ../main   # the same files read by another checkout
