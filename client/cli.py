@@ -111,16 +111,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """`skyjo-lan verify FILE`: exit 0 valid (finished or unfinished), 1 invalid, 2 unreadable or
     not this game's transcript (its genesis does not match the signed frames)."""
     from protocol.errors import MalformedMessage
-    from protocol.verify import verify_bytes
+
+    from .storage import verify_file
 
     try:
-        with open(args.file, "rb") as handle:
-            data = handle.read()
+        verdict = verify_file(args.file).verdict
     except OSError as exc:
         print(f"skyjo-lan verify: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
-    try:
-        verdict = verify_bytes(data)
     except MalformedMessage as exc:
         print(f"skyjo-lan verify: {args.file} is not a readable transcript: {exc.reason}", file=sys.stderr)
         return 2
@@ -207,6 +205,11 @@ def _print_verdict(verdict: Any) -> None:
             _say("  everything up to there checks; nothing after it can be judged")
         if verdict.truncated:
             _say("  note: the file ends with an incomplete record (a crash?); checked up to it")
+        if getattr(verdict, "duplicates", 0):
+            _say(
+                f"  note: the file also holds {verdict.duplicates} copies of frames it already holds: "
+                "not frames of the game, not counted"
+            )
         for line in getattr(verdict, "seat_events", []):  # away, left, taken over, back (checked)
             _say(f"  {line}")
         taken = getattr(verdict, "taken_over", {})
@@ -450,6 +453,7 @@ def _table_settings(args: argparse.Namespace) -> dict[str, Any]:
         "grace": args.grace,
         "insured": not args.no_seat_insurance,
         "spectators": 0 if args.no_spectators else MOST_SPECTATORS,
+        "fill_after": args.fill_with_bots,
     }
 
 
@@ -766,6 +770,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help=f"how long a seat that stopped answering may come back before the others go on "
         f"without it (default {DEFAULT_GRACE})",
+    )
+    p.add_argument(
+        "--fill-with-bots",
+        type=int,
+        default=None,
+        metavar="AFTER_SECONDS",
+        help="a seat still free AFTER_SECONDS after a lobby opens is given to a bot (each game of "
+        "the evening); in the lobby, b does it at once",
     )
     p.add_argument(
         "--no-spectators",

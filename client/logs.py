@@ -26,6 +26,13 @@ BACKUPS = 3
 
 _FORMAT = "%(asctime)s %(name)s %(levelname)s %(message)s"
 _state: dict[str, object] = {}
+FILE_ONLY = {"file_only": True}
+"""`extra=` of a log record for the file only, never standard error (even with ``--verbose``):
+the traceback behind an end that the command already tells in one line."""
+
+
+def _not_file_only(record: logging.LogRecord) -> bool:
+    return not getattr(record, "file_only", False)
 
 
 def log_dir() -> Path:
@@ -57,6 +64,7 @@ def setup(command: str, verbose: bool = False, *, screen: bool = False) -> Path 
         path = None
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setLevel(logging.INFO if verbose else logging.WARNING)
+    stderr.addFilter(_not_file_only)
     _add(root, stderr)
     _state["stderr"] = stderr
     _state["path"] = path

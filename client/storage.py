@@ -28,6 +28,7 @@ import os
 import secrets
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -36,6 +37,9 @@ from protocol.transcript import header, record
 from skyjo_p2p.core.errors import OptionError
 
 from . import logs
+
+if TYPE_CHECKING:
+    from protocol.verify import Verified
 
 log = logging.getLogger("skyjo_lan.storage")
 
@@ -276,3 +280,14 @@ class TranscriptWriter:
                 os.close(fd)
             except OSError as exc:  # nothing more can be done about it: say so
                 log.warning("closing %s: %s", self.path, _why(exc))
+
+
+def verify_file(path: str | os.PathLike[str], *, keep_order: bool = False) -> Verified:
+    """`protocol.verify.verify_stream` over a saved game on disk: read once, in bounded memory,
+    refused at its first byte if it is no transcript, or at once when it is larger than any saved
+    game (`protocol.transcript.MAX_TRANSCRIPT`). Raises `OSError` and `MalformedMessage`."""
+    from protocol.verify import verify_stream
+
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        return verify_stream(handle.read, size=size, keep_order=keep_order)

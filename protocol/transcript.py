@@ -11,7 +11,7 @@ a resumed peer cuts a torn or corrupt tail off before appending.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import msgpack
@@ -63,37 +63,135 @@ def load(data: bytes) -> tuple[TableConfig, list[bytes]]:
 
 def load_checked(data: bytes) -> tuple[TableConfig, list[bytes], bool]:
     """Like `load`, plus True if the file ends with an incomplete record."""
-    unpacker = msgpack.Unpacker(
-        raw=False,
-        max_buffer_size=max(len(data), 1),
-        max_bin_len=MAX_FRAME,
-        max_str_len=64,
-        max_array_len=8,
-        max_map_len=8,
-        max_ext_len=0,
-    )
-    unpacker.feed(data)
-    items: Iterator[object] = iter(unpacker)
-    try:
-        first = next(items)
-    except StopIteration:
-        raise MalformedMessage("empty file") from None
-    except Exception as exc:
-        raise MalformedMessage(f"not a transcript ({type(exc).__name__})") from None
-    config = _config_of(first)
-    frames: list[bytes] = []
-    try:
-        for item in items:
+    stream = Records(reader(data), limit=None)
+    frames = list(stream)
+    return stream.config, frames, stream.truncated
+
+
+CHUNK = 1 << 16
+"""Bytes `Records` asks its reader for at a time."""
+MAX_TRANSCRIPT = 256 << 20
+"""Bytes a saved game may have (a long game of 8 players is a few MB): `Records` refuses a larger
+file once its header is read, before any frame (`TooLarge`)."""
+Read = Callable[[int], bytes]
+"""Where `Records` reads from: a binary file's `read(n)` (at most n bytes; empty at the end)."""
+
+
+class TooLarge(MalformedMessage):
+    """A transcript larger than `MAX_TRANSCRIPT` (or the limit given to `Records`)."""
+
+
+def reader(data: bytes) -> Read:
+    """A `Read` over bytes already in memory (no copy)."""
+    view = memoryview(data)
+    position = 0
+
+    def read(size: int) -> bytes:
+        nonlocal position
+        chunk = bytes(view[position : position + size])
+        position += len(chunk)
+        return chunk
+
+    return read
+
+
+class Records:
+    """A transcript read as a stream, in bounded memory: its table (`config`, read at once), then
+    its frames one by one (iterate), each read when asked for.
+
+    The reader stops at the first record that proves the file is not a transcript: the first
+    byte of a transcript opens a map (its header), so a file of zeros is refused after one
+    byte; a record that is not a frame, or larger than any frame can be (`MAX_FRAME`), stops
+    the reading there (`MalformedMessage`). At most one record and one chunk are held: memory
+    does not grow with the file. `size` (the file's size, when known) is checked against
+    `limit` as soon as the header is read, and the bytes read are counted against it in any
+    case (`TooLarge`); `limit=None` reads any size. After the last frame, `truncated` says
+    whether the file ends inside a record (a crash while writing it) and `read_bytes` how many
+    bytes were read."""
+
+    def __init__(self, read: Read, *, size: int | None = None, limit: int | None = MAX_TRANSCRIPT) -> None:
+        self._read = read
+        self._limit = limit
+        self._unpacker = _unpacker(MAX_FRAME + CHUNK + 64)
+        self._done = False
+        self.read_bytes = 0
+        self.records = 0
+        """Frames handed out so far."""
+        self.truncated = False
+        self.config = self._header(size)
+
+    def _big(self, size: int) -> TooLarge:
+        return TooLarge(
+            f"too large for a saved game ({size:,} bytes; a saved game has at most {self._limit:,})"
+        )
+
+    def _more(self) -> bool:
+        """Feed the next chunk; False at the end of the file."""
+        chunk = self._read(CHUNK)
+        if not chunk:
+            return False
+        self._feed(chunk)
+        return True
+
+    def _feed(self, chunk: bytes) -> None:
+        self.read_bytes += len(chunk)
+        if self._limit is not None and self.read_bytes > self._limit:
+            raise self._big(self.read_bytes)
+        try:
+            self._unpacker.feed(chunk)
+        except msgpack.BufferFull:
+            raise MalformedMessage(
+                f"transcript is corrupt after {self.records} frames (a record larger than any frame)"
+            ) from None
+
+    def _next(self) -> tuple[bool, object]:
+        """(True, the next record) or (False, None) at the end of the file."""
+        while True:
+            try:
+                return True, self._unpacker.unpack()
+            except msgpack.OutOfData:
+                if not self._more():
+                    self.truncated = self._unpacker.tell() != self.read_bytes
+                    return False, None
+
+    def _header(self, size: int | None) -> TableConfig:
+        chunk = self._read(CHUNK)
+        if not chunk:
+            raise MalformedMessage("empty file")
+        if not (0x80 <= chunk[0] <= 0x8F or chunk[0] in (0xDE, 0xDF)):
+            # a header is a map: the first byte of anything else proves it is not a transcript
+            raise MalformedMessage("not a skyjo-lan transcript (bad header)")
+        self._feed(chunk)
+        try:
+            found, first = self._next()
+        except MalformedMessage:
+            raise
+        except Exception as exc:
+            raise MalformedMessage(f"not a transcript ({type(exc).__name__})") from None
+        if not found:
+            raise MalformedMessage("the file ends inside its header (no table saved)")
+        config = _config_of(first)
+        if self._limit is not None and size is not None and size > self._limit:
+            raise self._big(size)
+        return config
+
+    def __iter__(self) -> Iterator[bytes]:
+        while not self._done:
+            try:
+                found, item = self._next()
+            except MalformedMessage:
+                raise
+            except Exception as exc:
+                raise MalformedMessage(
+                    f"transcript is corrupt after {self.records} frames ({type(exc).__name__})"
+                ) from None
+            if not found:
+                self._done = True
+                return
             if not isinstance(item, bytes):
                 raise MalformedMessage("a transcript record is a frame (bytes)")
-            frames.append(item)
-    except MalformedMessage:
-        raise
-    except Exception as exc:
-        raise MalformedMessage(
-            f"transcript is corrupt after {len(frames)} frames ({type(exc).__name__})"
-        ) from None
-    return config, frames, unpacker.tell() != len(data)
+            self.records += 1
+            yield item
 
 
 @dataclass(frozen=True)

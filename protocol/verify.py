@@ -26,6 +26,8 @@ The verdict is one of three kinds (protocol/PROTOCOL.md, section 11):
 
 from __future__ import annotations
 
+import bisect
+import hashlib
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -49,7 +51,7 @@ from .events import (
 )
 from .messages import Envelope, open_frame, verifiers_for
 from .session import Session
-from .transcript import load_checked
+from .transcript import MAX_TRANSCRIPT, Read, Records, reader
 
 VerdictKind = Literal["finished", "unfinished", "invalid"]
 
@@ -101,6 +103,9 @@ class Verdict:
     """Seats the table played with the common bot at the end, and why ("left", "vanished")."""
     seat_events: list[str] = field(default_factory=list)
     """Leaves, takeovers, returns and autopilot, in the order the check met them."""
+    duplicates: int = 0
+    """Records that repeat a frame the file already holds (same bytes or same signed body): not
+    frames of the game, so not in `frames`; they change nothing else (PROTOCOL.md 11)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The verdict as JSON-ready data (`skyjo-lan verify --json`)."""
@@ -111,6 +116,7 @@ class Verdict:
             "players": self.players,
             "names": list(self.names),
             "frames": self.frames,
+            "duplicates": self.duplicates,
             "rounds_signed": self.rounds_signed,
             "finished": self.finished,
             "round": self.round,
@@ -139,39 +145,80 @@ class Verdict:
 # --- the survey -------------------------------------------------------------------------------
 
 
+_SAMPLE = 20
+"""Reasons kept of the records that are no frame of the table (the count is kept in full)."""
+
+
 @dataclass
 class _Survey:
-    """The file's frames, opened and placed in their signers' chains (before any game check)."""
+    """The file's frames, opened and placed in their signers' chains (before any game check).
 
+    Built record by record as the file is read (`add`): what it keeps grows with the distinct
+    frames the table's seats signed, never with copies or with unsigned junk."""
+
+    config: TableConfig | None = None
+    """The file's table (None only for a survey filled by hand)."""
+    keys: dict[int, Ed25519PublicKey] = field(default_factory=dict)
     versions: dict[tuple[int, int], dict[bytes, Envelope]] = field(default_factory=dict)
     """(seat, seq) -> body digest -> the frame: two entries are equivocation."""
-    garbage: list[tuple[int, str, bytes]] = field(default_factory=list)
-    """Signed frames whose contents are malformed: (signer, reason, frame)."""
+    garbage: tuple[int, str, bytes] | None = None
+    """The first (by seat, then bytes) signed frame whose contents are malformed: (signer,
+    reason, frame)."""
     rejected: list[str] = field(default_factory=list)
+    """The first `_SAMPLE` reasons (sorted) of the records that are no frame of this table."""
+    rejected_count: int = 0
     other_session: int | None = None
     """A seat of this table that signed a frame of another session found in the file."""
+    records: int = 0
+    duplicates: int = 0
+    """Records that repeat a frame already in the file (the same bytes, or the same signed body):
+    not frames of the game, counted apart (PROTOCOL.md 11)."""
+    order: list[Envelope | bytes] | None = None
+    """When kept (`replay`): each distinct frame in the file's order, opened, and the first
+    malformed signed frame where it was (bytes)."""
+    _seen: set[bytes] = field(default_factory=set)
 
     def seqs(self, seat: int) -> list[int]:
         return sorted(seq for s, seq in self.versions if s == seat)
 
-
-def _survey(config: TableConfig, frames: list[bytes], keys: dict[int, Ed25519PublicKey]) -> _Survey:
-    survey = _Survey()
-    for frame in frames:
+    def add(self, frame: bytes) -> None:
+        """Place one record of the file."""
+        assert self.config is not None, "a survey of a file knows its table"
+        self.records += 1
+        mark = hashlib.sha256(frame).digest()
+        if mark in self._seen:  # a copy: nothing to open again
+            self.duplicates += 1
+            return
         try:
-            envelope = open_frame(frame, config, keys)
+            envelope = open_frame(frame, self.config, self.keys)
         except MalformedSignedFrame as exc:
-            survey.garbage.append((exc.seat, exc.reason, exc.frame))
-            continue
+            self._seen.add(mark)
+            found = (exc.seat, exc.reason, exc.frame)
+            if self.garbage is None:
+                if self.order is not None:
+                    self.order.append(frame)
+                self.garbage = found
+            elif (found[0], found[2]) < (self.garbage[0], self.garbage[2]):
+                self.garbage = found
+            return
         except (MalformedMessage, BadSignature) as exc:
-            signer = _signer_elsewhere(frame, config, keys)
-            if signer is not None and survey.other_session is None:
-                survey.other_session = signer
-            survey.rejected.append(exc.reason)
-            continue
-        survey.versions.setdefault((envelope.seat, envelope.seq), {})[envelope.digest] = envelope
-    survey.rejected.sort()  # the verdict must not depend on the file's order
-    return survey
+            signer = _signer_elsewhere(frame, self.config, self.keys)
+            if signer is not None and self.other_session is None:
+                self.other_session = signer
+            self.rejected_count += 1
+            # the verdict must not depend on the file's order: the least reasons are kept
+            if len(self.rejected) < _SAMPLE or exc.reason < self.rejected[-1]:
+                bisect.insort(self.rejected, exc.reason)
+                del self.rejected[_SAMPLE:]
+            return
+        self._seen.add(mark)
+        versions = self.versions.setdefault((envelope.seat, envelope.seq), {})
+        if envelope.digest in versions:  # the same signed body in other bytes
+            self.duplicates += 1
+            return
+        versions[envelope.digest] = envelope
+        if self.order is not None:
+            self.order.append(envelope)
 
 
 def _signer_elsewhere(frame: bytes, config: TableConfig, keys: dict[int, Ed25519PublicKey]) -> int | None:
@@ -206,7 +253,7 @@ def _not_this_game(config: TableConfig, survey: _Survey, count: int) -> str | No
         # A seat's frame #0 names the genesis hash it started from. When some seat's does match,
         # the genesis is this game's and a seat whose frame #0 does not is blamed (broken chain).
         return "its genesis does not match the signed frames (no chain starts from its hash)"
-    if count and not survey.versions and not survey.garbage:
+    if count and not survey.versions and survey.garbage is None:
         return "no frame in it is signed by a seat of its table"
     return None
 
@@ -425,16 +472,54 @@ def _stops_at(verdict: Verdict, observer: Session) -> str:
 # --- the verdict ------------------------------------------------------------------------------
 
 
+@dataclass
+class Verified:
+    """What `verify_stream` read and concluded: the file's table and the verdict, and (when
+    asked, for `replay`) its distinct frames in the file's order (`_Survey.order`)."""
+
+    config: TableConfig
+    verdict: Verdict
+    order: list[Envelope | bytes] = field(default_factory=list)
+
+
 def verify_bytes(data: bytes) -> Verdict:
     """Check a transcript file's contents. Raises `MalformedMessage` if it is not a transcript."""
-    config, frames, truncated = load_checked(data)
+    return verify_stream(reader(data), limit=None).verdict
+
+
+def verify_stream(
+    read: Read, *, size: int | None = None, limit: int | None = MAX_TRANSCRIPT, keep_order: bool = False
+) -> Verified:
+    """Check a transcript read as a stream (`protocol.transcript.Records`: `read` is a binary
+    file's read; `size` its size when known, refused over `limit`). Raises `MalformedMessage`
+    at the first record that proves it is not a transcript, having read no further. The file is
+    read once; memory holds one record at a time plus the distinct frames of the game (copies
+    of a frame are counted, not kept: `Verdict.duplicates`)."""
+    stream = Records(read, size=size, limit=limit)
+    config = stream.config
     keys = verifiers_for(config)
+    survey = _Survey(config, keys, order=[] if keep_order else None)
+    for frame in stream:
+        survey.add(frame)
+    verdict = _judge(config, keys, survey, stream.truncated)
+    return Verified(config, verdict, survey.order or [])
+
+
+def _judge(
+    config: TableConfig, keys: dict[int, Ed25519PublicKey], survey: _Survey, truncated: bool
+) -> Verdict:
+    """The verdict on a surveyed file."""
     verdict = Verdict(
-        True, config.game, config.players, tuple(config.names), len(frames), truncated=truncated
+        True,
+        config.game,
+        config.players,
+        tuple(config.names),
+        survey.records - survey.duplicates,
+        truncated=truncated,
+        duplicates=survey.duplicates,
     )
-    survey = _survey(config, frames, keys)
     verdict.rejected = list(survey.rejected)
-    foreign = _not_this_game(config, survey, len(frames))
+    foreign = _not_this_game(config, survey, survey.records)
     if foreign is not None:
         verdict._invalid(f"not this game's transcript: {foreign}")
         verdict.not_this_game = True
@@ -471,7 +556,6 @@ def verify_bytes(data: bytes) -> Verdict:
         )
 
     # The first fault, most conclusive first: what a seat signed, then what nobody signed.
-    garbage = sorted(survey.garbage, key=lambda g: (g[0], g[2]))
     equivocation = _equivocation(survey)
     holes = _holes(survey, config.players)
     gaps = [
@@ -480,8 +564,8 @@ def verify_bytes(data: bytes) -> Verdict:
         if survey.seqs(s) and observer.next_seq_of(s) <= survey.seqs(s)[-1] and not observer.halted
     ]
     after_end = [] if observer.halted else _after_the_end(observer)
-    if garbage:
-        seat, reason, _ = garbage[0]
+    if survey.garbage is not None:
+        seat, reason, _ = survey.garbage
         verdict._invalid(reason, seat)
     elif equivocation is not None:
         verdict._invalid(equivocation[1], equivocation[0])
@@ -494,9 +578,8 @@ def verify_bytes(data: bytes) -> Verdict:
             "transcript settles it"
         )
     elif verdict.rejected:
-        verdict._invalid(
-            f"{len(verdict.rejected)} frame(s) are not valid frames of this game: {verdict.rejected[0]}"
-        )
+        count = survey.rejected_count + len(report.rejected)
+        verdict._invalid(f"{count} frame(s) are not valid frames of this game: {verdict.rejected[0]}")
     elif holes:
         verdict._invalid(holes[0])
     elif gaps:
@@ -518,4 +601,4 @@ def verify_bytes(data: bytes) -> Verdict:
     return verdict
 
 
-__all__ = ["MalformedMessage", "Verdict", "VerdictKind", "verify_bytes"]
+__all__ = ["MalformedMessage", "Verdict", "VerdictKind", "Verified", "verify_bytes", "verify_stream"]

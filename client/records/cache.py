@@ -67,6 +67,17 @@ def content_key(data: bytes) -> str:
     return f"{hashlib.sha256(data).hexdigest()}:{len(data)}"
 
 
+def file_key(path: Path) -> str:
+    """`content_key` of a file's bytes, read in chunks (never the whole file in memory)."""
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+    return f"{digest.hexdigest()}:{size}"
+
+
 class Cache:
     """The entries of one verifier, loaded from and saved to `path`."""
 

@@ -1,9 +1,12 @@
 """This machine's games: every saved transcript of a folder, verified, newest first.
 
-Each file is checked with `protocol.verify.verify_bytes` (the check `skyjo-lan verify` runs) and
-summed up as a `Checked`: a function of the file's bytes only, which the cache (`cache.Cache`)
-keeps so a file is verified once. `scan` adds what depends on where the file is: its path, the
-game's time and whether it is a second copy of a game already listed.
+Each file is checked with `protocol.verify.verify_stream` (the check `skyjo-lan verify` runs,
+reading the file once, in bounded memory) and summed up as a `Checked`: a function of the file's
+bytes only, which the cache (`cache.Cache`) keeps so a file is verified once. A file is first
+known by its first bytes (a file that is no saved game is refused there) and then by its digest
+(`cache.file_key`, read in chunks): a copy of a file already checked, in the cache or earlier in
+the same scan, is not verified again. `scan` adds what depends on where the
+file is: its path, the game's time and whether it is a second copy of a game already listed.
 
 A game *counts* (for `ranking` and the lobby's record) when it verifies, is finished and is not a
 copy of a game already counted. Every other file is listed with why it does not count:
@@ -18,6 +21,7 @@ modification time. Nothing signed in a transcript says when it was played.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -27,16 +31,16 @@ from typing import Any, Literal
 
 from client import storage
 from protocol.errors import MalformedMessage
-from protocol.transcript import load_checked
-from protocol.verify import Verdict, verify_bytes
+from protocol.transcript import MAX_TRANSCRIPT, Records, reader
+from protocol.verify import Verdict, Verified, verify_stream
 
-from .cache import Cache, content_key
+from .cache import Cache, file_key
 
 log = logging.getLogger("skyjo_lan.records")
 
 Status = Literal["finished", "unfinished", "invalid", "unreadable"]
 SUFFIX = ".skyjo"
-MAX_FILE = 256 << 20
+MAX_FILE = MAX_TRANSCRIPT
 """Bytes a saved game may have (a long game of 8 is a few MB): a larger file is not read."""
 _STAMP = re.compile(r"^(\d{8}-\d{6})-")
 
@@ -203,14 +207,30 @@ def _blame(verdict: Verdict) -> str:
 
 def check_bytes(data: bytes) -> Checked:
     """Verify one transcript and sum the verdict up. Never raises for bad contents."""
+    return _summed(lambda: verify_stream(reader(data), limit=None))
+
+
+def check_file(path: Path) -> Checked:
+    """`check_bytes` of a file, read once as a stream (as `storage.verify_file`). Never raises."""
+
+    def verify() -> Verified:
+        with path.open("rb") as handle:
+            return verify_stream(handle.read, size=os.fstat(handle.fileno()).st_size)
+
+    return _summed(verify)
+
+
+def _summed(verify: Callable[[], Verified]) -> Checked:
     try:
-        config, _, _ = load_checked(data)
-        verdict = verify_bytes(data)
+        checked = verify()
     except MalformedMessage as exc:
         return Checked("unreadable", f"unreadable: not a transcript ({exc.reason})")
+    except OSError as exc:
+        return Checked("unreadable", f"unreadable: {exc.strerror or exc}")
     except Exception as exc:  # a file that breaks the check must not break the listing
         log.exception("verifying a saved game failed")
         return Checked("unreadable", f"unreadable: the check failed ({type(exc).__name__})")
+    config, verdict = checked.config, checked.verdict
     owners = config.owners
     seats = tuple(
         SeatResult(
@@ -250,17 +270,20 @@ def _checked(path: Path, cache: Cache) -> tuple[Checked, bool]:
         size = path.stat().st_size
         if size > MAX_FILE:
             return Checked("unreadable", f"unreadable: too large for a saved game ({size >> 20} MB)"), False
-        data = path.read_bytes()
+        with path.open("rb") as handle:  # its first bytes tell a file that is no saved game
+            Records(handle.read, limit=None)
+        key = file_key(path)
     except OSError as exc:
         return Checked("unreadable", f"unreadable: {exc.strerror or exc}"), False
-    key = content_key(data)
+    except MalformedMessage as exc:
+        return Checked("unreadable", f"unreadable: not a transcript ({exc.reason})"), False
     cached = cache.get(key)
     if cached is not None:
         try:
             return Checked.from_dict(cached), False
         except (KeyError, TypeError, ValueError, AttributeError):
             log.info("history cache: a bad entry for %s, checked again", path.name)
-    checked = check_bytes(data)
+    checked = check_file(path)
     if not (checked.status == "unreadable" and "the check failed" in (checked.reason or "")):
         cache.put(key, checked.as_dict())
     return checked, True

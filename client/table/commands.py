@@ -105,7 +105,7 @@ def _network_errors(run: Callable[[], int], command: str) -> int:
             log.info("%s interrupted", command)
             print(logs.interrupted(command), file=sys.stderr, flush=True)
         elif line:
-            log.info("%s ends: %s", command, line, exc_info=exc)
+            log.info("%s ends: %s", command, line, exc_info=exc, extra=logs.FILE_ONLY)
             hint = logs.log_hint() if code == 1 else ""
             print(f"skyjo-lan {command}: {line}{hint}", file=sys.stderr, flush=True)
         return code

@@ -99,6 +99,10 @@ class HostOptions:
     games: int = 1
     """How many games the table plays before it closes (0: no bound; the host closes it by
     leaving the lobby between games). 1, the default, ends after one game as before."""
+    fill_after: int | None = None
+    """Seconds after a lobby opens when the seats still free are given to the host's bots (and a
+    headless table starts): `--fill-with-bots`. None: the lobby waits for people (the host's
+    `b` key gives a free seat to a bot at once)."""
 
     def __post_init__(self) -> None:
         """Refuse (`OptionError`) a table that cannot be hosted, before anything is opened (a port
@@ -107,7 +111,10 @@ class HostOptions:
             raise OptionError(f"{self.port} is not a port (1 to {cmdline.PORT_MAX}, or 0 for any free port)")
         if self.games < 0:
             raise OptionError(f"--games is 0 (no bound) or more, not {self.games}")
-        for what, seconds in (("--turn", self.turn), ("--grace", self.grace)):
+        timers = [("--turn", self.turn), ("--grace", self.grace)]
+        if self.fill_after is not None:
+            timers.append(("--fill-with-bots", self.fill_after))
+        for what, seconds in timers:
             if not 0 <= seconds <= MAX_SECONDS:
                 raise OptionError(f"{what} is 0 to {MAX_SECONDS} seconds, not {seconds}")
         check_hosted(self)
@@ -271,15 +278,53 @@ class Host:
             if seat.link is not None:
                 seat.link.send(view)
         taken = len(self.seats) + self.opts.bots
+        waiting = "" if self.started or (what := self.waiting_for()) is None else f"; {what}"
         self.say(
             f"lobby: {len(self.seats)}/{self.humans_wanted} players "
             f"({', '.join(f'{s.name} [{fingerprint(s.key)}]' for s in self.seats)}) + {self.opts.bots} bot(s)"
+            f"{waiting}"
         )
         # a headless host starts once every seat is taken and ready; so does a host between games
         # once it says it is ready itself (`r`)
         auto = self.opts.headless is not None or (self.begun > 0 and self.seats[0].ready)
         if auto and not self.started and taken >= self.opts.seats and not self.not_ready():
             self.start_now.set()
+
+    @property
+    def free_seats(self) -> int:
+        """Seats no person and no bot has taken yet."""
+        return max(0, self.opts.seats - len(self.seats) - self.opts.bots)
+
+    def add_bot(self) -> str | None:
+        """One of the host's bots takes a free seat, for this game and the next ones of the
+        evening (the `b` key of the host's lobby; `--fill-with-bots`). None when done, else why
+        not (a game is on, no seat is free)."""
+        if self.started:
+            return "a game is being played"
+        if not self.free_seats:
+            return "every seat is taken"
+        self.opts.bots += 1
+        self.chat.append((self.opts.name, f"(bot {self.opts.bots} takes a free seat)"))
+        self._changed()
+        return None
+
+    def waiting_for(self) -> str | None:
+        """What the lobby waits for, in words (None: nothing, the game starts or may be started):
+        free seats (and how they could be filled), people not ready, the host itself."""
+        if free := self.free_seats:
+            text = f"waiting for {free} more player{'s' if free > 1 else ''}"
+            if self.opts.fill_after is not None:
+                how = f"bots take the free seats {self.opts.fill_after} s after the lobby opened"
+            elif self.opts.headless is not None:
+                how = "--fill-with-bots SECONDS would give them to bots"
+            else:
+                how = "b gives a free seat to a bot"
+            return f"{text} ({how})"
+        if waiting := [s.name for s in self.seats[1:] if not s.ready]:
+            return f"waiting for {', '.join(waiting)} to be ready (r)"
+        if not self.seats[0].ready and self.begun:
+            return f"waiting for {self.seats[0].name} (the host) to be ready (r)"
+        return None
 
     def not_ready(self) -> list[str]:
         """The names of the seated people who have not said they are ready."""
@@ -409,12 +454,16 @@ class Host:
         """Seat players until the game may start and is asked to (True), or the host leaves
         between games (False)."""
         self._changed()
-        await self.start_now.wait()
-        while not self.closing and (problem := self.start_problem()) is not None:
-            self.say(f"cannot start yet: {problem}")
-            self.start_now = trio.Event()
-            self._changed()
+        async with trio.open_nursery() as nursery:
+            if self.opts.fill_after is not None:
+                nursery.start_soon(self._fill_later, self.opts.fill_after)
             await self.start_now.wait()
+            while not self.closing and (problem := self.start_problem()) is not None:
+                self.say(f"cannot start yet: {problem}")
+                self.start_now = trio.Event()
+                self._changed()
+                await self.start_now.wait()
+            nursery.cancel_scope.cancel()
         if self.closing:
             return False
         self.problem = None
@@ -425,6 +474,16 @@ class Host:
         if self.advertiser is not None:
             await self.advertiser.stop()  # the table is announced only while its lobby is open
         return True
+
+    async def _fill_later(self, seconds: int) -> None:
+        """`--fill-with-bots`: the seats still free `seconds` after the lobby opened go to bots
+        (a headless table then starts, as when people take them)."""
+        await trio.sleep(seconds)
+        if self.started or not self.free_seats:
+            return
+        self.say(f"lobby: {self.free_seats} seat(s) still free after {seconds} s: bots take them")
+        while self.free_seats and self.add_bot() is None:
+            pass
 
     def _next_lobby(self, result: GameResult) -> None:
         """After game `number`: the lobby of the next game, with the host and the players of the

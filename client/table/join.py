@@ -408,11 +408,30 @@ async def _wait_for_start(
         if message["t"] == "lobby":
             seats = message.get("seats", [])
             names = ", ".join(f"{s.get('name')} [{s.get('fp')}]" for s in seats if isinstance(s, dict))
-            say(f"lobby: {names} + {message.get('bots', 0)} bot(s), {message.get('total')} seats")
+            say(
+                f"lobby: {names} + {message.get('bots', 0)} bot(s), {message.get('total')} seats; "
+                f"{lobby_waits_for(message)}"
+            )
             if on_lobby is not None:
                 on_lobby(message)
         elif message["t"] == "start":
             return message
+
+
+def lobby_waits_for(message: dict[str, Any]) -> str:
+    """What a lobby the host sent (its `lobby_view`) waits for, in words: free seats (which the
+    host can give to bots), people not ready, or the host's start."""
+    seats = [s for s in message.get("seats", []) if isinstance(s, dict)]
+    bots = message.get("bots", 0)
+    total = message.get("total", 0)
+    free = (total if type(total) is int else 0) - len(seats) - (bots if type(bots) is int else 0)
+    if free > 0:
+        plural = "s" if free > 1 else ""
+        return f"waiting for {free} more player{plural} (the host can give a free seat to a bot)"
+    unready = [str(s.get("name", "?"))[:32] for s in seats if s.get("ready") is False]
+    if unready:
+        return f"waiting for {', '.join(unready)} to be ready"
+    return "waiting for the host to start"
 
 
 def _addresses(raw: list[object]) -> list[tuple[str, int]]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,18 +99,18 @@ class ResumeInfo:
         )
 
 
-RESUMABLE_FOR = 24 * 3600.0
-"""Seconds after its last write a game is still offered to `--resume`. The other seats give up
-on a silent seat within minutes (`session_timeouts`); a day covers a reboot or a night's sleep
-without offering, for ever, a game whose players have long gone home."""
+def latest_resumable() -> ResumeInfo | None:
+    """The game `--resume` continues: the most recent of this machine's games that is not over
+    (its `.resume` file), whose transcript is still there and holds that game (its header's
+    genesis), and after which no game of another table was saved here.
 
-
-def latest_resumable(now: float | None = None) -> ResumeInfo | None:
-    """The most recent game of this machine that can still be resumed: not over, its transcript
-    still there, and written to within `RESUMABLE_FOR` seconds. Older ones are not offered (and
-    say why in the log); their files stay for `verify`."""
+    Decided from the saved games, never from the clock: a game is offered until this machine
+    plays another one (the others gave up on a silent seat long before), so a clock that stepped
+    forward by days between a crash and `--resume` (a dead battery, a wrong time fixed by NTP)
+    still finds the seat. Only the order of the files' times counts (which is newer), never
+    their distance from now. What is not offered says why in the log; its files stay for
+    `verify`."""
     folder = storage.games_dir()
-    now = time.time() if now is None else now
 
     def mtime(path: Path) -> float:
         try:
@@ -120,6 +119,7 @@ def latest_resumable(now: float | None = None) -> ResumeInfo | None:
             return 0.0
 
     candidates = sorted(folder.glob("*.resume"), key=mtime, reverse=True) if folder.is_dir() else []
+    saved = [(mtime(p), p) for p in folder.glob("*.skyjo")] if candidates else []
     for path in candidates:
         try:
             info = ResumeInfo.load(path)
@@ -128,11 +128,33 @@ def latest_resumable(now: float | None = None) -> ResumeInfo | None:
             continue
         if info.finished or info.over:
             continue
-        last = max(mtime(path), mtime(info.transcript))
         if not info.transcript.is_file():
             log.info("not resumable: %s: its saved game %s is gone", path, info.transcript)
-        elif now - last > RESUMABLE_FOR:
-            log.info("not resumable: %s was last written %.0f hours ago", path, (now - last) / 3600)
+        elif _genesis_of(info.transcript) != info.genesis:
+            log.info("not resumable: %s: %s holds another game", path, info.transcript)
         else:
-            return info
+            last = max(mtime(path), mtime(info.transcript))
+            later = next(
+                (
+                    other
+                    for when, other in saved
+                    if when > last and other != info.transcript and _genesis_of(other) != info.genesis
+                ),
+                None,
+            )
+            if later is None:
+                return info
+            log.info("not resumable: %s: a later game was saved on this machine (%s)", path, later.name)
     return None
+
+
+def _genesis_of(transcript: Path) -> bytes | None:
+    """The genesis in a saved game's header (its first bytes only); None if it has none."""
+    from protocol.errors import MalformedMessage
+    from protocol.transcript import Records
+
+    try:
+        with transcript.open("rb") as handle:
+            return Records(handle.read, limit=None).config.encode()
+    except (OSError, MalformedMessage):
+        return None

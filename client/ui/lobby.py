@@ -114,6 +114,10 @@ class LobbySource(Protocol):
         """Host only: the next move countdown of the lobby's cycle (off, 30 s, 60 s ...)."""
         ...
 
+    async def add_bot(self) -> None:
+        """Host only: one of its bots takes a free seat (`b`)."""
+        ...
+
 
 @dataclass
 class LobbyScreen:
@@ -371,6 +375,7 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
             ("s", tr(lang, "lobby.help.start")),
             *([("c", tr(lang, "lobby.help.countdown"))] if view.is_host and view.settings else []),
             *([("o", tr(lang, "lobby.help.options"))] if view.is_host else []),
+            *([("b", tr(lang, "lobby.help.bot"))] if view.is_host else []),
             ("t", tr(lang, "help.chat")),
             ("q", tr(lang, "lobby.help.leave")),
             ("?", tr(lang, "help.help")),
@@ -452,7 +457,7 @@ def _link(c: Canvas, lang: str, seat: LobbySeat) -> tuple[str, str, str]:
 
 @dataclass(frozen=True)
 class LobbyAction:
-    name: str  # ready | unready | start | turn (next countdown) | chat | retry | leave
+    name: str  # ready | unready | start | turn (next countdown) | chat | retry | leave | bot
     text: str = ""
 
 
@@ -531,6 +536,8 @@ class LobbyUI:
             s.chat = ""
         elif key == "o" and view.is_host and not view.starting:
             s.editing = options_assignments(view.options)
+        elif key == "b" and view.is_host and not view.starting and any(seat.empty for seat in view.seats):
+            return [LobbyAction("bot")]
         elif key == "?":
             s.overlay = "help"
         elif key == "q":
@@ -599,6 +606,8 @@ async def run_lobby_ui(
                 await source.cycle_turn()
             elif action.name == "options":
                 await source.set_options(action.text)
+            elif action.name == "bot":
+                await source.add_bot()
             elif action.name == "chat":
                 nursery.start_soon(source.send_chat, action.text)
             elif action.name == "retry":

@@ -26,7 +26,15 @@ from client.records.book import RecordBook
 from client.records.ranking import PlayerRecord
 from client.table.evening import Evening, result_of
 from client.table.host import Host, HostOptions, next_turn
-from client.table.join import Joiner, JoinOptions, JoinRefusal, find_table, refusal_of, wait_left
+from client.table.join import (
+    Joiner,
+    JoinOptions,
+    JoinRefusal,
+    find_table,
+    lobby_waits_for,
+    refusal_of,
+    wait_left,
+)
 from client.table.peer import PeerRunner
 from client.table.resume import restore
 from client.table.saved import ResumeInfo
@@ -86,13 +94,13 @@ class HostLobby:
         address = f"{first}:{host.lobby_port}"
         if others:
             address += f"  (or {shown_addresses(others, host.lobby_port, most=2)})"
-        status = "waiting for players" if players < opts.seats else "every seat is taken"
+        status = "every seat is taken"
         # between games the host says it is ready too (`r`): the screen asks it, not the status
         waiting = [s.name for s in host.seats[1:] if not s.ready]
         if host.options_refused is not None:
             status = f"options not changed: {host.options_refused}"
-        elif waiting:
-            status = f"waiting for {', '.join(waiting)} to be ready (r)"
+        elif host.free_seats or waiting:
+            status = host.waiting_for() or status
         elif host.problem is not None:
             status = f"cannot start yet: {host.problem}"
         guesses = host.admission.passwords  # wrong passwords so far: someone may be guessing
@@ -144,6 +152,9 @@ class HostLobby:
 
     async def set_options(self, text: str) -> None:
         self.host.set_options(text)
+
+    async def add_bot(self) -> None:
+        self.host.add_bot()
 
 
 class JoinLobby:
@@ -200,10 +211,10 @@ class JoinLobby:
             left = refusal.wait - (trio.current_time() - self.refused_at)
             refusal = dataclasses.replace(refusal, wait=wait_left(left))
         waiting = [s.name for s in seats if not s.ready and not s.empty]
-        status = "connecting" if not message else "waiting for the host to start"
+        status = "connecting" if not message else lobby_waits_for(message)
         if message and not joiner.ready:
             status = ""  # the screen says to press r, in the player's language
-        elif message and waiting:
+        elif message and waiting and not any(s.empty for s in seats):  # free seats first
             status = f"waiting for {', '.join(waiting)} to be ready"
         return LobbyView(
             table=str(message.get("table", "")) or joiner.table or joiner.address,
@@ -249,6 +260,9 @@ class JoinLobby:
         return None  # the host's choice
 
     async def set_options(self, text: str) -> None:
+        return None  # the host's choice
+
+    async def add_bot(self) -> None:
         return None  # the host's choice
 
 

@@ -33,8 +33,8 @@ from protocol.events import (
     Updated,
 )
 from protocol.session import Session
-from protocol.transcript import load_checked
-from protocol.verify import verify_bytes
+from protocol.transcript import reader
+from protocol.verify import Verified, verify_stream
 from skyjo_p2p.core.events import Moved, RoundEnded
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
@@ -82,8 +82,13 @@ class Replay:
 def load_replay(data: bytes, progress: Callable[[int, int], None] | None = None) -> Replay:
     """Check then replay a transcript file's bytes into steps. Raises `MalformedMessage` if it is
     not one. An invalid file keeps the steps that check up to its fault, and the fault."""
-    verdict = verify_bytes(data)
-    config, frames, _ = load_checked(data)
+    return replay_of(verify_stream(reader(data), limit=None, keep_order=True), progress)
+
+
+def replay_of(checked: Verified, progress: Callable[[int, int], None] | None = None) -> Replay:
+    """Replay a checked file (`verify_stream(..., keep_order=True)`) into steps: its distinct
+    frames in the file's order, each opened once by the check (copies are not fed again)."""
+    verdict, config, frames = checked.verdict, checked.config, checked.order
     names = list(config.names) or [f"#{s + 1}" for s in range(config.players)]
     replay = Replay(config.game, names)
     if not verdict.valid:
@@ -95,7 +100,10 @@ def load_replay(data: bytes, progress: Callable[[int, int], None] | None = None)
     snapshots: list[tuple[TableState, int]] = []
     ended: list[Step] = []
     for number, frame in enumerate(frames):
-        observer.receive_frame(frame)
+        if isinstance(frame, bytes):  # a malformed frame its seat signed: the check blames it
+            observer.receive_frame(frame)
+        else:
+            observer.receive_opened(frame)
         for event in observer.next_events():
             if isinstance(event, Updated):
                 log.extend(LogItem("fact", fact) for fact in event.facts)
@@ -325,6 +333,7 @@ class ReplayUI:
 
 
 def replay(path: str, *, lang: str | None, no_color: bool, ascii_only: bool) -> int:
+    from client.storage import verify_file
     from protocol.errors import MalformedMessage
 
     from .render import render
@@ -333,8 +342,8 @@ def replay(path: str, *, lang: str | None, no_color: bool, ascii_only: bool) -> 
 
     language = detect_lang(lang)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        with open(path, "rb"):  # read (streaming, bounded) by `verify_file` once on screen
+            pass
     except OSError as exc:
         print(f"skyjo-lan replay: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -351,13 +360,18 @@ def replay(path: str, *, lang: str | None, no_color: bool, ascii_only: bool) -> 
             def progress(n: int, of: int) -> None:
                 done[0], total[0] = n, max(of, 1)
 
+            def check_then_replay() -> Replay:
+                return replay_of(verify_file(path, keep_order=True), progress)
+
             async def load() -> None:
                 try:
                     outcome["replay"] = await trio.to_thread.run_sync(
-                        load_replay, data, progress, abandon_on_cancel=True
+                        check_then_replay, abandon_on_cancel=True
                     )
                 except MalformedMessage as exc:
                     outcome["error"] = exc.reason
+                except OSError as exc:
+                    outcome["error"] = f"cannot read it: {exc.strerror or exc}"
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(load)

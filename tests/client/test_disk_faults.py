@@ -25,7 +25,6 @@ import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-import client.table.saved as saved_file
 import client.table.seat as seating
 from client import storage
 from client.net.link import Refused
@@ -420,6 +419,9 @@ def test_only_a_recent_unfinished_game_with_its_transcript_is_offered(tmp_path: 
     fresh = make("d-fresh")
     (games / "e-garbage.resume").write_bytes(b"\xc1 not msgpack")
     assert latest_resumable() == fresh
+    # no longer offered once a game of another table is saved after it (issue 26: not the clock)
+    later = games / "f-later.skyjo"
+    later.write_bytes(dump(Net("skyjo", 2, {}).config, []))
     stamp = os.stat(fresh.path).st_mtime
-    assert latest_resumable(now=stamp + saved_file.RESUMABLE_FOR - 60) == fresh
-    assert latest_resumable(now=stamp + saved_file.RESUMABLE_FOR + 60) is None
+    os.utime(later, (stamp + 60, stamp + 60))
+    assert latest_resumable() is None

@@ -16,7 +16,7 @@ from client.records import cache as cache_module
 from client.records import history
 from client.records.history import game_time, scan
 from client.table.saved import ResumeInfo
-from protocol.verify import verify_bytes
+from protocol.verify import verify_bytes, verify_stream
 from tests.client.saved_games import Saved, fingerprint, play
 
 
@@ -77,14 +77,14 @@ def test_a_tampered_copy_is_listed_as_not_counting_blaming_nobody(games, tmp_pat
 
 
 def test_a_fault_a_seat_signed_names_that_seat_and_its_name(games, tmp_path, monkeypatch):
-    real = verify_bytes
+    real = verify_stream
 
-    def blaming(data: bytes):
-        verdict = real(data)
-        verdict._invalid("equivocation: seat 2 signed two different frames #7", 1)
-        return verdict
+    def blaming(*args, **kwargs):
+        checked = real(*args, **kwargs)
+        checked.verdict._invalid("equivocation: seat 2 signed two different frames #7", 1)
+        return checked
 
-    monkeypatch.setattr(history, "verify_bytes", blaming)
+    monkeypatch.setattr(history, "verify_stream", blaming)
     games["skyjo"].write(tmp_path / "g", "20261101-200000")
     (entry,) = scan(tmp_path / "g").games
     assert (
@@ -150,7 +150,7 @@ def test_the_seats_the_tables_bot_finished_and_the_hosts_bots_are_shown(games, t
 # --- the cache ---------------------------------------------------------------------------------
 
 
-def _fail(data: bytes):
+def _fail(*args, **kwargs):
     raise AssertionError("verified again: the cache was not used")
 
 
@@ -158,7 +158,7 @@ def test_the_cache_is_used_on_the_second_run(games, tmp_path, monkeypatch):
     three(games, tmp_path / "g")
     first = scan(tmp_path / "g")
     assert first.verified == 3 and cache_module.cache_path().is_file()
-    monkeypatch.setattr(history, "verify_bytes", _fail)
+    monkeypatch.setattr(history, "verify_stream", _fail)
     second = scan(tmp_path / "g")
     assert second.verified == 0
     assert [(g.path, g.checked) for g in second.games] == [(g.path, g.checked) for g in first.games]
@@ -171,8 +171,8 @@ def test_a_file_that_changes_is_verified_again(games, tmp_path, monkeypatch):
     paths[0].write_bytes(games["skyjo"].tampered())  # same size, same modification time
     os.utime(paths[0], ns=(stat.st_atime_ns, stat.st_mtime_ns))
     calls = []
-    real = history.verify_bytes
-    monkeypatch.setattr(history, "verify_bytes", lambda data: calls.append(1) or real(data))
+    real = history.verify_stream
+    monkeypatch.setattr(history, "verify_stream", lambda *a, **k: calls.append(1) or real(*a, **k))
     result = scan(tmp_path / "g")
     assert result.verified == 1 and len(calls) == 1
     assert {g.path: g.checked.status for g in result.games}[paths[0]] == "invalid"
@@ -185,7 +185,7 @@ def test_a_copied_or_touched_file_keeps_its_entry(games, tmp_path, monkeypatch):
     other = tmp_path / "elsewhere"
     other.mkdir()
     (other / paths[1].name).write_bytes(paths[1].read_bytes())
-    monkeypatch.setattr(history, "verify_bytes", _fail)
+    monkeypatch.setattr(history, "verify_stream", _fail)
     assert scan(tmp_path / "g").verified == 0 and scan(other).verified == 0
 
 
@@ -331,7 +331,7 @@ def test_a_folder_that_cannot_be_listed_is_one_line_and_exit_2(tmp_path, capsys)
 def test_a_file_too_large_for_a_saved_game_is_not_read(games, tmp_path, monkeypatch):
     games["skyjo"].write(tmp_path / "g", "20261101-200000")
     monkeypatch.setattr(history, "MAX_FILE", 1000)
-    monkeypatch.setattr(history, "verify_bytes", _fail)
+    monkeypatch.setattr(history, "verify_stream", _fail)
     (entry,) = scan(tmp_path / "g").games
     assert entry.why_not is not None and entry.why_not.startswith("unreadable: too large for a saved game")
 

@@ -276,6 +276,7 @@ EN: dict[str, str] = {
     "lobby.help.leave": "leave the table",
     "lobby.help.countdown": "change the move countdown (off, 30 s, 60 s, 90 s, 2 min, 5 min)",
     "lobby.help.options": "change the game's options (for the game about to start)",
+    "lobby.help.bot": "give a free seat to a bot (for the rest of the evening)",
     "lobby.options_label": "Options:",
     "lobby.options_hint": "NAME=VALUE ... as --option (left out: default) · Enter applies · Esc cancels",
     "lobby.press_ready": "Press r when you are ready to play.",

@@ -269,6 +269,7 @@ FR: dict[str, str] = {
     "lobby.help.leave": "quitter la table",
     "lobby.help.countdown": "changer le compte à rebours (aucun, 30 s, 60 s, 90 s, 2 min, 5 min)",
     "lobby.help.options": "changer les options du jeu (pour la partie qui commence)",
+    "lobby.help.bot": "donner une place libre à un bot (pour le reste de la soirée)",
     "lobby.options_label": "Options :",
     "lobby.options_hint": "NOM=VALEUR ..., comme --option · Entrée applique · Échap annule",
     "lobby.press_ready": "Appuyez sur r quand vous êtes prêt à jouer.",
