@@ -9,7 +9,6 @@ threads); SIGWINCH is received through trio and the screen is resized at once.
 from __future__ import annotations
 
 import contextlib
-import curses
 import os
 import signal
 import sys
@@ -19,6 +18,11 @@ from typing import Any
 import trio
 
 from client.logs import screen_owns_terminal
+
+try:
+    import curses
+except ImportError:  # Windows without windows-curses: the screen says so when it is opened
+    from . import nocurses as curses  # type: ignore[no-redef]
 
 from .canvas import Frame, text_width
 from .caps import Caps, setup_locale
