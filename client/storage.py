@@ -56,6 +56,16 @@ def games_dir() -> Path:
     return data_dir() / "games"
 
 
+def binary() -> int:
+    """The flag every `os.open` of ours adds: `O_BINARY` where it exists (Windows), else 0.
+
+    Without it Windows opens the file in text mode and writes each 0x0A byte as 0x0D 0x0A: an
+    identity key, a transcript record or a resume file holding that byte would come back longer
+    (CPython's own tempfile module adds it for the same reason). Read at each call, not at import,
+    so a test can stand in for `os`."""
+    return int(getattr(os, "O_BINARY", 0))
+
+
 def fingerprint(public_key: bytes) -> str:
     """A short, readable fingerprint of an identity key: 4 groups of 4 base32 letters."""
     digest = hashlib.sha256(b"skyjo-lan/v1/fingerprint" + public_key).digest()
@@ -77,7 +87,7 @@ def load_identity(create: bool = True) -> Ed25519PrivateKey:
         raise FileNotFoundError(path)
     key = Ed25519PrivateKey.generate()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | binary(), 0o600)
     with os.fdopen(fd, "wb") as handle:
         handle.write(key.private_bytes_raw())
     return key
@@ -162,7 +172,7 @@ def check_writable(folder: Path | None = None) -> Path:
     probe = folder / f".probe-{secrets.token_hex(4)}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | binary(), 0o600)
         try:
             os.write(fd, header_probe())
             os.fsync(fd)
@@ -212,7 +222,7 @@ class TranscriptWriter:
         self._fd = -1
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | binary(), 0o644)
             logs.note_saved(path)  # told on Ctrl-C ("Interrupted: the game is saved in ...")
             size = os.fstat(self._fd).st_size
             if keep is not None and keep < size:
