@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import logging.handlers
-import os
 import sys
 import time
 from pathlib import Path
@@ -29,9 +28,11 @@ _state: dict[str, object] = {}
 
 
 def log_dir() -> Path:
-    """``$XDG_STATE_HOME/skyjo-lan/logs`` (``~/.local/state/skyjo-lan/logs`` by default)."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "skyjo-lan" / "logs"
+    """``$XDG_STATE_HOME/skyjo-lan/logs`` (``~/.local/state/skyjo-lan/logs`` by default); the
+    platform's log folder on Windows and macOS (`client.places`)."""
+    from . import places
+
+    return places.log_dir()
 
 
 def setup(command: str, verbose: bool = False, *, screen: bool = False) -> Path | None:

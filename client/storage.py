@@ -1,4 +1,8 @@
-"""Where skyjo-lan keeps things: the identity key, settings and saved games (XDG directories).
+"""Where skyjo-lan keeps things: the identity key, settings and saved games.
+
+The folders are chosen in `client.places`: on Linux the XDG directories below; on Windows
+``%LOCALAPPDATA%\\skyjo-lan`` and on macOS ``~/Library/Application Support/skyjo-lan`` for both
+(docs/user-guide.md, "Where the data lives").
 
 * ``$XDG_CONFIG_HOME/skyjo-lan/identity.key``: this user's long-term Ed25519 key (raw 32-byte
   seed, mode 0600); its fingerprint is what other players see in the lobby.
@@ -35,7 +39,7 @@ from protocol.config import TableConfig
 from protocol.transcript import header, record
 from skyjo_p2p.core.errors import OptionError
 
-from . import logs
+from . import logs, places
 
 log = logging.getLogger("skyjo_lan.storage")
 
@@ -43,13 +47,14 @@ APP = "skyjo-lan"
 
 
 def config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / APP
+    """The identity key, the name, the known peers (`places`: XDG on Linux, the platform's own
+    folder on Windows and macOS)."""
+    return places.user_dir("config")
 
 
 def data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / APP
+    """Saved games and the history cache (`places`)."""
+    return places.user_dir("data")
 
 
 def games_dir() -> Path:
