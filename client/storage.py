@@ -15,9 +15,10 @@ The folders are chosen in `client.places`: on Linux the XDG directories below; o
   over and its transcript verifies).
 
 What reaches the disk when (`TranscriptWriter`): each record is handed to the operating system as
-it is made, so a killed process loses nothing; it is forced to the disk (fsync) before this peer
-sends a frame of its own, at each round's end and at the end. A power cut loses only frames of
-the other seats received since the last fsync, which they still hold and send again on resume.
+it is made, so a killed process loses nothing; it is forced to the disk (`durable_sync`: fsync, and
+F_FULLFSYNC on macOS) before this peer sends a frame of its own, at each round's end and at the
+end. A power cut loses only frames of the other seats received since the last fsync, which they
+still hold and send again on resume.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import os
 import secrets
 import time
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -69,6 +71,32 @@ def binary() -> int:
     (CPython's own tempfile module adds it for the same reason). Read at each call, not at import,
     so a test can stand in for `os`."""
     return int(getattr(os, "O_BINARY", 0))
+
+
+def _fcntl() -> Any:
+    """The `fcntl` module, None where there is none (Windows)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    return fcntl
+
+
+def durable_sync(fd: int) -> None:
+    """Force what was written to `fd` onto the disk itself: `os.fsync`, and on macOS also
+    `fcntl(F_FULLFSYNC)`, since fsync there hands the data to the drive without making it flush
+    its cache (a Mac whose battery dies would lose what "fsync before a frame is sent" promised).
+    A file system that refuses F_FULLFSYNC (some network and external ones) keeps the fsync;
+    a failing fsync raises OSError, as before."""
+    os.fsync(fd)
+    fcntl = _fcntl()
+    full = getattr(fcntl, "F_FULLFSYNC", None) if fcntl is not None else None
+    if full is None:
+        return
+    try:
+        fcntl.fcntl(fd, full)
+    except OSError as exc:
+        log.debug("F_FULLFSYNC refused (%s): fsync only", _why(exc))
 
 
 def fingerprint(public_key: bytes) -> str:
@@ -180,7 +208,7 @@ def check_writable(folder: Path | None = None) -> Path:
         fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | binary(), 0o600)
         try:
             os.write(fd, header_probe())
-            os.fsync(fd)
+            durable_sync(fd)
         finally:
             os.close(fd)
         probe.unlink()
@@ -238,7 +266,7 @@ class TranscriptWriter:
                 self._append(header(config))
                 self.sync()
             elif keep is not None:
-                os.fsync(self._fd)  # the cut is on disk before anything is appended
+                durable_sync(self._fd)  # the cut is on disk before anything is appended
         except SaveError:
             self.close()
             raise
@@ -276,7 +304,7 @@ class TranscriptWriter:
         if self._fd < 0 or self.synced == self.size:
             return
         try:
-            os.fsync(self._fd)
+            durable_sync(self._fd)
         except OSError as exc:
             self.size = self.synced
             with contextlib.suppress(OSError):

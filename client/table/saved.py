@@ -67,7 +67,7 @@ class ResumeInfo:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()
-                os.fsync(handle.fileno())
+                storage.durable_sync(handle.fileno())
             tmp.replace(self.path)
         except OSError as exc:
             with contextlib.suppress(OSError):
