@@ -350,8 +350,8 @@ def _announce_code(code: str) -> str:
 
 
 def _default_nick() -> str:
-    """The name given before (stored with the identity), else $USER when it makes a usable name at
-    the table, else "player"."""
+    """The name given before (stored with the identity), else $USER ($USERNAME on Windows) when it
+    makes a usable name at the table, else "player"."""
     from . import storage
 
     for name in (
