@@ -20,6 +20,7 @@ from skyjo_p2p.engine import games, new_game
 from . import cmdline
 from .cmdline import DEFAULT_TURN, InputError
 from .net import wordcode
+from .net.ports import DEFAULT_RANGE as DEFAULT_PORT_RANGE
 
 GAMES = games()
 
@@ -107,6 +108,18 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def version() -> str:
+    """This program's version, as installed ("0.1.0"); "unknown" when it runs from a folder that
+    was never installed."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("skyjo-lan")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """`skyjo-lan verify FILE`: exit 0 valid (finished or unfinished), 1 invalid, 2 unreadable or
     not this game's transcript (its genesis does not match the signed frames)."""
@@ -122,10 +135,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except MalformedMessage as exc:
         print(f"skyjo-lan verify: {args.file} is not a readable transcript: {exc.reason}", file=sys.stderr)
         return 2
+    checker = f"skyjo-lan {version()}"
     if args.json:
-        _print_json(verdict.as_dict())
+        _print_json({**verdict.as_dict(), "checker": checker})
     else:
         _print_verdict(verdict)
+        print(f"checked by {checker}")
     if verdict.not_this_game:
         return 2
     return 0 if verdict.valid else 1
@@ -338,11 +353,14 @@ def _announce_code(code: str) -> str:
 
 
 def _default_nick() -> str:
-    """The name given before (stored with the identity), else $USER when it makes a usable name at
-    the table, else "player"."""
+    """The name given before (stored with the identity), else $USER ($USERNAME on Windows) when it
+    makes a usable name at the table, else "player"."""
     from . import storage
 
-    for name in (storage.stored_name(), os.environ.get("USER", "player")[: cmdline.NICK_MAX_CHARS]):
+    for name in (
+        storage.stored_name(),
+        (os.environ.get("USER") or os.environ.get("USERNAME") or "player")[: cmdline.NICK_MAX_CHARS],
+    ):
         try:
             if name:
                 return cmdline.nick(name)
@@ -398,11 +416,22 @@ def _default_table(nick: str) -> str:
     return cmdline.table_name(f"{name.rstrip()}'s table")
 
 
+def _port_range(args: argparse.Namespace) -> None:
+    """Listen in `--port-range` from now on (the default range when it is not given)."""
+    from .net import ports
+
+    try:
+        ports.use(ports.parse_range(args.port_range))
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
 def cmd_host(args: argparse.Namespace) -> int:
     from .table.commands import run_host, run_resume
     from .table.host import HostOptions
 
     _setup_logging(args.verbose, args.command)
+    _port_range(args)
     if args.resume:
         return _resume(args, run_resume)
     _network_args(args)
@@ -462,6 +491,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     from .table.join import JoinOptions
 
     _setup_logging(args.verbose, args.command)
+    _port_range(args)
     if args.resume:
         return _resume(args, run_resume)
     _network_args(args)
@@ -612,6 +642,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="skyjo-lan",
         description="SKYJO, SKYJO ACTION and SKIP-BO with friends on a home network.",
     )
+    parser.add_argument("--version", action="version", version=f"skyjo-lan {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("scenario", help="play a scripted game from a JSON file and print the table")
@@ -718,6 +749,13 @@ def build_parser() -> argparse.ArgumentParser:
             default=None,
             metavar="IP",
             help="listen and announce on this IPv4 address of this machine only",
+        )
+        p.add_argument(
+            "--port-range",
+            default=str(DEFAULT_PORT_RANGE),
+            metavar="LOW-HIGH",
+            help=f"listen on free ports of this range, so one firewall rule covers the evening "
+            f"(default {DEFAULT_PORT_RANGE}; 'any': any free port)",
         )
         p.add_argument(
             "--games",

@@ -81,12 +81,17 @@ def interface(text: str, option: str = "--interface") -> str:
 def port_is_free(address: str, number: int) -> None:
     """Refuse a listening port another program already holds on `address` (0: any port is fine).
 
-    Binds with SO_REUSEADDR like trio's listeners do, so a port that only has connections in
-    TIME_WAIT from a previous game is not reported busy."""
+    Binds as trio's listeners do (`net.ports.probe_option`): with SO_REUSEADDR on Unix, so a port
+    that only has connections in TIME_WAIT from a previous game is not reported busy; with
+    SO_EXCLUSIVEADDRUSE on Windows, where SO_REUSEADDR would bind over another listener."""
+    from .net.ports import probe_option
+
     if number == 0:
         return
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        option = probe_option()
+        if option is not None:
+            probe.setsockopt(*option, 1)
         try:
             probe.bind((address, number))
         except OSError as exc:

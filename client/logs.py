@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import logging.handlers
-import os
 import sys
 import time
 from pathlib import Path
@@ -36,9 +35,11 @@ def _not_file_only(record: logging.LogRecord) -> bool:
 
 
 def log_dir() -> Path:
-    """``$XDG_STATE_HOME/skyjo-lan/logs`` (``~/.local/state/skyjo-lan/logs`` by default)."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "skyjo-lan" / "logs"
+    """``$XDG_STATE_HOME/skyjo-lan/logs`` (``~/.local/state/skyjo-lan/logs`` by default); the
+    platform's log folder on Windows and macOS (`client.places`)."""
+    from . import places
+
+    return places.log_dir()
 
 
 def setup(command: str, verbose: bool = False, *, screen: bool = False) -> Path | None:

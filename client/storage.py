@@ -1,4 +1,8 @@
-"""Where skyjo-lan keeps things: the identity key, settings and saved games (XDG directories).
+"""Where skyjo-lan keeps things: the identity key, settings and saved games.
+
+The folders are chosen in `client.places`: on Linux the XDG directories below; on Windows
+``%LOCALAPPDATA%\\skyjo-lan`` and on macOS ``~/Library/Application Support/skyjo-lan`` for both
+(docs/user-guide.md, "Where the data lives").
 
 * ``$XDG_CONFIG_HOME/skyjo-lan/identity.key``: this user's long-term Ed25519 key (raw 32-byte
   seed, mode 0600); its fingerprint is what other players see in the lobby.
@@ -11,9 +15,10 @@
   over and its transcript verifies).
 
 What reaches the disk when (`TranscriptWriter`): each record is handed to the operating system as
-it is made, so a killed process loses nothing; it is forced to the disk (fsync) before this peer
-sends a frame of its own, at each round's end and at the end. A power cut loses only frames of
-the other seats received since the last fsync, which they still hold and send again on resume.
+it is made, so a killed process loses nothing; it is forced to the disk (`durable_sync`: fsync, and
+F_FULLFSYNC on macOS) before this peer sends a frame of its own, at each round's end and at the
+end. A power cut loses only frames of the other seats received since the last fsync, which they
+still hold and send again on resume.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import os
 import secrets
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -36,7 +41,7 @@ from protocol.config import TableConfig
 from protocol.transcript import header, record
 from skyjo_p2p.core.errors import OptionError
 
-from . import logs
+from . import logs, places
 
 if TYPE_CHECKING:
     from protocol.verify import Verified
@@ -47,17 +52,54 @@ APP = "skyjo-lan"
 
 
 def config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / APP
+    """The identity key, the name, the known peers (`places`: XDG on Linux, the platform's own
+    folder on Windows and macOS)."""
+    return places.user_dir("config")
 
 
 def data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / APP
+    """Saved games and the history cache (`places`)."""
+    return places.user_dir("data")
 
 
 def games_dir() -> Path:
     return data_dir() / "games"
+
+
+def binary() -> int:
+    """The flag every `os.open` of ours adds: `O_BINARY` where it exists (Windows), else 0.
+
+    Without it Windows opens the file in text mode and writes each 0x0A byte as 0x0D 0x0A: an
+    identity key, a transcript record or a resume file holding that byte would come back longer
+    (CPython's own tempfile module adds it for the same reason). Read at each call, not at import,
+    so a test can stand in for `os`."""
+    return int(getattr(os, "O_BINARY", 0))
+
+
+def _fcntl() -> Any:
+    """The `fcntl` module, None where there is none (Windows)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    return fcntl
+
+
+def durable_sync(fd: int) -> None:
+    """Force what was written to `fd` onto the disk itself: `os.fsync`, and on macOS also
+    `fcntl(F_FULLFSYNC)`, since fsync there hands the data to the drive without making it flush
+    its cache (a Mac whose battery dies would lose what "fsync before a frame is sent" promised).
+    A file system that refuses F_FULLFSYNC (some network and external ones) keeps the fsync;
+    a failing fsync raises OSError, as before."""
+    os.fsync(fd)
+    fcntl = _fcntl()
+    full = getattr(fcntl, "F_FULLFSYNC", None) if fcntl is not None else None
+    if full is None:
+        return
+    try:
+        fcntl.fcntl(fd, full)
+    except OSError as exc:
+        log.debug("F_FULLFSYNC refused (%s): fsync only", _why(exc))
 
 
 def fingerprint(public_key: bytes) -> str:
@@ -81,7 +123,7 @@ def load_identity(create: bool = True) -> Ed25519PrivateKey:
         raise FileNotFoundError(path)
     key = Ed25519PrivateKey.generate()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | binary(), 0o600)
     with os.fdopen(fd, "wb") as handle:
         handle.write(key.private_bytes_raw())
     return key
@@ -166,10 +208,10 @@ def check_writable(folder: Path | None = None) -> Path:
     probe = folder / f".probe-{secrets.token_hex(4)}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | binary(), 0o600)
         try:
             os.write(fd, header_probe())
-            os.fsync(fd)
+            durable_sync(fd)
         finally:
             os.close(fd)
         probe.unlink()
@@ -216,7 +258,7 @@ class TranscriptWriter:
         self._fd = -1
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | binary(), 0o644)
             logs.note_saved(path)  # told on Ctrl-C ("Interrupted: the game is saved in ...")
             size = os.fstat(self._fd).st_size
             if keep is not None and keep < size:
@@ -227,7 +269,7 @@ class TranscriptWriter:
                 self._append(header(config))
                 self.sync()
             elif keep is not None:
-                os.fsync(self._fd)  # the cut is on disk before anything is appended
+                durable_sync(self._fd)  # the cut is on disk before anything is appended
         except SaveError:
             self.close()
             raise
@@ -265,7 +307,7 @@ class TranscriptWriter:
         if self._fd < 0 or self.synced == self.size:
             return
         try:
-            os.fsync(self._fd)
+            durable_sync(self._fd)
         except OSError as exc:
             self.size = self.synced
             with contextlib.suppress(OSError):

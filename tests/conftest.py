@@ -1,12 +1,27 @@
 """Every test: the program's log files (`client.logs`) go to the test's own directory, and the
-log handlers a command set up are removed after it (so no test writes to the real home)."""
+log handlers a command set up are removed after it (so no test writes to the real home).
+
+On Windows, the tests that drive the program in a pseudo-terminal (pexpect's `spawn`, the
+`Pty` driver) are skipped: Windows has none (tests/platforms/smoke_play.py drives `play` there
+in a console of its own instead)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if sys.platform != "win32":
+        return
+    skip = pytest.mark.skip(reason="needs a pseudo-terminal (pexpect.spawn), which Windows does not have")
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is not None and ("pexpect" in vars(module) or "Pty" in vars(module)):
+            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)

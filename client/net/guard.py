@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import ipaddress
 import math
-import resource
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -295,15 +294,34 @@ def caps_for_descriptors(soft_limit: int) -> tuple[int, int]:
     A quarter of the descriptors (at least 64) stays in reserve for the game itself (its links,
     its listeners, its transcript, mDNS), and half of the rest may be handshakes in progress:
     a flood never reaches the limit, so the peer can still re-dial a seat."""
-    if soft_limit <= 0 or soft_limit == resource.RLIM_INFINITY:
+    if soft_limit <= 0 or soft_limit == _rlim_infinity():
         soft_limit = 65_536
     reserve = max(64, soft_limit // 4)
     total = max(4, min(1024, (soft_limit - reserve) // 2))
     return min(PER_SOURCE, total), total
 
 
+WINDOWS_DESCRIPTORS = 8192
+"""What `descriptor_limit` answers where there is no RLIMIT_NOFILE (Windows): sockets are handles
+there, bounded by memory rather than by a per-process table; the C runtime's own table (for
+files) holds 8192."""
+
+
+def _rlim_infinity() -> int:
+    try:
+        import resource  # Unix only: chosen at run time so the module imports on Windows
+    except ImportError:
+        return -1
+    return int(resource.RLIM_INFINITY)
+
+
 def descriptor_limit() -> int:
-    """This process's soft limit on open descriptors (RLIMIT_NOFILE)."""
+    """This process's soft limit on open descriptors (RLIMIT_NOFILE; `WINDOWS_DESCRIPTORS` where
+    the platform has no such limit)."""
+    try:
+        import resource
+    except ImportError:
+        return WINDOWS_DESCRIPTORS
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     return int(soft)
 

@@ -14,8 +14,10 @@ from collections.abc import Callable
 import trio
 
 from client import cmdline, logs, storage
+from client.net import ports
 from client.net.addresses import Unresolved
 from client.net.framing import FramingError
+from client.net.hints import reach_hint
 from client.net.link import LinkError, Refused
 from skyjo_p2p.core.errors import OptionError
 
@@ -85,7 +87,8 @@ def _one_line(exc: BaseException) -> tuple[str, int] | None:
     if isinstance(leaf, trio.BrokenResourceError | trio.ClosedResourceError):
         return "the connection was closed by the other end", 1
     text = str(leaf) if not isinstance(leaf, OSError) or leaf.errno is None else leaf.strerror
-    return f"network error: {text or type(leaf).__name__}", 1
+    hint = reach_hint(leaf, str(ports.in_force() or ports.DEFAULT_RANGE))
+    return f"network error: {text or type(leaf).__name__}" + (f"; {hint}" if hint else ""), 1
 
 
 def _network_errors(run: Callable[[], int], command: str) -> int:

@@ -62,11 +62,11 @@ class ResumeInfo:
         )
         tmp = self.path.with_suffix(".resume.tmp")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o600)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()
-                os.fsync(handle.fileno())
+                storage.durable_sync(handle.fileno())
             tmp.replace(self.path)
         except OSError as exc:
             with contextlib.suppress(OSError):

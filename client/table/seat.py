@@ -20,6 +20,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from client import storage
+from client.net import ports
 from client.net.mesh import Mesh
 from client.storage import TranscriptWriter
 from protocol.config import DEFAULT_GRACE, TableConfig
@@ -369,6 +370,6 @@ def duration(seconds: float) -> str:
 
 
 async def open_listener(host: str, port: int = 0) -> trio.SocketListener:
-    """A TCP listener on `host` (port 0: any free port)."""
-    listeners = await trio.open_tcp_listeners(port, host=host)
-    return listeners[0]
+    """A TCP listener on `host` (port 0: the first free port of the range in force, see
+    `client.net.ports`; any free port when none is)."""
+    return await ports.open_listener(host, port)

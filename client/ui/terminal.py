@@ -3,22 +3,28 @@
 Everything else is pure. `Terminal` is opened with `open_terminal()` (an async context manager,
 under trio): keys come from `keys()`, an async iterator fed by `trio.lowlevel.wait_readable` on
 standard input (no polling, no thread: the event loop stays free while crypto runs in worker
-threads); SIGWINCH is received through trio and the screen is resized at once.
+threads); SIGWINCH is received through trio and the screen is resized at once. On Windows, where
+trio cannot wait on the console, the keys are polled through msvcrt (`ConsoleKeys`, decoded by
+the pure `windows_key_names`), and so is the console's size.
 """
 
 from __future__ import annotations
 
 import contextlib
-import curses
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 import trio
 
 from client.logs import screen_owns_terminal
+
+try:
+    import curses
+except ImportError:  # Windows without windows-curses: the screen says so when it is opened
+    from . import nocurses as curses  # type: ignore[no-redef]
 
 from .canvas import Frame, text_width
 from .caps import Caps, setup_locale
@@ -190,6 +196,129 @@ def key_name(key: int | str) -> str | None:
     return CHAR_NAMES.get(key, key if key.isprintable() else None)
 
 
+# --- Windows: the console's keys through msvcrt -----------------------------------------------
+#
+# trio waits for sockets only on Windows (`wait_readable` on the console's handle never returns),
+# so there the keys are polled: `msvcrt.kbhit` says whether a key waits, `msvcrt.getwch` reads it
+# without echo. A special key comes as two characters: a prefix ("\x00" or "\xe0") and the key's
+# scan code. Ctrl-C comes as "\x03" while the console is read this way: it is turned into the
+# SIGINT it is on Unix, so it ends the program the same way (one line, the game saved).
+
+CONSOLE_POLL = 0.03
+"""Seconds between two looks at the console when no key waits (about 30 a second: a key is
+never late to the eye, and an idle screen costs nothing measurable)."""
+
+INTERRUPT = "interrupt"
+"""The name `windows_key_names` gives Ctrl-C (the reader raises SIGINT for it)."""
+
+_WINDOWS_SPECIAL = {
+    "H": "up",
+    "P": "down",
+    "K": "left",
+    "M": "right",
+    "G": "home",
+    "O": "end",
+    "I": "pgup",
+    "Q": "pgdn",
+    "S": "delete",
+    "\x0f": "btab",  # Shift-Tab
+}
+
+
+_EXTENDED = frozenset(
+    "Rstuvw\x85\x86\x87\x88\x89\x8a\x8b\x8c\x8d\x91\x92\x93\x94\x97\x98\x99\x9b\x9d\x9f\xa0\xa1\xa2\xa3"
+)
+"""Other scan codes that follow "\\xe0" (Insert, F11, F12, Ctrl and Alt with the arrows...): keys the
+game does not use. "\\xe0" before anything else is the letter "à", typed (getwch returns it alike)."""
+
+
+def windows_key_names(chars: list[str]) -> list[str]:
+    """Key names for what `msvcrt.getwch` returned, in order: arrows and the other special keys
+    (prefix and scan code), Enter ("\\r"), Escape, Backspace, Tab, Ctrl-C (`INTERRUPT`), the
+    characters typed, and the escape sequences of a console in VT input mode. A special key the
+    game does not use (F1...) is dropped; "\\xe0" not followed by a scan code is "à"."""
+    out: list[str] = []
+    i = 0
+    while i < len(chars):
+        char = chars[i]
+        after = chars[i + 1] if i + 1 < len(chars) else ""
+        if char == "\x00" or (char == "\xe0" and after and after in _WINDOWS_SPECIAL.keys() | _EXTENDED):
+            name = _WINDOWS_SPECIAL.get(after)
+            if name is not None:
+                out.append(name)
+            i += 2
+            continue
+        if char == "\x03":
+            out.append(INTERRUPT)
+            i += 1
+            continue
+        if (
+            char == "\x1b"
+            and i + 2 < len(chars)
+            and chars[i + 1] in ("[", "O")
+            and chars[i + 2] in _SEQUENCES
+        ):
+            out.append(_SEQUENCES[chars[i + 2]])
+            i += 3
+            continue
+        name = key_name(char)
+        if name is not None:
+            out.append(name)
+        i += 1
+    return out
+
+
+def _raise_sigint() -> None:
+    signal.raise_signal(signal.SIGINT)
+
+
+def _console_size() -> tuple[int, int] | None:
+    try:
+        size = os.get_terminal_size(sys.__stdout__.fileno() if sys.__stdout__ else 1)
+    except (OSError, ValueError):
+        return None
+    return size.columns, size.lines
+
+
+class ConsoleKeys:
+    """The keys of a Windows console, read with `console` (the `msvcrt` module, or a stand-in
+    with `kbhit()` and `getwch()`). `interrupt` is called for Ctrl-C (default: raise SIGINT);
+    `size` gives the console's size, polled for changes (Windows has no SIGWINCH)."""
+
+    MAX_BATCH = 256
+
+    def __init__(
+        self,
+        console: Any,
+        interrupt: Callable[[], None] = _raise_sigint,
+        size: Callable[[], tuple[int, int] | None] = _console_size,
+    ) -> None:
+        self.console = console
+        self.interrupt = interrupt
+        self.size = size
+
+    def read(self) -> list[str]:
+        """Every key waiting now (never blocks)."""
+        chars: list[str] = []
+        while len(chars) < self.MAX_BATCH and self.console.kbhit():
+            chars.append(self.console.getwch())
+        if chars and chars[-1] in ("\x00", "\xe0") and self.console.kbhit():
+            chars.append(self.console.getwch())  # the second half of a special key
+        names = windows_key_names(chars)
+        if INTERRUPT in names:
+            self.interrupt()
+        return [name for name in names if name != INTERRUPT]
+
+
+def console_keys(platform: str | None = None) -> ConsoleKeys | None:
+    """The Windows key reader, on Windows; None elsewhere (curses reads the keys)."""
+    if (sys.platform if platform is None else platform) != "win32":
+        return None
+    import msvcrt  # Windows only
+
+    return ConsoleKeys(msvcrt)
+
+
 # terminals that have a window title set by OSC 2 (and keep a stack of titles: CSI 22 / 23 t)
 _TITLED = ("xterm", "rxvt", "screen", "tmux", "alacritty", "kitty", "foot", "wezterm", "konsole", "st-")
 
@@ -203,9 +332,11 @@ def has_title(environ: dict[str, str] | None = None) -> bool:
 class Terminal:
     """An open curses screen. Use `open_terminal()`."""
 
-    def __init__(self, screen: Any, caps: Caps) -> None:
+    def __init__(self, screen: Any, caps: Caps, console: ConsoleKeys | None = None) -> None:
         self.screen = screen
         self.caps = caps
+        self.console = console
+        """Where keys come from on Windows (None: curses, woken by trio on standard input)."""
         self._pairs: dict[tuple[int, int], int] = {}
         self._attrs: dict[str, int] = {}
         self._last: list[Any] | None = None
@@ -310,6 +441,8 @@ class Terminal:
 
     def read_keys(self) -> list[str]:
         """Every key waiting now (never blocks)."""
+        if self.console is not None:
+            return self.console.read()
         raw: list[int | str] = []
         while True:
             try:
@@ -318,8 +451,12 @@ class Terminal:
                 break
         return names_of(raw)
 
-    async def keys(self) -> AsyncIterator[list[str]]:
-        """Batches of keys, as they arrive."""
+    async def keys(self) -> AsyncGenerator[list[str], None]:
+        """Batches of keys, as they arrive (a "resize" when a Windows console changes size)."""
+        if self.console is not None:
+            async for batch in self._console_keys(self.console):
+                yield batch
+            return
         fd = sys.stdin.fileno()
         while True:
             batch = self.read_keys()
@@ -327,6 +464,20 @@ class Terminal:
                 yield batch
                 continue
             await trio.lowlevel.wait_readable(fd)
+
+    async def _console_keys(self, console: ConsoleKeys) -> AsyncIterator[list[str]]:
+        size = console.size()
+        while True:
+            batch = console.read()
+            if batch:
+                yield batch
+                continue
+            await trio.sleep(CONSOLE_POLL)
+            now = console.size()
+            if now is not None and now != size:
+                size = now
+                self.resize()
+                yield ["resize"]
 
 
 @contextlib.asynccontextmanager
@@ -354,7 +505,7 @@ async def open_terminal(caps: Caps) -> AsyncIterator[Terminal]:
                 curses.use_default_colors()
         else:
             caps = Caps(color=False, unicode=caps.unicode, bell=caps.bell)
-        terminal = Terminal(screen, caps)
+        terminal = Terminal(screen, caps, console_keys())
         try:
             yield terminal
         finally:

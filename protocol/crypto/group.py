@@ -54,23 +54,34 @@ identity is hashed as its canonical encoding 00 .. 00. An honest prover produces
 with probability about 2^-250, in which case the receiver rejects its data.
 
 Loading the library (`_load_rbcl`): rbcl's import writes its bundled libsodium (2.8 MB) to a new
-temporary file, loads it from there and never deletes it. We import it with `tempfile.tempdir`
-pointed at a private directory made for the purpose, and remove that directory once the library is
-loaded (it stays mapped; POSIX), so game processes and test runs leave nothing behind, a partial
-file on a full disk included. If that fails (a full temporary directory, one mounted `noexec`,
-or none writable) the next candidate is tried: `$XDG_RUNTIME_DIR`, then the user's cache
-directory. When none works, `GroupUnavailable` (an `ImportError`) says what was tried and what to
-do; the command-line entry point prints it as one line.
+temporary file, loads it from there and never deletes it (on Windows it could not: a loaded
+library cannot be removed, so every start would leave 2.8 MB in %TEMP%). So the library is
+copied once per user and rbcl version into the user's cache folder (`_cached_library`:
+`$XDG_CACHE_HOME` or ~/.cache on Linux, ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows,
+then `skyjo-lan/libsodium/`), written whole under a temporary name and renamed, and every later
+start loads that copy: rbcl's own writer is replaced by a module holding the loaded library.
+When the copy cannot be made or loaded (a full or read-only cache, one mounted `noexec`, an rbcl
+whose layout is not the one known here), rbcl is imported its own way with `tempfile.tempdir`
+pointed at a private directory made for the purpose, removed once the library is loaded (it stays
+mapped; POSIX), so nothing is left behind, a partial file on a full disk included. If that fails
+too the next candidate is tried: `$XDG_RUNTIME_DIR`, then the user's cache directory. When none
+works, `GroupUnavailable` (an `ImportError`) says what was tried and what to do; the command-line
+entry point prints it as one line.
 """
 
 from __future__ import annotations
 
+import ctypes
 import importlib
+import importlib.metadata
+import importlib.util
 import os
+import re
 import secrets
 import shutil
 import sys
 import tempfile
+import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from types import ModuleType
@@ -104,9 +115,106 @@ def _library_dirs() -> list[str]:
     return dirs
 
 
+def cache_dir(platform: str | None = None) -> str:
+    """The folder of the cached libsodium copy (see the module docstring)."""
+    platform = sys.platform if platform is None else platform
+    base = os.environ.get("XDG_CACHE_HOME")
+    if base:
+        return os.path.join(base, "skyjo-lan", "libsodium")
+    if platform == "win32":
+        local = os.environ.get("LOCALAPPDATA") or os.path.join(os.path.expanduser("~"), "AppData", "Local")
+        return os.path.join(local, "skyjo-lan", "Cache", "libsodium")
+    if platform == "darwin":
+        return os.path.join(os.path.expanduser("~"), "Library", "Caches", "skyjo-lan", "libsodium")
+    return os.path.join(os.path.expanduser("~"), ".cache", "skyjo-lan", "libsodium")
+
+
+_HEX = re.compile(rb"bytes\.fromhex\('([0-9a-fA-F]+)'\)")
+
+
+def _rbcl_library() -> tuple[str, str] | None:
+    """(rbcl's module that holds libsodium, the name of its copy in the cache), without importing
+    rbcl; None when rbcl is not laid out as this code knows."""
+    spec = importlib.util.find_spec("rbcl")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    source = os.path.join(next(iter(spec.submodule_search_locations)), "_sodium.py")
+    try:
+        version = importlib.metadata.version("rbcl")
+        size = os.stat(source).st_size
+    except (OSError, importlib.metadata.PackageNotFoundError):
+        return None
+    suffix = ".dll" if sys.platform == "win32" else ".so"
+    return source, f"libsodium-rbcl-{version}-{size}{suffix}"
+
+
+def _cached_library(folder: str | None = None) -> str:
+    """The path of this user's copy of rbcl's libsodium, made on first use. Raises OSError when it
+    cannot be made (or rbcl is not laid out as known: `FileNotFoundError`)."""
+    found = _rbcl_library()
+    if found is None:
+        raise FileNotFoundError("rbcl's libsodium module is not where it was expected")
+    source, name = found
+    folder = cache_dir() if folder is None else folder
+    path = os.path.join(folder, name)
+    if os.path.isfile(path):
+        return path
+    with open(source, "rb") as handle:
+        match = _HEX.search(handle.read())
+    if match is None:
+        raise FileNotFoundError(f"no library in {source}")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".partial-", suffix=name, dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(bytes.fromhex(match.group(1).decode("ascii")))
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o700)
+        try:
+            os.replace(tmp, path)
+        except OSError:
+            if not os.path.isfile(path):  # not another start that made it first (Windows: in use)
+                raise
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def _load_cached(tried: list[str]) -> ModuleType | None:
+    """Import rbcl with its libsodium loaded from the cached copy; None (and why, in `tried`)
+    when that cannot be done."""
+    folder = cache_dir()
+    try:
+        path = _cached_library(folder)
+        try:
+            library = ctypes.CDLL(path)
+        except OSError:  # a damaged copy: made again, once
+            os.unlink(path)
+            library = ctypes.CDLL(_cached_library(folder))
+    except OSError as exc:
+        tried.append(f"{folder}: {exc.strerror or exc}")
+        return None
+    holder = types.ModuleType("rbcl._sodium")
+    holder._sodium = library  # type: ignore[attr-defined]  # what rbcl.rbcl imports from it
+    sys.modules["rbcl._sodium"] = holder
+    try:
+        return importlib.import_module("rbcl")
+    except (ImportError, OSError, AttributeError) as exc:
+        tried.append(f"{path}: {exc}")
+        for name in [m for m in sys.modules if m == "rbcl" or m.startswith("rbcl.")]:
+            del sys.modules[name]
+        return None
+
+
 def _load_rbcl() -> ModuleType:
-    """Import rbcl so that its temporary copy of libsodium is removed (see the module docstring)."""
+    """Import rbcl with libsodium from the cached copy, else its own way with its temporary copy
+    removed (see the module docstring)."""
     tried: list[str] = []
+    cached = _load_cached(tried)
+    if cached is not None:
+        return cached
     for base in _library_dirs():
         try:
             os.makedirs(base, mode=0o700, exist_ok=True)
