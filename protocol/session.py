@@ -224,6 +224,7 @@ class Session:
         with nothing of the waited program (`_timer`)."""
         self._watch_restarts = 0
         self._watched: str | None = None
+        self._held_back = False
         self._foreseen = False
         """An offline check: the votes are known before any frame is fed (`foresee`)."""
         self.stand_ins: dict[int, takeover.StandIn] = {}
@@ -1256,7 +1257,11 @@ class Session:
 
     def _advance(self) -> None:
         if self._paused or self.insurance.paused():
+            self._held_back = True
             return
+        if self._held_back:  # a move asked for while held back could not be made: ask again
+            self._held_back = False
+            self._your_move_sent = False
         self.insurance.announce_return()
         while not self._final and not self._disputes:
             if self._job is None:
@@ -1343,7 +1348,24 @@ class Session:
         if not queue:
             return False
         limit = self._frozen.get(seat)
-        return limit is None or queue[0].seq < limit
+        if limit is not None and queue[0].seq >= limit:
+            return False
+        if self.me is None and not self._foreseen and self.config.insured:
+            return self._witnessed(seat, queue[0].seq)
+        return True
+
+    def _witnessed(self, seat: int, seq: int) -> bool:
+        """A live observer (a spectator) consumes a game frame only once every other seat still
+        playing acknowledged it: it holds what one player relays, in that player's order, which
+        may put a vanished seat's frames the table will not count before the votes. A voter that
+        held the frame counted it; one that did not acknowledges it only after its vote, which
+        the observer then holds first (and waits for the verdict). So the observer reaches
+        `verify`'s verdict whatever the order it is given frames in."""
+        return all(
+            self._acks_in_chain[other].get(seat, -1) >= seq
+            for other in range(self.players)
+            if other != seat and other not in self.stand_ins
+        )
 
     def coin_secret(self, number: int) -> crypto.CoinContribution | None:
         """Our contribution to the coin of job `number`, if one was made or restored."""
@@ -1492,6 +1514,10 @@ class Session:
             if self.replaying:  # our own halt, read back after a restart
                 claimed = data["culprit"][0] if data["culprit"] else None
                 self._halt(data["reason"], claimed, tuple(data["absent"]), announce=False)
+            return
+        if not data["culprit"] and not self.insurance.counts(sender, envelope.seq):
+            # a stop without proof signed while the table played the sender's seat (it was cut
+            # off, or crashed and came back): not the table's; it comes back by its `return`
             return
         for frame in data["evidence"]:
             self._relayed(sender, frame)

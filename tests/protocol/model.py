@@ -39,7 +39,7 @@ import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol.config import PROTOCOL_VERSION, TableConfig
-from protocol.events import Blamed, Halted, SessionEvent, TimerRequest, YourMove
+from protocol.events import Blamed, Halted, Rewound, SeatTakenOver, SessionEvent, TimerRequest, YourMove
 from protocol.messages import KINDS, Ack, Envelope, open_frame, seal
 from protocol.session import Session
 from protocol.transcript import dump
@@ -58,20 +58,37 @@ LATENCY = (0.001, 0.05)
 THINK = (0.05, 2.0)
 """A bot's think time before each move (seconds): far below both timeouts."""
 
-BENIGN = frozenset({"stop", "delay", "hold"})
+BENIGN = frozenset({"stop", "delay", "hold", "cut"})
 """Behaviours that only make a seat late: such a seat runs an honest session that sends every
 frame, so it is held to the honest seats' standard (it too must never name an honest seat, and it
 must end as they do: a peer stopped for a while that comes back adopts the verdict)."""
 
-BEHAVIOURS = ("withhold", "hold", "delay", "equivocate", "lie", "garbage", "stop", "crash")
+BEHAVIOURS = (
+    "withhold",
+    "hold",
+    "delay",
+    "equivocate",
+    "lie",
+    "garbage",
+    "stop",
+    "crash",
+    "cut",
+    "falsevote",
+)
 """What the adversary may do for a while (between these it is honest). withhold: frames to the
 targets are dropped for good; hold: kept and sent at the end of the window; delay: each is sent
 `delay` seconds late;
 equivocate: a game frame goes out to the targets as another validly signed frame with the same
 sequence number; lie: the same for a frame with acknowledgements (one digest changed); garbage:
 junk goes out besides the real frames; stop: nothing in or out and no timers until the end of the
-window; crash: stop for good."""
-_WEIGHTS = (10, 8, 10, 8, 8, 8, 10, 3)
+window; crash: stop for good; cut (issue 25): its links drop both ways but its program runs on (its
+own timers run out, so at an insured table it votes about the seats it cannot hear), then the links
+heal and both sides get what they missed; falsevote (issue 25): at an insured table, it signs a
+valid vote (and an uphold) about a present program, as if its wait had run out."""
+_WEIGHTS = (10, 8, 10, 8, 8, 8, 10, 3, 8, 8)
+GRACE = 60
+"""The grace of an insured table in the model (the client's default): the step timer's two waits
+are half of it each, as the client sets them (client/table/seat.py `session_timeouts`)."""
 
 GAME_KINDS = frozenset({"keycommit", "key", "shuffle", "shares", "coincommit", "coin", "move", "roundsig"})
 
@@ -175,6 +192,15 @@ class Run:
                         out.append(
                             f"{tag}: at {at:.3f}s seat {seat} halted with honest seat(s) {wrong} absent"
                         )
+        # Seat insurance (issue 25): the table never plays, so never discloses the cards of, a seat
+        # whose program is there: an honest seat is never taken over.
+        for seat in self.held:
+            for at, event in self.events[seat]:
+                if isinstance(event, SeatTakenOver) and event.seat in honest:
+                    out.append(
+                        f"{tag}: at {at:.3f}s seat {seat} saw the table take over honest seat "
+                        f"{event.seat} ({event.how}, {event.disclosed} card(s) disclosed)"
+                    )
         outcomes = {seat: self.outcome(seat) for seat in self.held}
         if len(set(outcomes.values())) > 1:
             shown = ", ".join(
@@ -277,6 +303,12 @@ def draw_deviations(rng: random.Random, players: int, adversary: int) -> list[De
             deviation.end = clock + rng.choice(
                 (rng.uniform(1, 30), rng.uniform(30, 100), rng.uniform(100, 700))
             )
+        elif behaviour == "cut":  # during the game, 0.5x to 5x the grace (the issue's fault probes)
+            deviation.start = clock = clock + rng.uniform(20.0, 120.0)
+            deviation.end = clock + GRACE * rng.choice((0.5, 1.0, 1.5, 2.0, 5.0)) * rng.uniform(0.9, 1.1)
+        elif behaviour == "falsevote":
+            deviation.start = clock = clock + rng.uniform(10.0, 120.0)
+            deviation.end = clock + 1.0
         elif behaviour == "crash":
             deviation.end = math.inf
         plan.append(deviation)
@@ -308,6 +340,7 @@ class Model:
         move_timeout: float = MOVE_TIMEOUT,
         time_limit: float = TIME_LIMIT,
         slow: tuple[float, float, float] | None = None,
+        insured: bool | None = None,
     ) -> None:
         self.seed = seed
         rng = random.Random(seed)
@@ -325,6 +358,11 @@ class Model:
         """(probability, shortest, longest): how often an honest player thinks long, and how long
         (a person who thinks past the 30 s step timeout, but within the move timeout)."""
         self.keys = [Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)) for _ in range(self.players)]
+        self.insured = insured if insured is not None else (self.players >= 3 and plan_rng.random() < 0.5)
+        """Seat insurance (issue 25): the table votes to play a vanished seat and rebuilds its shares."""
+        table: dict[str, Any] = {"insured": True, "grace": GRACE} if self.insured else {}
+        if self.insured:
+            step_timeout = GRACE / 2
         self.config = TableConfig(
             session_id=rng.randbytes(32),
             game=self.game,
@@ -332,7 +370,9 @@ class Model:
             identities=tuple(k.public_key().public_bytes_raw() for k in self.keys),
             options=self.options,
             names=tuple(f"p{s}" for s in range(self.players)),
+            table=table,
         )
+        self.step_timeout, self.move_timeout = step_timeout, move_timeout
         self.sessions = [
             Session(self.config, s, self.keys[s], step_timeout=step_timeout, move_timeout=move_timeout)
             for s in range(self.players)
@@ -355,6 +395,8 @@ class Model:
         self.effects: Counter[str] = Counter()
         self.stopped = False
         self.crashed = False
+        self.cut = False
+        """The adversary's links are down both ways, its program runs on (behaviour "cut")."""
         self._backlog_in: dict[int, deque[bytes]] = {}
         self._backlog_calls: list[tuple[str, str]] = []
         self._held_out: list[bytes] = []
@@ -401,7 +443,7 @@ class Model:
         """One call into a session (deferred if it is the stopped adversary), then its output."""
         if seat == self.adversary and self.crashed:
             return
-        if seat == self.adversary and self.stopped:
+        if seat == self.adversary and self.stopped and not self.cut:
             if what == "frame":
                 raise AssertionError("frames for a stopped seat wait in _deliver")
             self._backlog_calls.append((what, str(arg)))
@@ -450,6 +492,9 @@ class Model:
                         self._transmit(seat, other, frame)
         for event in session.next_events():
             self.events[seat].append((self.now, event))
+            if isinstance(event, Rewound):
+                # as the client does: rebuild the session from its own saved transcript
+                self.at(self.now, partial(self._restore, seat))
             if isinstance(event, TimerRequest):
                 self.at(self.now + event.seconds, partial(self._call, seat, "timer", event.name))
             elif isinstance(event, YourMove) and not self._thinking[seat]:
@@ -458,6 +503,28 @@ class Model:
                 if self.slow is not None and seat != self.adversary and self.rng.random() < self.slow[0]:
                     think = self.rng.uniform(self.slow[1], self.slow[2])
                 self.at(self.now + think, partial(self._call, seat, "think", ""))
+
+    def _restore(self, seat: int) -> None:
+        if seat == self.adversary and (self.crashed or (self.stopped and not self.cut)):
+            self.at(self.now + 1.0, partial(self._restore, seat))
+            return
+        old = self.sessions[seat]
+        self.sessions[seat] = Session.restore(
+            self.config,
+            seat,
+            self.keys[seat],
+            old.secrets(),
+            list(old.frames),
+            step_timeout=self.step_timeout,
+            move_timeout=self.move_timeout,
+        )
+        self._thinking[seat] = False
+        self._collect(seat)
+        # the others resend what its restored chain lacks of theirs (the links' resend)
+        for other in range(self.players):
+            if other != seat and not (other == self.adversary and self.crashed):
+                for frame in self.sessions[other].own_frames_from(self.sessions[seat].next_seq_of(other)):
+                    self._transmit(other, seat, frame)
 
     def _transmit(self, sender: int, receiver: int, frame: bytes, extra: float = 0.0) -> None:
         """Put a frame on a link: it arrives after the link's latency (plus `extra`), never
@@ -485,6 +552,12 @@ class Model:
             self.effects["stop"] += 1
             self.stopped = True
             self.at(self.now + (deviation.end - deviation.start), self._resume)
+        elif deviation.behaviour == "cut" and not self.crashed and not self.stopped:
+            self.effects["cut"] += 1
+            self.stopped = self.cut = True
+            self.at(self.now + (deviation.end - deviation.start), self._resume)
+        elif deviation.behaviour == "falsevote" and self.insured and not (self.crashed or self.stopped):
+            self._false_vote(deviation)
         elif deviation.behaviour == "crash":
             self.effects["crash"] += 1
             self.crashed = True
@@ -498,7 +571,7 @@ class Model:
         drawn from the run's random stream."""
         if self.crashed or not self.stopped:
             return
-        self.stopped = False
+        self.stopped = self.cut = False
         held, self._held_out = self._held_out, []
         for frame in held:
             self._adversary_sends(frame)
@@ -521,6 +594,27 @@ class Model:
             for sender in sorted(inbox):
                 self._backlog_in.setdefault(sender, deque()).extend(inbox[sender])
 
+    def _false_vote(self, deviation: Deviation) -> None:
+        """A valid vote (and an uphold) about a program that is there, signed by the adversary's
+        own session as if its wait had run out."""
+        session = self.sessions[self.adversary]
+        owners = self.config.owners
+        programs = sorted({owners[s] for s in range(self.players) if owners[s] != owners[self.adversary]})
+        if not programs or session.state is None or session.halted:
+            return
+        owner = programs[0] if deviation.targets == () else owners[deviation.targets[0]]
+        attempt = session.insurance.ballots.attempt(owner).number
+        seats = [s for s in range(self.players) if owners[s] == owner]
+        held = [[s, session.next_seq_of(s), session._chains[s].last_digest] for s in seats]
+        try:
+            session._emit("vacate", {"owner": owner, "held": held, "attempt": attempt})
+            session._emit("uphold", {"owner": owner, "attempt": attempt})
+        except Exception:
+            self.errors.append(f"at {self.now:.3f}s the false vote could not be signed")
+            return
+        self.effects["falsevote"] += 1
+        self._collect(self.adversary)
+
     def _adversary_sends(self, frame: bytes) -> None:
         """Route one frame of the adversary to each peer, through the deviations live now."""
         if self.crashed:
@@ -532,7 +626,11 @@ class Model:
         if self.stopped:
             self._held_out.append(frame)
             return
-        live = [d for d in self.deviations if d.live(self.now) and d.behaviour not in ("stop", "crash")]
+        live = [
+            d
+            for d in self.deviations
+            if d.live(self.now) and d.behaviour not in ("stop", "crash", "cut", "falsevote")
+        ]
         touched: set[int] = set()
         for receiver in range(self.players):
             if receiver == self.adversary:

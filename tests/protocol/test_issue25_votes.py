@@ -28,6 +28,7 @@ from .test_seat_insurance import (
     opened,
     returned_moves,
     vanish,
+    verdict_of,
 )
 
 
@@ -176,3 +177,41 @@ def test_issue25_1_a_return_is_not_held_back_by_one_seat_leaving_out_its_acknowl
         assert net.sessions[seat].taken_over == {}
         assert returned_moves(net, seat), "the player moved again"
     assert_played_to_the_end(net, [0, 1, 2, 3], {})
+
+
+# --- point 3: a live observer reaches `verify`'s verdict whatever order a relay gives --------------
+
+
+def test_issue25_3_a_live_observer_given_void_frames_before_the_votes_reaches_verifys_verdict() -> None:
+    # Seat 3 is cut off just before its move and plays on alone (frames the table will not
+    # count); the others vote it out and play it. A host streams its transcript with every chain
+    # in order but seat 3's uncounted frames moved before the first vote. Before: the spectator's
+    # observer consumed them and blamed honest seat 2 ("invalid decryption shares").
+    net = insured("skyjo", options={**GAMES["skyjo"], "target_score": 60})
+    net.pump(until=lambda: net.want_move[GONE])
+    net.withhold = lambda seat, frame: seat == GONE
+    net.pump()
+    net.fire_timers([0, 1], prefix="job:", until=lambda: all(net.sessions[s].taken_over for s in (0, 1)))
+    # its links come back for a moment: what it played alone reaches the others, after the votes
+    net.withhold = None
+    for frame in net.sessions[GONE].own_frames_from(net.sessions[0].next_seq_of(GONE)):
+        net.put(GONE, 0, frame)
+        net.put(GONE, 1, frame)
+    net.silent.add(GONE)
+    finish(net, [0, 1])
+    limit = net.sessions[0].stand_ins[GONE].limit
+    frames = opened(net, 0)
+    void = [e for e in frames if e.seat == GONE and e.seq >= limit]
+    assert void, "seat 3 played on alone: frames the table did not count"
+    first_vote = next(i for i, e in enumerate(frames) if e.kind == "vacate")
+    rest = [e for e in frames if not (e.seat == GONE and e.seq >= limit)]
+    reordered = rest[:first_vote] + void + rest[first_vote:]
+    observer = Session(net.config, None, None)
+    observer.start()
+    for envelope in reordered:
+        observer.receive_frame(envelope.frame)
+    verdict = verdict_of(net, 0)
+    assert verdict.valid and verdict.kind == "finished"
+    assert observer.blamed == [] and observer.halted is None, (observer.blamed, observer.halted)
+    assert observer.state is not None and observer.state.phase == "game_over"
+    assert observer.taken_over == {GONE: "vanished"}

@@ -16,9 +16,10 @@ import pytest
 
 from tests.protocol.model import BEHAVIOURS, Model, Run, run_model
 
-SEEDS = range(24)
-"""About 50 s of CPU on one core in all (a 5-seat game takes 5 s); together these seeds draw
-every behaviour, every game and 2 to 5 seats (`test_the_seeds_cover_every_behaviour`)."""
+SEEDS = range(32)
+"""About 70 s of CPU on one core in all (a 5-seat game takes 5 s); together these seeds draw
+every behaviour, every game, 2 to 5 seats and insured tables with a seat cut off and a false vote
+(`test_the_seeds_cover_every_behaviour`)."""
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -41,6 +42,10 @@ def test_the_seeds_cover_every_behaviour() -> None:
     assert {m.players for m in models} == {2, 3, 4, 5}
     assert any(not m.deviations for m in models), "no control run (an adversary honest throughout)"
     assert any(m.slow is not None for m in models), "no run with players who think long"
+    # issue 25: insured tables where a seat is cut off past the grace, or votes about a present seat
+    insured = [{d.behaviour for d in m.deviations} for m in models if m.insured]
+    assert any("cut" in b for b in insured) and any("falsevote" in b for b in insured)
+    assert any(m.insured and m.players >= 4 for m in models)
 
 
 def fingerprint(run: Run) -> str:
