@@ -29,6 +29,7 @@ def category(finding: str) -> str:
     """A short name for the kind of a finding (for the tally)."""
     text = finding.split(": ", 1)[-1]
     for marker, name in (
+        ("take over honest seat", "an honest (present) seat taken over"),
         ("blamed honest seat", "an honest seat blamed"),
         ("as culprit", "an honest seat named culprit"),
         ("absent", "an honest seat named absent"),

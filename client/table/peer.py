@@ -38,6 +38,7 @@ from protocol.events import (
     SeatTakenOver,
     SessionEvent,
     Started,
+    TableSilent,
     TimerRequest,
     Updated,
     YourMove,
@@ -502,6 +503,16 @@ class PeerRunner:
             log.info("game stopped: %s", event.reason)
         elif isinstance(event, Rewound):
             self._rewound = event.reason
+        elif isinstance(event, TableSilent):
+            # we voted about a seat we could not hear, and since then nobody answers at all: we
+            # are the one cut off, most likely; the game waits (the table may play our seat)
+            text = (
+                "nobody at the table answers: your connection may be down. The game waits for it "
+                "(the table may play your seat meanwhile; you take it back when the link returns)"
+            )
+            if not any(entry.text == text for entry in self.log[-20:]):
+                self.log.append(LogEntry("info", text=text))
+            log.warning("no other program answers (seats %s from 1): waiting", [s + 1 for s in event.seats])
         elif isinstance(event, FrameRejected):
             log.info("frame refused: %s", event.reason)
         elif isinstance(event, RoundSigned):
