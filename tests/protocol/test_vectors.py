@@ -221,6 +221,8 @@ def test_every_kind_of_frame_opens_and_chains(config: TableConfig) -> None:
         "away",
         "escrow",
         "vacate",
+        "uphold",
+        "withdraw",
         "partials",
         "return",
     }

@@ -297,6 +297,8 @@ class Builder(CryptoSections):
             # (the kinds of seat insurance; in a real chain they come before any leave)
             ("escrow", {"deal": plain_wire(deal.to_wire())}),
             ("vacate", {"owner": 2, "held": [[2, 3, fixed_hash("seat-2-frame-2")]], "attempt": 0}),
+            ("uphold", {"owner": 2, "attempt": 0}),  # every vote held, nothing of seat 3 after them
+            ("withdraw", {"owner": 2, "attempt": 1}),  # a vote of a later attempt withdrawn
             ("partials", {"job": 14, "dealer": 0, "batch": plain_wire(partials.to_wire())}),
             ("return", {}),  # back after the table played the seat (acknowledged like a game frame)
         ]

@@ -1,0 +1,104 @@
+"""Issue 25, point 2, on real processes in network namespaces: the seat-insurance timers fire by
+themselves (no test fires them), and the vote never takes over a player who is there.
+
+* two programs stopped at once: the other two vote, the vote cannot complete (each silent one
+  holds a share of the other's key), and their `vacate` timers stop the game naming both absent,
+  within a bound stated here, blaming nobody;
+* a program stopped for a moment (shorter than the grace) and let run again: nobody is taken
+  over, the game finishes, every file verifies.
+
+Every wait is bounded and waits for what the programs say, never for a fixed delay.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from tests.client.netlab import env_for, open_lab, output, wait_all
+from tests.client.test_lan_faults import logs, start_host, verdict, wait_for
+from tests.client.test_lan_takeover import GRACE, INSURED, TIMEOUTS
+
+STOPS_WITHIN = 8 * float(GRACE)
+"""Two silent programs: the others' own waits (half the grace twice), then their vote's grace,
+then the halt; bounded generously for a loaded machine."""
+
+
+@pytest.fixture
+def lab(request):
+    yield from open_lab(request, base=210)
+
+
+def _four_programs(lab, tmp_path):
+    host = start_host(lab, tmp_path, TIMEOUTS, [*INSURED, "--seats", "4"])
+    joiners = [
+        lab.python(
+            i,
+            [
+                "-m",
+                "client",
+                "join",
+                f"{lab.address(1)}:7777",
+                "--bot",
+                "greedy",
+                "--interface",
+                lab.address(i),
+                "--nick",
+                f"p{i}",
+            ],
+            env_for(tmp_path, i, TIMEOUTS),
+        )
+        for i in (2, 3, 4)
+    ]
+    return host, joiners
+
+
+@pytest.mark.parametrize("lab", [4], indirect=True)
+def test_issue25_2_two_programs_stopped_at_once_stop_the_other_two_naming_them_absent(lab, tmp_path):
+    host, (second, third, fourth) = _four_programs(lab, tmp_path)
+    assert wait_for(second, "game starts", 120), logs(host, second, third, fourth)
+    assert wait_for(second, ": flip", 90) or wait_for(second, ": replace", 30), logs(host, second)
+    for process in (third, fourth):
+        os.killpg(process.pid, signal.SIGSTOP)
+    stopped_at = time.monotonic()
+    try:
+        codes = wait_all([host, second], timeout=STOPS_WITHIN + 60)
+        took = time.monotonic() - stopped_at
+        assert None not in codes, ("still waiting after", took, logs(host, second))
+        assert took <= STOPS_WITHIN + 60, took
+    finally:
+        for process in (third, fourth):
+            os.killpg(process.pid, signal.SIGCONT)
+            os.killpg(process.pid, signal.SIGKILL)
+    for process in (host, second):
+        said = output(process)
+        assert "stopped answering" in said, said[-3000:]
+        assert "BLAME" not in said and "blamed" not in said.lower(), said[-3000:]
+    for i in (1, 2):
+        result = verdict(tmp_path, i)
+        assert result["valid"] and not result["finished"] and result["blame"] is None, result
+        assert not result.get("taken_over"), result
+
+
+@pytest.mark.parametrize("lab", [3], indirect=True)
+def test_issue25_2_a_program_stopped_for_less_than_the_grace_is_never_taken_over(lab, tmp_path):
+    from tests.client.test_lan_faults import start_table
+
+    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, INSURED)
+    assert wait_for(third, "game starts", 120), logs(host, second, third)
+    assert wait_for(third, ": flip", 90) or wait_for(third, ": replace", 30), logs(host, third)
+    os.killpg(third.pid, signal.SIGSTOP)
+    time.sleep(float(GRACE) / 4)  # a pause well within the grace (the fault itself, not a wait)
+    os.killpg(third.pid, signal.SIGCONT)
+    codes = wait_all([host, second, third], timeout=400)
+    assert codes == [0, 0, 0], logs(host, second, third)
+    for process in (host, second, third):
+        assert "A bot plays" not in output(process), logs(host, second, third)
+    results = [verdict(tmp_path, i) for i in (1, 2, 3)]
+    for result in results:
+        assert result["valid"] and result["finished"] and result["blame"] is None, result
+        assert not result.get("taken_over"), result
+    assert len({str((r["totals"], r["winners"])) for r in results}) == 1
