@@ -103,6 +103,7 @@ from .events import (
     SeatTakenOver,
     SessionEvent,
     Started,
+    TableSilent,
     TimerRequest,
     Updated,
     YourMove,
@@ -848,8 +849,28 @@ class Session:
                     return
                 # there, yet never sending what the game needs: stop, naming it absent (no vote:
                 # the table never plays, nor discloses the cards of, a seat that is there)
+        if self.me is not None and self._cut_off():
+            # nobody at all sent us anything for the whole wait: most likely we are the one cut
+            # off; a stop of ours would stop the others once the link is back. Wait, and say so.
+            mine = self.config.owners[self.me]
+            self._events.append(
+                TableSilent(tuple(s for s in range(self.players) if self.config.owners[s] != mine))
+            )
+            self.restart_watch()
+            return
         names = ", ".join(str(s + 1) for s in blocked.seats)
         self._halt(f"seat(s) {names} did not answer in time ({name})", absent=blocked.seats)
+
+    def _cut_off(self) -> bool:
+        """Whether no other program sent us anything during our whole wait, at a table of three
+        programs or more (with two, a silent other and a lost link look the same: we stop)."""
+        if self.me is None:
+            return False
+        owners = self.config.owners
+        others = [s for s in range(self.players) if owners[s] != owners[self.me]]
+        if len({owners[s] for s in others}) < 2:
+            return False
+        return all(self.received(s) <= self._watch_mark.get(s, 0) for s in others)
 
     def _unacknowledged(self, seats: Iterable[int]) -> list[bytes]:
         """Frames that one of `seats` may lack and need, in chain order (ours included).
@@ -1350,7 +1371,9 @@ class Session:
         limit = self._frozen.get(seat)
         if limit is not None and queue[0].seq >= limit:
             return False
-        if self.me is None and not self._foreseen and self.config.insured:
+        if self.me is None and not self._foreseen and self.config.insured and queue[0].kind != "roundsig":
+            # (a round's signatures are exempt: the game's last ones may never be acknowledged,
+            # the programs being gone; one the table did not count changes no card and no score)
             return self._witnessed(seat, queue[0].seq)
         return True
 
@@ -1527,7 +1550,8 @@ class Session:
         if self._final:
             return
         blocked = self._blocked.seats if self._blocked is not None else ()
-        absent = tuple(seat for seat in data["absent"] if seat in blocked)
+        # (never ourselves: a job may be blocked on a message of our own still to be made)
+        absent = tuple(seat for seat in data["absent"] if seat in blocked and seat != self.me)
         who = seat_names(self.config)[sender]
         if claimed is None or (claimed == self.me and not self._all_ours(data["evidence"])):
             # A stop without proof, or one naming us with frames signed by our key that we never
