@@ -48,7 +48,7 @@ if os.environ.get("SKYJO_LAN_TEST_HOLD") == "return":
 
     def _waiting_for_a_return(session: Any) -> bool:
         for seat, stand_in in session.stand_ins.items():
-            returns = session._returns.get(seat, [])
+            returns = session.insurance.returns.get(seat, [])
             if stand_in.how == "vanished" and not any(r >= stand_in.limit for r in returns):
                 return True
         return False
