@@ -63,8 +63,13 @@ def start_host(
 
 
 def start_table(
-    lab: NetLab, tmp_path: Path, extra: dict[str, str] | None = None, host_args: list[str] | None = None
+    lab: NetLab,
+    tmp_path: Path,
+    extra: dict[str, str] | None = None,
+    host_args: list[str] | None = None,
+    joining: tuple[int, ...] = (2, 3),
 ):
+    """The host (namespace 1) and a headless joiner in each namespace of `joining`."""
     host = start_host(lab, tmp_path, extra, host_args)
     joiners = [
         lab.python(
@@ -83,7 +88,7 @@ def start_table(
             ],
             env_for(tmp_path, i, extra),
         )
-        for i in (2, 3)
+        for i in joining
     ]
     return host, joiners
 

@@ -18,8 +18,8 @@ import time
 
 import pytest
 
-from tests.client.netlab import env_for, open_lab, output, wait_all
-from tests.client.test_lan_faults import logs, start_host, verdict, wait_for
+from tests.client.netlab import open_lab, output, wait_all
+from tests.client.test_lan_faults import logs, start_table, verdict, wait_for
 from tests.client.test_lan_takeover import GRACE, INSURED, TIMEOUTS
 
 STOPS_WITHIN = 8 * float(GRACE)
@@ -33,27 +33,7 @@ def lab(request):
 
 
 def _four_programs(lab, tmp_path):
-    host = start_host(lab, tmp_path, TIMEOUTS, [*INSURED, "--seats", "4"])
-    joiners = [
-        lab.python(
-            i,
-            [
-                "-m",
-                "client",
-                "join",
-                f"{lab.address(1)}:7777",
-                "--bot",
-                "greedy",
-                "--interface",
-                lab.address(i),
-                "--nick",
-                f"p{i}",
-            ],
-            env_for(tmp_path, i, TIMEOUTS),
-        )
-        for i in (2, 3, 4)
-    ]
-    return host, joiners
+    return start_table(lab, tmp_path, TIMEOUTS, [*INSURED, "--seats", "4"], joining=(2, 3, 4))
 
 
 @pytest.mark.parametrize("lab", [4], indirect=True)
@@ -85,8 +65,6 @@ def test_issue25_2_two_programs_stopped_at_once_stop_the_other_two_naming_them_a
 
 @pytest.mark.parametrize("lab", [3], indirect=True)
 def test_issue25_2_a_program_stopped_for_less_than_the_grace_is_never_taken_over(lab, tmp_path):
-    from tests.client.test_lan_faults import start_table
-
     host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, INSURED)
     assert wait_for(third, "game starts", 120), logs(host, second, third)
     assert wait_for(third, ": flip", 90) or wait_for(third, ": replace", 30), logs(host, third)
