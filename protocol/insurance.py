@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 from . import takeover
 from .config import TableConfig
 from .errors import Misbehaviour
-from .events import Rewound, SeatReturned, TableSilent, TimerRequest
+from .events import Rewound, SeatReturned, TimerRequest
 from .messages import Envelope
 
 if TYPE_CHECKING:
@@ -534,8 +534,9 @@ class SeatInsurance:
         silent = [s for s in pending if session.received(s) <= attempt.marks.get(s, 0)]
         seats = tuple(self.seats_of(owner))
         if required and len(silent) == len(required):
-            session.report(TableSilent(tuple(sorted({*seats, *silent}))))
-            self._vacate_timer(owner)  # cut off ourselves, most likely: wait
+            session.isolated(tuple(sorted({*seats, *silent})))
+            if not session.halted:
+                self._vacate_timer(owner)  # cut off ourselves, most likely: wait
             return
         if silent:
             absent = tuple(sorted({*seats, *silent}))[:8]

@@ -127,6 +127,10 @@ acknowledges it (when no frame of ours carried the acknowledgement meanwhile).""
 MAX_WATCH_RESTARTS = 4
 """How many times a wait starts afresh because the waited program sent something meanwhile (it is
 there) before the game stops naming it absent anyway (it never sends what the game needs)."""
+ISOLATED_WAITS = 8
+"""How many whole waits in a row in which no other program sent us anything (we are cut off,
+`TableSilent`) before we stop (`cut_off`): the table has long played our seat or ended, and
+`--resume` takes the seat back where the table still plays."""
 MAX_SERVED = 3
 """How often one frame is relayed in answer to `want`s (a flood of wants amplifies nothing)."""
 
@@ -226,6 +230,10 @@ class Session:
         self._watch_restarts = 0
         self._watched: str | None = None
         self._held_back = False
+        self._isolated_waits = 0
+        self.cut_off = False
+        """We stopped because no other program answered for `ISOLATED_WAITS` waits in a row: this
+        program was cut off, not the others; the game may go on without it (`--resume`)."""
         self._foreseen = False
         """An offline check: the votes are known before any frame is fed (`foresee`)."""
         self.stand_ins: dict[int, takeover.StandIn] = {}
@@ -502,6 +510,8 @@ class Session:
             return
         try:
             self._accept(envelope)
+            if envelope.seat != self.me:
+                self._isolated_waits = 0
             self.insurance.appended(envelope)
             self._advance()  # any frame it makes us send acknowledges it (see "Acknowledgements")
         except Misbehaviour as fault:
@@ -853,13 +863,25 @@ class Session:
             # nobody at all sent us anything for the whole wait: most likely we are the one cut
             # off; a stop of ours would stop the others once the link is back. Wait, and say so.
             mine = self.config.owners[self.me]
-            self._events.append(
-                TableSilent(tuple(s for s in range(self.players) if self.config.owners[s] != mine))
-            )
-            self.restart_watch()
+            self.isolated(tuple(s for s in range(self.players) if self.config.owners[s] != mine))
+            if not self.halted:
+                self.restart_watch()
             return
         names = ", ".join(str(s + 1) for s in blocked.seats)
         self._halt(f"seat(s) {names} did not answer in time ({name})", absent=blocked.seats)
+
+    def isolated(self, seats: tuple[int, ...]) -> None:
+        """A whole wait passed with nothing from any other program (`TableSilent`); after
+        `ISOLATED_WAITS` of them in a row, stop (`cut_off`), naming nobody absent: from here a
+        lost link of ours and a table that went on without us look the same."""
+        self._isolated_waits += 1
+        self._events.append(TableSilent(seats))
+        if self._isolated_waits >= ISOLATED_WAITS:
+            self.cut_off = True
+            self._halt(
+                "nobody at the table answered for a long time: this program was cut off (the table "
+                "may have gone on without it; --resume takes the seat back if it still plays)"
+            )
 
     def _cut_off(self) -> bool:
         """Whether no other program sent us anything during our whole wait, at a table of three

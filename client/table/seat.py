@@ -235,7 +235,7 @@ class Peer:
                 )
             )
         resume = self.resume
-        if resume is not None and runner.done and not self.withdrawn:
+        if resume is not None and runner.done and not self.withdrawn and not runner.session.cut_off:
             try:
                 # a long game takes seconds to verify: closing the program meanwhile must not wait
                 data = path.read_bytes()

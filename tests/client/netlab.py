@@ -99,6 +99,14 @@ class NetLab:
             _ip("-n", ns, "link", "set", "lo", "up")
             _ip("-n", ns, "route", "add", "224.0.0.0/4", "dev", "eth0")
 
+    def cut(self, i: int) -> None:
+        """Host i's link drops both ways (its cable leaves the bridge; its programs run on)."""
+        _ip("-n", f"{self.prefix}h", "link", "set", f"{self.prefix}b{i}", "nomaster")
+
+    def heal(self, i: int) -> None:
+        """Host i's link is back on the bridge."""
+        _ip("-n", f"{self.prefix}h", "link", "set", f"{self.prefix}b{i}", "master", "br0")
+
     def run(
         self, i: int, argv: list[str], env: dict[str, str] | None = None, log: str | None = None
     ) -> subprocess.Popen[bytes]:

@@ -20,7 +20,7 @@ import pytest
 
 from tests.client.netlab import open_lab, output, wait_all
 from tests.client.test_lan_faults import logs, start_table, verdict, wait_for
-from tests.client.test_lan_takeover import GRACE, INSURED, TIMEOUTS
+from tests.client.test_lan_takeover import GRACE, INSURED, TIMEOUTS, _seat_of
 
 STOPS_WITHIN = 8 * float(GRACE)
 """Two silent programs: the others' own waits (half the grace twice), then their vote's grace,
@@ -79,4 +79,36 @@ def test_issue25_2_a_program_stopped_for_less_than_the_grace_is_never_taken_over
     for result in results:
         assert result["valid"] and result["finished"] and result["blame"] is None, result
         assert not result.get("taken_over"), result
+    assert len({str((r["totals"], r["winners"])) for r in results}) == 1
+
+
+@pytest.mark.parametrize("lab", [3], indirect=True)
+@pytest.mark.parametrize("factor", [0.5, 1.5, 5.0])
+def test_issue25_2_a_link_cut_then_healed_never_costs_the_game(lab, tmp_path, factor):
+    # A joiner's link drops both ways for `factor` times the grace, then comes back. Before: a
+    # cut between the grace and twice it voted out a player who never lost its link and sank the
+    # game; a cut past the grace left the cut program stopped for good. Now every program
+    # finishes, nobody who kept its link is ever taken over, and every file verifies.
+    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, INSURED)
+    assert wait_for(third, "game starts", 120), logs(host, second, third)
+    assert wait_for(third, ": flip", 90) or wait_for(third, ": replace", 30), logs(host, third)
+    lab.cut(3)
+    try:
+        time.sleep(factor * float(GRACE))  # the fault's length (what is tested is what follows)
+    finally:
+        lab.heal(3)
+    codes = wait_all([host, second, third], timeout=600)
+    assert codes[:2] == [0, 0] and codes[2] is not None, logs(host, second, third)
+    for process in (host, second):
+        said = output(process)
+        assert "blamed" not in said.lower(), said[-3000:]
+    cut = _seat_of(third)
+    if codes[2] != 0:
+        # the others finished without it while it was cut off: it says so, and ends by itself
+        assert "cut off" in output(third), logs(third)
+    results = [verdict(tmp_path, i) for i in ((1, 2, 3) if codes[2] == 0 else (1, 2))]
+    for result in results:
+        assert result["valid"] and result["finished"] and result["blame"] is None, result
+        # the table may have played the cut seat, never a seat that kept its link
+        assert set(result.get("taken_over") or {}) <= {str(cut)}, result
     assert len({str((r["totals"], r["winners"])) for r in results}) == 1
