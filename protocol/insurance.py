@@ -41,16 +41,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 from . import takeover
 from .config import TableConfig
 from .errors import Misbehaviour
 from .events import Rewound, SeatReturned, TimerRequest
 from .messages import Envelope
-
-if TYPE_CHECKING:
-    from .session import Session
 
 Held = takeover.Held
 """seat -> (how many of its frames a voter holds, the digest of the last)."""
@@ -227,7 +224,9 @@ class SeatInsurance:
     `_frozen`, the chains and queues, `_emit`, `_publish`, `_halt`, `report`); every rule about
     votes, decisions and returns is here."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Any) -> None:
+        # `session` is the `protocol.session.Session` this belongs to (not imported: the session
+        # imports this module, and the layers test refuses import circles)
         self.session = session
         self.config = session.config
         self.ballots = Ballots(session.config)
@@ -300,7 +299,7 @@ class SeatInsurance:
         return True
 
     def foreseen_any(self) -> bool:
-        return self.session._foreseen
+        return bool(self.session._foreseen)
 
     def my_vote(self, owner: int) -> Held | None:
         me = self.session.me

@@ -358,7 +358,11 @@ class Model:
         """(probability, shortest, longest): how often an honest player thinks long, and how long
         (a person who thinks past the 30 s step timeout, but within the move timeout)."""
         self.keys = [Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)) for _ in range(self.players)]
-        self.insured = insured if insured is not None else (self.players >= 3 and plan_rng.random() < 0.5)
+        self.insured = (
+            insured
+            if insured is not None
+            else (deviations is None and self.players >= 3 and plan_rng.random() < 0.5)
+        )
         """Seat insurance (issue 25): the table votes to play a vanished seat and rebuilds its shares."""
         table: dict[str, Any] = {"insured": True, "grace": GRACE} if self.insured else {}
         if self.insured:
