@@ -18,9 +18,10 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from client import storage
-from client.net import wordcode
+from client.net import ports, wordcode
 from client.net.addresses import shown_addresses
 from client.net.framing import FramingError
+from client.net.hints import reach_hint
 from client.net.link import LinkError, Refused
 from client.records.book import RecordBook
 from client.records.ranking import PlayerRecord
@@ -341,12 +342,12 @@ async def join_with_screen(
                 return
             except (Refused, LinkError) as exc:
                 if joiner.link is not None or not (isinstance(exc, Refused) or "version" in str(exc)):
-                    joiner.closed = str(exc)  # not a refusal at the door: the lobby ended
+                    joiner.closed = _with_hint(exc)  # not a refusal at the door: the lobby ended
                     joiner._changed()
                     return
                 refusal = refusal_of(str(exc), joiner.table, joiner.address)
             except (FramingError, OSError) as exc:
-                joiner.closed = str(exc)
+                joiner.closed = _with_hint(exc)
                 joiner._changed()
                 return
 
@@ -359,6 +360,13 @@ async def join_with_screen(
     finally:
         _print_saved(joiner.saved, lang)
     return code
+
+
+def _with_hint(exc: BaseException) -> str:
+    """Why the connection ended, with what to check when it is a failure to reach the table (a
+    firewall, the macOS Local Network permission, an isolated guest Wi-Fi: docs/troubleshooting.md)."""
+    hint = reach_hint(exc, str(ports.in_force() or ports.DEFAULT_RANGE))
+    return str(exc) + (f"; {hint}" if hint else "")
 
 
 def run_resume_screen(*, lang: str | None, no_color: bool, ascii_only: bool, no_bell: bool = False) -> int:

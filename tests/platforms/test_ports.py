@@ -174,3 +174,16 @@ def test_the_default_range_is_in_force_for_host_and_join() -> None:
     for command in (["host"], ["join"]):
         args = parser.parse_args(command)
         assert args.port_range == "28700-28899"
+
+
+def test_the_join_screen_says_what_to_check_when_the_table_cannot_be_reached() -> None:
+    # issue 27: the screens of `join` told a failed connection without the hint the line output has
+    import errno
+
+    from client.net.hints import TROUBLESHOOTING
+    from client.ui.network import _with_hint
+
+    unreachable = _with_hint(OSError(errno.EHOSTUNREACH, "No route to host"))
+    assert unreachable.startswith("[Errno") and "Wi-Fi" in unreachable and TROUBLESHOOTING in unreachable
+    assert TROUBLESHOOTING in _with_hint(ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused"))
+    assert _with_hint(ValueError("the lobby ended")) == "the lobby ended"  # not a reach failure: as it was
