@@ -43,8 +43,9 @@ def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(link_module, "HANDSHAKE_TIMEOUT", 10.0)
 
 
-def start(tmp_path: Path, who: str, argv: list[str]) -> subprocess.Popen[bytes]:
-    log = open(tmp_path / f"{who}.out", "wb")  # noqa: SIM115 (closed with the process)
+def start(tmp_path: Path, who: str, argv: list[str], log_as: str = "") -> subprocess.Popen[bytes]:
+    """`python -m client ARGV` with its own home, output in `tmp_path/WHO.out` (or LOG_AS.out)."""
+    log = open(tmp_path / f"{log_as or who}.out", "wb")  # noqa: SIM115 (closed with the process)
     env = {
         "PATH": "/usr/bin:/bin",
         "PYTHONPATH": str(Path(__file__).resolve().parents[2]),

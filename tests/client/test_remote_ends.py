@@ -28,7 +28,6 @@ import signal
 import socket
 import struct
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -39,35 +38,10 @@ from client.net.link import dial
 from client.table.seat import LOBBY_TABLE
 from client.table.spectators import WATCH_ROLE
 from protocol.verify import verify_bytes
+from tests.client.test_again_loopback import start, text
 
 LIMIT = 300  # seconds: a short game on a loaded machine ends well within
 SHORT = ["--option", "target_score=20", "--interface", "127.0.0.1"]
-
-
-def start(tmp_path: Path, who: str, argv: list[str], log_as: str = "") -> subprocess.Popen[bytes]:
-    """`python -m client ARGV` with its own home, output in `tmp_path/WHO.out` (or LOG_AS.out)."""
-    log = open(tmp_path / f"{log_as or who}.out", "wb")  # noqa: SIM115 (closed with the process)
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-        "XDG_CONFIG_HOME": str(tmp_path / f"config-{who}"),
-        "XDG_DATA_HOME": str(tmp_path / f"data-{who}"),
-        "XDG_STATE_HOME": str(tmp_path / f"state-{who}"),
-        "PYTHONUNBUFFERED": "1",
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "client", *argv],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        env=env,
-    )
-    process.log_path = log.name  # type: ignore[attr-defined]
-    return process
-
-
-def text(process: subprocess.Popen[bytes]) -> str:
-    return Path(process.log_path).read_text(errors="replace")  # type: ignore[attr-defined]
 
 
 async def said(process: subprocess.Popen[bytes], pattern: str, limit: float = 120) -> re.Match[str]:
