@@ -437,8 +437,6 @@ def _after_the_end(observer: Session) -> list[str]:
     state = observer.state
     if state is None or state.phase != "game_over":
         return []
-    if getattr(observer, "_queues", None) is None:  # without the queues, what the session says
-        return observer.unconsumed() if observer.settled else []
     step = None if observer.settled else _blocked(observer)
     job = step[0] if step is not None and step[1] == "roundsig" else None
     late = [e for e in _queued(observer) if not (e.kind == "roundsig" and e.data.get("job") == job)]
