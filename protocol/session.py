@@ -90,6 +90,10 @@ from .transcript import extend, transcript_start
 from .verdicts import HaltClaims
 
 
+NOT_THE_SAME_GAME = "not the same game"
+"""How a stop begins when a seat's chain starts from another genesis (PROTOCOL.md 6)."""
+
+
 class Session:
     """One peer's side of a game (or an observer's, with `seat=None`)."""
 
@@ -681,6 +685,16 @@ class Session:
 
     def _append(self, envelope: Envelope) -> None:
         chain = self.chains[envelope.seat]
+        if envelope.seq == 0 and envelope.prev != chain.last_digest:
+            # its chain starts from another genesis with this session id: another table (the
+            # host gave the seats different ones, or a file mixes two games). Nothing signed
+            # shows who is wrong (that genesis may be one the host really signed): nobody is blamed.
+            who = seat_names(self.config)[envelope.seat]
+            self.halt(
+                f"{NOT_THE_SAME_GAME}: {who} (seat {envelope.seat + 1}) plays a table whose genesis "
+                "differs from ours (same session id)"
+            )
+            return
         if envelope.prev != chain.last_digest:
             previous = chain.first_version(envelope.seq - 1)  # if the seat forked its chain, the proof
             raise Misbehaviour(
