@@ -26,6 +26,7 @@ from .i18n import tr, who_key
 from .model import Decision, HelpView, LinkView, ResultView, ScreenModel, UiView
 from .narrate import Item, Line, LogLike, Narrator
 from .roundend import ended_round
+from .rulespage import rules_page
 
 
 class Source(Protocol):
@@ -114,6 +115,8 @@ class UiState:
     """The player confirmed leaving: the others are being told."""
     lost_since: dict[int, float] = field(default_factory=dict)
     """Seat -> when (time.monotonic) our link to it was seen down: "link lost 40 s ago"."""
+    rules_top: int = 0
+    """The first line shown of the rules page (it scrolls with the arrows)."""
 
 
 class GameUI:
@@ -335,9 +338,15 @@ class GameUI:
             keys={t: k for t, k in keys.items() if t in candidates},
             focus=focus,
         )
+        if live and me is not None and state is not None and ui.cursor is not None:
+            model.hint, model.hint_style = ad.hint(state, me, self.decision, ui.chosen, ui.cursor, lang)
         model.overlay = ui.overlay
         if ui.overlay == "help":
             model.help = self._help()
+        elif ui.overlay == "rules":
+            model.rules = rules_page(lang, source.game)
+            ui.rules_top = max(0, min(ui.rules_top, len(model.rules) - 1))
+            model.rules_top = ui.rules_top
         model.chat = ui.chat
         model.flash = ui.flash
         return model
@@ -429,12 +438,14 @@ class GameUI:
             rows.append(("", ""))
         rows.append(("s", tr(lang, "help.scores")))
         if self.read_only:
+            rows.append(("r", tr(lang, "help.rules", game=self.game_screen.title)))
             rows.append(("q", tr(lang, "help.watch_quit")))
             rows.append(("?", tr(lang, "help.help")))
             if self.players:
                 rows += [("", ""), ("", tr(lang, "help.watch_players"))]
                 rows += [("", who) for who in self.players]
             return HelpView(tr(lang, "help.title"), rows)
+        rows.append(("r", tr(lang, "help.rules", game=self.game_screen.title)))
         rows.append(("t", tr(lang, "help.chat")))
         rows.append(("b", tr(lang, "help.bell_on" if self.bell else "help.bell_off")))
         rows.append(("q", tr(lang, "help.quit")))
@@ -488,6 +499,16 @@ class GameUI:
             return []
         if self.source.halted() and ui.overlay is None and key in ("q", "enter", "esc"):
             return [Quit()]  # the game stopped: nothing to confirm
+        if ui.overlay == "help" and key == "r":
+            ui.overlay, ui.rules_top = "rules", 0
+            return []
+        if ui.overlay == "rules":
+            step = {"up": -1, "k": -1, "down": 1, "j": 1, "pgup": -10, "pgdn": 10, "space": 10, " ": 10}
+            if key in step:
+                ui.rules_top = max(0, ui.rules_top + step[key])
+                return []
+            ui.overlay = "help" if key == "?" else None
+            return []
         if ui.overlay in ("help", "scores", "round"):
             if key == "q" and self._game_over():
                 return [Quit()]

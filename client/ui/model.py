@@ -143,6 +143,14 @@ class ScreenModel:
     result: ResultView | None = None
     chat: str | None = None
     flash: str = ""
+    hint: str = ""
+    """One line above the prompt about the card under the cursor (SKYJO ACTION's cards)."""
+    hint_style: str = "dim"
+    """"warn" when the move under the cursor would have no effect."""
+    rules: list[str] = field(default_factory=list)
+    """The rules page of the game (overlay "rules"), line by line."""
+    rules_top: int = 0
+    """The first line of `rules` shown (the page scrolls)."""
     footer: str = ""
     notice: str = ""
     """A centred message instead of the table (before the game starts, while loading ...)."""

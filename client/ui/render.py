@@ -126,6 +126,13 @@ def prompt(c: Canvas, m: ScreenModel) -> None:
     if m.flash:
         c.fill(Rect(0, y - 1, c.width, 1))
         c.put(2, y - 1, m.flash, "error", room)
+    elif m.hint:  # the card under the cursor (a warning before a move without effect): over the
+        # log's last lines, two at most
+        parts = wrap(m.hint, room)[:2]
+        top = y - len(parts)
+        c.fill(Rect(0, top, c.width, len(parts)))
+        for offset, part in enumerate(parts):
+            c.put(2, top + offset, part, "warn" if m.hint_style == "warn" else "dim", room)
 
 
 def button_menu(c: Canvas, m: ScreenModel) -> None:
@@ -207,6 +214,8 @@ def overlay(c: Canvas, m: ScreenModel) -> None:
             for extra in parts[1:]:
                 lines.append([Span(" " * (key_w + 2)), Span(extra)])
         dialog(c, m.help.title, lines, tr(m.lang, "help.close"))
+    elif m.overlay == "rules" and m.rules:
+        rules(c, m)
     elif m.overlay == "scores" and m.scores is not None:
         score_sheet(c, m)
     elif m.overlay == "round" and m.round_over is not None and ROUND_PANEL not in c.targets:
@@ -222,6 +231,34 @@ def overlay(c: Canvas, m: ScreenModel) -> None:
         )
     elif m.overlay == "result" and m.result is not None:
         result(c, m)
+
+
+def rules(c: Canvas, m: ScreenModel) -> None:
+    """The game's rules page, as many lines as fit; the arrows scroll it, the footer says where."""
+    width = min(72, c.width - 10)
+    lines: list[str] = []
+    for line in m.rules:
+        if not line or (line.startswith("  ") and text_width(line) <= width):
+            lines.append(line)  # an illustration: cards drawn as text, kept whole
+        elif line.startswith("  "):  # a table's row too long: its text under its text
+            label = len(line) - len(line.lstrip(" "))
+            label += len(line[label:].split(" ", 1)[0])
+            label += len(line[label:]) - len(line[label:].lstrip(" "))
+            parts = wrap(line[label:], max(10, width - label))
+            lines.append(line[:label] + parts[0])
+            lines.extend(" " * label + part for part in parts[1:])
+        else:
+            lines.extend(wrap(line, width))
+    room = max(3, c.height - 6)
+    top = max(0, min(m.rules_top, len(lines) - room))
+    shown = lines[top : top + room]
+    styled = [[Span(line, "title" if line.isupper() and line.strip() else "dialog.body")] for line in shown]
+    footer = tr(m.lang, "rules.keys")
+    if len(lines) > room:
+        footer = tr(m.lang, "rules.keys_more", a=top + 1, b=top + len(shown), n=len(lines))
+    game = games.SCREENS.get(m.game)
+    title = tr(m.lang, "rules.title", game=game.title if game is not None else m.title)
+    dialog(c, title, styled, footer, width=width)
 
 
 def score_sheet(c: Canvas, m: ScreenModel) -> None:

@@ -282,6 +282,47 @@ def action_scenes(lang: str = "en") -> list[Scene]:
         scenes.append(Scene(f"action-{step}", _ui(t, lang), keys))
     t = _table("skyjo-action", 3, {"target_score": 40}, 2, lambda s: s.phase == "game_over")
     scenes.append(Scene("action-scores", _ui(t, lang), ("s",)))
+    scenes += action_card_scenes(lang)
+    return scenes
+
+
+def _cursor_on(table: OfflineTable, lang: str, target: Any) -> Callable[[], GameUI]:
+    """A controller whose cursor is on `target` (as the arrows would put it)."""
+
+    def make() -> GameUI:
+        ui = GameUI(table.source(), lang)
+        ui.screen()
+        ui.ui.cursor = target
+        return ui
+
+    return make
+
+
+def action_card_scenes(lang: str = "en") -> list[Scene]:
+    """The card under the cursor in one line, and the warning before a move without effect (issue 30)."""
+    from client.ui.targets import HeldTarget, MarketTarget
+
+    t = _search("skyjo-action", 4, {}, _mine("choose"), range(1, 60))
+    scenes = [Scene("action-card-hint", _cursor_on(t, lang, MarketTarget(1)))]
+
+    def lonely_thief(s: Any) -> bool:
+        return _mine("choose")(s) and bool(s.held[0]) and not any(s.held[o] for o in range(1, s.players))
+
+    t = _search("skyjo-action", 2, {"action_kinds": "steal-and-play"}, lonely_thief, range(1, 60))
+    scenes.append(Scene("action-no-effect", _cursor_on(t, lang, HeldTarget(0, 0))))
+    return scenes
+
+
+def rules_scenes(lang: str = "en") -> list[Scene]:
+    """The rules page of each game, opened from the help (issue 30)."""
+    scenes = []
+    for game, name, keys in (
+        ("skyjo", "skyjo-rules", ("?", "r")),
+        ("skyjo-action", "action-rules", ("?", "r", "pgdn", "pgdn")),
+        ("skip-bo", "skipbo-rules", ("?", "r")),
+    ):
+        t = _table(game, 2, {}, 3, lambda s: s.phase in ("setup", "turn"))
+        scenes.append(Scene(name, _ui(t, lang), keys))
     return scenes
 
 
@@ -355,7 +396,13 @@ _CACHE: dict[str, list[Scene]] = {}
 def all_scenes(lang: str = "en") -> list[Scene]:
     """Every scene (the tables are played once per language and kept)."""
     if lang not in _CACHE:
-        _CACHE[lang] = skyjo_scenes(lang) + skipbo_scenes(lang) + action_scenes(lang) + other_scenes(lang)
+        _CACHE[lang] = (
+            skyjo_scenes(lang)
+            + skipbo_scenes(lang)
+            + action_scenes(lang)
+            + rules_scenes(lang)
+            + other_scenes(lang)
+        )
     return _CACHE[lang]
 
 

@@ -104,6 +104,7 @@ MONO = {"skyjo-turn", "action-steal", "skipbo-hand-card", "links"}
 WIDE = {"skyjo-turn", "skyjo-result", "skipbo-turn", "action-choose", "action-exchange", "lobby"}
 FRENCH = {"skyjo-turn", "skyjo-round-over", "skipbo-hand-card", "action-swap", "lobby", "too-small"}
 FRENCH |= {"lobby-again", "skyjo-evening"}  # play again (issue 18)
+FRENCH |= {"skyjo-rules", "action-rules", "skipbo-rules", "action-card-hint", "action-no-effect"}  # issue 30
 
 
 @cache
