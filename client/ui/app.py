@@ -25,6 +25,7 @@ from .games import GameScreen
 from .i18n import tr, who_key
 from .model import Decision, HelpView, LinkView, ResultView, ScreenModel, UiView
 from .narrate import Item, Line, LogLike, Narrator
+from .recent import Tracker
 from .roundend import ended_round
 from .rulespage import rules_page
 
@@ -155,6 +156,8 @@ class GameUI:
         self._state: TableState | None = None
         self.bell = True
         """Ring when it becomes this seat's turn (`--no-bell`; the `b` key toggles it)."""
+        self.tracker = Tracker()
+        """Each seat's last change, read from the log (marked on the table)."""
         self._seen: tuple[TableState, int] | None = None
         """The last state read, and the log's length then (to rebuild a round's end)."""
 
@@ -276,7 +279,7 @@ class GameUI:
             watching=watching_of(source),
         )
         narrator = self._narrator(state)
-        narrator.update(source.log())
+        narrator.update(source.log(), state)
         halted = source.halted()
         narrator.stopped = bool(halted)
         model.log = narrator.lines(60)
@@ -330,7 +333,13 @@ class GameUI:
         focus: frozenset[Target] = frozenset()
         if self.decision is not None and live and ui.cursor is not None:
             focus = self.decision.focus.get(ui.cursor, frozenset())
+        changes = self.tracker.update(source.log())
+        marked = state is not None and self.holding() is None and state.phase != "game_over"
+        if marked:
+            self._badge_taken(model, changes.taken)
         model.ui = UiView(
+            recent=changes.recent if marked else frozenset(),
+            gone={t: str(v) for t, v in changes.gone.items()} if marked else {},
             candidates=frozenset(candidates),
             # no frame on a card while it is not this player's decision (others play)
             cursor=ui.cursor if live else None,
@@ -350,6 +359,22 @@ class GameUI:
         model.chat = ui.chat
         model.flash = ui.flash
         return model
+
+    def _badge_taken(self, model: ScreenModel, taken: Sequence[tuple[int, int]]) -> None:
+        """An action card just stolen or removed from a seat's hand, on that seat's box ("lost
+        ROB") until the player who took it acts again."""
+        seats = getattr(model.table, "seats", None)
+        if not taken or not seats:
+            return
+        from skyjo_p2p.action.cards import KIND_NAMES, is_action
+
+        for victim, value in taken:
+            if not is_action(value):
+                continue
+            short = tr(self.lang, f"action.short.{KIND_NAMES[value]}")
+            for seat in seats:
+                if getattr(seat, "seat", None) == victim and hasattr(seat, "badges"):
+                    seat.badges.append(tr(self.lang, "recent.lost", card=short))
 
     def _stop_text(self, halted: str) -> str:
         """Why the game stopped, said as what it is ("Anna left the table; the game cannot go

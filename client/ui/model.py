@@ -69,6 +69,10 @@ class UiView:
     keys: dict[Target, str] = field(default_factory=dict)
     focus: frozenset[Target] = frozenset()
     """Targets to highlight along with the cursor (e.g. the cards of a line being chosen)."""
+    recent: frozenset[Target] = frozenset()
+    """The cards each seat changed last (marked until that seat acts again)."""
+    gone: dict[Target, str] = field(default_factory=dict)
+    """Places of cards that just left the table (a removed line) -> the card, shown struck out."""
 
 
 @dataclass(frozen=True)

@@ -52,16 +52,21 @@ class Narrator:
         self.lang = lang
         self.items: list[Item] = []
         self.fed = 0
+        self.before: Any = None
+        """The table as it was when the log was last read (None: not known)."""
         self.stopped = False
         """The game has stopped (set by the screen): a seat's leave is then told as the stop.
         Otherwise the table plays on (a bot takes the seat: issue 17), and it is told as a leave."""
 
     # --- reading the log ------------------------------------------------------------------------
 
-    def update(self, log: Sequence[LogLike]) -> None:
+    def update(self, log: Sequence[LogLike], state: Any = None) -> None:
+        """Read the log's new entries; `state` is the table as it is after them (kept as
+        `before`: what the next entries changed, for a game that names a card by its place)."""
         for entry in log[self.fed :]:
             self.entry(entry)
         self.fed = len(log)
+        self.before = state
 
     def entry(self, entry: LogLike) -> None:
         if entry.kind == "fact":

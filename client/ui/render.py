@@ -45,6 +45,7 @@ def render(model: ScreenModel, width: int, height: int, caps: Caps) -> Frame:
                 game.draw(canvas, table, replace(model, log=[]))
         elif game is not None:
             game.draw(canvas, area, model)
+        mark_changes(canvas, model)
     prompt(canvas, model)
     status(canvas, model)
     overlay(canvas, model)
@@ -76,6 +77,30 @@ def header(c: Canvas, m: ScreenModel) -> None:
     if m.banner:  # a spectator: what is watched, before the round
         x += 1 + c.put(x + 1, 0, m.banner, "header.title", max(0, right - x - 2))
     c.put(x + 1, 0, m.subtitle, "header", max(0, right - x - 2))
+
+
+def mark_changes(c: Canvas, m: ScreenModel) -> None:
+    """Each seat's last change on the drawn table: a mark on every card it touched (a dot in the
+    corner of a large card, ‹ › around a small one), a removed line's cards struck out in their
+    empty places. Drawn over the game's drawing, from where it marked each target."""
+    for target in m.ui.recent:
+        rect = c.targets.get(target)
+        if rect is None or target == m.ui.cursor:
+            continue
+        if rect.h == 1:
+            c.put(rect.x, rect.y, c.g("recent_l"), "recent")
+            c.put(rect.right - 1, rect.y, c.g("recent_r"), "recent")
+        else:
+            c.put(rect.right - 2, rect.bottom - 1, c.g("recent"), "recent")
+    for target, value in m.ui.gone.items():
+        rect = c.targets.get(target)
+        if rect is None or target == m.ui.cursor:
+            continue
+        text = f"{c.g('times')}{value}"
+        if rect.h == 1:
+            c.put(rect.x, rect.y, text.rjust(rect.w)[: rect.w], "recent")
+        else:
+            c.put_center(rect.x + 1, rect.y + rect.h // 2, rect.w - 2, text, "recent")
 
 
 def notice(c: Canvas, area: Rect, m: ScreenModel) -> None:

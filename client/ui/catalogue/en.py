@@ -567,4 +567,10 @@ EN: dict[str, str] = {
     "action.why.replay": "the action discard is empty",
     "action.why.steal": "nobody else holds an action card",
     "action.why.exchange": "no card to exchange",
+    # --- the last change of each seat (issue 30, point 2) ---
+    "recent.lost": "lost {card}",
+    "action.log.stole": "{who} stole {card} from {other} and played it!",
+    "action.log.stole.me": "You stole {card} from {other} and played it!",
+    "action.log.blocked_mine": "{who}'s defense blocked your attack!",
+    "action.replaced_hidden_star": ", replaced a hidden star",
 }

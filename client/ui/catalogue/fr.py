@@ -560,4 +560,10 @@ FR: dict[str, str] = {
     "action.why.replay": "la défausse action est vide",
     "action.why.steal": "personne d'autre n'a de carte action",
     "action.why.exchange": "aucune carte à échanger",
+    # --- the last change of each seat (issue 30, point 2) ---
+    "recent.lost": "perd {card}",
+    "action.log.stole": "{who} a volé {card} à {other} et l'a jouée !",
+    "action.log.stole.me": "Vous avez volé {card} à {other} et l'avez jouée !",
+    "action.log.blocked_mine": "La défense de {who} a bloqué votre attaque !",
+    "action.replaced_hidden_star": ", remplacé une étoile cachée",
 }

@@ -70,3 +70,70 @@ def test_the_help_leads_to_the_rules_page(game: str) -> None:
     assert ui.screen().rules_top == 1
     ui.handle_key("esc")
     assert ui.screen().overlay is None
+
+
+def _played_step_by_step(game: str, players: int, options: dict[str, Any], steps: int, seed: int = 2) -> Any:
+    """A table played move by move, its screen drawn after each move (as a live screen reads it)."""
+    from client.ui.caps import Caps
+    from client.ui.render import render
+
+    from .scenes import OfflineTable
+
+    table = OfflineTable(game, players, options, seed=seed, level="random")
+    ui = GameUI(table.source(), "en")
+    frames = []
+    for _ in range(steps):
+        if not table.step() or table.state.phase == "game_over":
+            break
+        ui.source = table.source()
+        model = ui.screen()
+        frames.append((model, render(model, 80, 24, Caps(color=True, unicode=True))))
+    return ui, frames
+
+
+def test_action_log_names_a_replaced_face_up_card() -> None:
+    ui, _ = _played_step_by_step("skyjo-action", 3, {}, 400)
+    told = ["".join(s.text for s in line) for line in ui.narrator.lines(10_000)]
+    replaced = [t for t in told if ", replaced" in t]
+    assert replaced, told[-20:]
+    assert not [t for t in replaced if "replaced a card" in t], replaced
+
+
+def test_every_seats_last_change_is_marked_until_it_acts_again() -> None:
+    _, frames = _played_step_by_step("skyjo", 3, {}, 60)
+    marked = [model for model, _ in frames if model.ui.recent]
+    assert marked
+    model, frame = frames[-1]
+    seats = {t.seat for t in model.ui.recent}
+    assert len(seats) >= 2  # not only the last player's
+    for target in model.ui.recent:
+        rect = frame.targets.get(target)
+        assert rect is not None
+        row = frame.text()[rect.y + rect.h - 1]
+        assert "‹" in row or "•" in row, (target, frame.text())
+
+
+def test_a_removed_column_stays_visible_a_moment() -> None:
+    from client.ui.recent import last_changes
+    from skyjo_p2p.core.events import LineRemoved
+
+    from .scenes import OfflineTable
+
+    for seed in range(1, 40):
+        table = OfflineTable("skyjo", 2, {}, seed=seed, level="greedy")
+        for _ in range(400):
+            if not table.step() or table.state.phase not in ("setup", "turn"):
+                break
+            if any(isinstance(e.fact, LineRemoved) for e in table.entries[-6:]):
+                break
+        removed = [e.fact for e in table.entries if isinstance(e.fact, LineRemoved)]
+        if removed and table.state.phase == "turn":
+            break
+    else:
+        raise AssertionError("no column removed in these games")
+    gone = last_changes(table.entries).gone
+    line = removed[-1]
+    assert {(t.seat, t.slot) for t in gone} >= {(line.seat, s) for s in line.slots}
+    ui = GameUI(table.source(), "en")
+    model = ui.screen()
+    assert model.ui.gone

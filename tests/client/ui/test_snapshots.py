@@ -76,6 +76,7 @@ STYLE_CODES = {
     "chat": "C",
     "error": "E",
     "warn": "w",
+    "recent": "r",
     "good": "g",
     "dialog": "D",
     "dialog.body": " ",
