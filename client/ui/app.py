@@ -118,6 +118,8 @@ class UiState:
     """Seat -> when (time.monotonic) our link to it was seen down: "link lost 40 s ago"."""
     rules_top: int = 0
     """The first line shown of the rules page (it scrolls with the arrows)."""
+    removals: tuple[Any, ...] = ()
+    """The lines removed when the ended round's cards were turned (`LineRemoved` facts)."""
 
 
 class GameUI:
@@ -191,14 +193,12 @@ class GameUI:
                 self.ui.rounds_seen = rounds
             elif rounds > self.ui.rounds_seen:
                 self.ui.rounds_seen = rounds
-                if state.phase != "game_over" and self.ui.overlay is None:
+                if self.ui.overlay in (None, "help", "scores", "rules"):
+                    # the round's end first, on its own: the result (at game over) comes after it
                     self.ui.overlay = "round"
-                    self.ui.ended = self._ended_round(rounds)
-            if (
-                state.phase == "game_over"
-                and not self.ui.result_closed
-                and self.ui.overlay in (None, "round")
-            ):
+                    self.ui.ended = self._ended_round(rounds) if state.phase != "game_over" else None
+                    self.ui.removals = self.tracker.update(source.log()).last_round_removals
+            if state.phase == "game_over" and not self.ui.result_closed and self.ui.overlay is None:
                 self.ui.overlay = "result"
             self._seen = (state, len(source.log()))
 
@@ -224,7 +224,11 @@ class GameUI:
 
     def holding(self) -> TableState | None:
         """The ended round shown instead of the table (until a key closes its summary)."""
-        return self.ui.ended if self.ui.overlay == "round" else None
+        if self.ui.overlay != "round":
+            return None
+        if self.ui.ended is None and self._game_over():
+            return self.source.state()  # the last round: the final table is its end
+        return self.ui.ended
 
     def _set_decision(self, dec: Decision | None) -> None:
         ui = self.ui
@@ -292,8 +296,12 @@ class GameUI:
             # the round just ended, every card up, until a key closes its summary (the table
             # goes on meanwhile: others do not wait for it)
             model.subtitle = ad.subtitle(ended, lang)
+            if state.phase == "game_over":
+                model.turn_text = ad.turn_text(state, me, names, lang)
             model.table = ad.table_model(ended, me, names, lang)
-            model.prompt, model.prompt_style = tr(lang, "round.held"), "dim"
+            last = state.phase == "game_over"
+            model.prompt, model.prompt_style = tr(lang, "round.held_last" if last else "round.held"), "dim"
+            model.round_keys = tr(lang, "round.result_next" if last else "round.continue")
             model.scores = ad.score_sheet(state, list(source.names), me, lang)
             model.round_over = self._round_over(ended, list(source.names))
         else:
@@ -417,6 +425,9 @@ class GameUI:
         )
 
     def _round_over(self, state: TableState, names: list[str]) -> tuple[str, list[str]] | None:
+        """The round summary: each seat's points spelled out (cards, held action cards, the
+        ender's doubling), its total; then what was removed as the cards were turned, and why the
+        ender's score was (not) doubled."""
         records = [r for r in state.history if isinstance(r, RoundEnded)]
         if not records:
             return None
@@ -424,23 +435,57 @@ class GameUI:
         lang = self.lang
         me = self.source.seat
         shown = [tr(lang, "you") if s == me else names[s] for s in range(state.players)]
-        width = max(len(n) for n in shown) + 2
-        rows = []
+        held_cards = getattr(state, "held", None)
+        multiplier = getattr(state.options, "ender_multiplier", 2)
+        cells: list[list[str]] = []
+        any_held = False
         for seat in range(state.players):
-            line = f"{shown[seat][:16].ljust(width)}"
-            if record.doubled and seat == record.ender:
-                line += tr(lang, "round.row_doubled", raw=record.raw[seat], score=record.scores[seat])
-            else:
-                line += tr(lang, "round.row", score=record.scores[seat])
-            line += "   " + tr(lang, "round.total", n=record.totals[seat])
-            rows.append(line)
+            held = len(held_cards[seat]) if held_cards is not None and self.ui.overlay == "round" else 0
+            any_held = any_held or held > 0
+            cards = record.raw[seat] - 10 * held
+            cells.append(
+                [
+                    shown[seat][:16],
+                    tr(lang, "round.row", score=cards if held else record.raw[seat]).strip(),
+                    tr(lang, "round.row_held", n=held, points=10 * held, raw=record.raw[seat])
+                    if held
+                    else "",
+                    tr(lang, "round.times", m=multiplier, score=record.scores[seat])
+                    if record.doubled and seat == record.ender
+                    else "",
+                    tr(lang, "round.total", n=record.totals[seat]),
+                ]
+            )
+        widths = [max(len(row[i]) for row in cells) for i in range(5)]
+        rows = []
+        for row in cells:
+            parts = [row[0].ljust(widths[0]), row[1].rjust(widths[1])]
+            parts += [row[i].ljust(widths[i]) for i in (2, 3) if widths[i]]
+            rows.append(" ".join(parts) + "  " + row[4])
+        notes = []
+        for fact in self.ui.removals:
+            v = fact.values[0] if fact.values else "?"
+            stars = all(x == 20 for x in fact.values) if fact.values else False
+            key = f"round.removed_{fact.line}" if fact.line in ("column", "row") else "round.removed_line"
+            notes.append(
+                tr(
+                    lang,
+                    who_key(key, fact.seat, me),
+                    who=shown[fact.seat],
+                    v=tr(lang, "action.stars") if stars else v,
+                )
+            )
+        if any_held:
+            notes.append(tr(lang, "round.held_note"))
         if record.ender is not None:
-            rows.append("")
             if self.game_screen.lowest_wins:
                 key = "round.ender_doubled" if record.doubled else "round.ender"
             else:
                 key = "round.stock_emptied"
-            rows.append(tr(lang, who_key(key, record.ender, me), who=shown[record.ender]))
+            notes.append(tr(lang, who_key(key, record.ender, me), who=shown[record.ender]))
+        if notes:
+            rows.append("")
+            rows.extend(notes)
         return tr(lang, "round.title", n=record.round), rows
 
     def _help(self) -> HelpView:
@@ -546,7 +591,7 @@ class GameUI:
                 ui.overlay = "help"
             elif key == "q":
                 ui.overlay = "quit"
-            if previous == "scores" and self._game_over() and not ui.result_closed:
+            if previous in ("scores", "round") and self._game_over() and not ui.result_closed:
                 ui.overlay = "result" if key not in ("s", "q") else ui.overlay
             return []
         if ui.overlay == "result":

@@ -144,6 +144,8 @@ class ScreenModel:
     help: HelpView | None = None
     scores: ScoreSheet | None = None
     round_over: tuple[str, list[str]] | None = None
+    round_keys: str = ""
+    """The round summary's footer ("any key: next round"; at game over, the result comes next)."""
     result: ResultView | None = None
     chat: str | None = None
     flash: str = ""

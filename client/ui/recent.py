@@ -36,6 +36,8 @@ class Changes:
     """Every seat's last change."""
 
     by_seat: dict[int, SeatChange] = field(default_factory=dict)
+    last_round_removals: tuple[Any, ...] = ()
+    """The lines removed as the last ended round's cards were turned (after its last move)."""
 
     @property
     def recent(self) -> frozenset[Target]:
@@ -78,6 +80,8 @@ class Tracker:
         self.fed = 0
         self.values: dict[int, int] = {}
         self.actor: int | None = None
+        self.since_move: list[Any] = []
+        """The lines removed since the last move (at a round's end: those of the final reveal)."""
         self.pending_steal: tuple[int, int] | None = None
         """(thief, victim) after a steal: the next card played is the victim's."""
 
@@ -95,13 +99,17 @@ class Tracker:
         changes = self.changes
         if isinstance(fact, RoundEnded):
             changes.by_seat.clear()
+            changes.last_round_removals = tuple(self.since_move)
             self.actor = None
             return
+        if isinstance(fact, LineRemoved):
+            self.since_move.append(fact)
         if isinstance(fact, Revealed):
             if fact.value is not None:
                 self.values[fact.handle] = fact.value
             return
         if isinstance(fact, Moved):
+            self.since_move = []
             seat = fact.move.seat
             if seat != self.actor:
                 changes.by_seat[seat] = SeatChange()

@@ -245,7 +245,7 @@ def overlay(c: Canvas, m: ScreenModel) -> None:
         score_sheet(c, m)
     elif m.overlay == "round" and m.round_over is not None and ROUND_PANEL not in c.targets:
         title, summary = m.round_over
-        dialog(c, title, [[Span(r)] for r in summary], tr(m.lang, "round.continue"))
+        dialog(c, title, [[Span(r)] for r in summary], (m.round_keys or tr(m.lang, "round.continue")))
     elif m.overlay == "quit":
         dialog(
             c,

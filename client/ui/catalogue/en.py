@@ -573,4 +573,18 @@ EN: dict[str, str] = {
     "action.log.stole.me": "You stole {card} from {other} and played it!",
     "action.log.blocked_mine": "{who}'s defense blocked your attack!",
     "action.replaced_hidden_star": ", replaced a hidden star",
+    # --- the end of a round spelled out (issue 30, point 3) ---
+    "round.row_held": "+{n}×10 held = {raw}",
+    "round.times": "×{m} = {score}",
+    "round.removed_column": "{who} removed a column of {v}.",
+    "round.removed_column.me": "You removed a column of {v}.",
+    "round.removed_row": "{who} removed a row of {v}.",
+    "round.removed_row.me": "You removed a row of {v}.",
+    "round.removed_line": "{who} removed a line of {v}.",
+    "round.removed_line.me": "You removed a line of {v}.",
+    "round.held_note": "+10 for each action card still held when the round ended.",
+    "round.result_next": "any key: the result",
+    "evening.more.one": "… and {n} more player (q: the lobby shows every one)",
+    "evening.more.many": "… and {n} more players (q: the lobby shows every one)",
+    "round.held_last": "The game is over: any key shows the result.",
 }

@@ -566,4 +566,18 @@ FR: dict[str, str] = {
     "action.log.stole.me": "Vous avez volé {card} à {other} et l'avez jouée !",
     "action.log.blocked_mine": "La défense de {who} a bloqué votre attaque !",
     "action.replaced_hidden_star": ", remplacé une étoile cachée",
+    # --- la fin de manche détaillée (ticket 30, point 3) ---
+    "round.row_held": "+{n}×10 en main = {raw}",
+    "round.times": "×{m} = {score}",
+    "round.removed_column": "{who} a retiré une colonne de {v}.",
+    "round.removed_column.me": "Vous avez retiré une colonne de {v}.",
+    "round.removed_row": "{who} a retiré une rangée de {v}.",
+    "round.removed_row.me": "Vous avez retiré une rangée de {v}.",
+    "round.removed_line": "{who} a retiré une ligne de {v}.",
+    "round.removed_line.me": "Vous avez retiré une ligne de {v}.",
+    "round.held_note": "+10 par carte action encore en main à la fin de la manche.",
+    "round.result_next": "une touche : le résultat",
+    "evening.more.one": "… et {n} autre joueur (q : le salon les montre tous)",
+    "evening.more.many": "… et {n} autres joueurs (q : le salon les montre tous)",
+    "round.held_last": "La partie est finie : une touche montre le résultat.",
 }

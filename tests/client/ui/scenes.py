@@ -313,6 +313,45 @@ def action_card_scenes(lang: str = "en") -> list[Scene]:
     return scenes
 
 
+def _last_round(game: str, players: int, options: dict[str, Any], ok: Callable[[Any], bool]) -> Any:
+    """A game played to its end (the first seed whose end passes `ok`), and the last table the
+    screen saw before the end: the screen then reads the end, as a live one does."""
+    from skyjo_p2p.core.events import RoundEnded
+
+    for seed in range(1, 80):
+        table = OfflineTable(game, players, options, seed=seed, level="greedy")
+        last = table.source()
+        while table.state.phase != "game_over":
+            last = table.source()
+            assert table.step()
+        record = [r for r in table.state.history if isinstance(r, RoundEnded)][-1]
+        if ok((table.state, record)):
+            return table, last
+    raise AssertionError("no seed ends as the scene needs")
+
+
+def round_end_scenes(lang: str = "en") -> list[Scene]:
+    """The end of the last round on its own screen before the result (issue 30, point 3): every
+    grid turned, the held action cards' +10, the ender's doubling."""
+    scenes = []
+
+    def held_and_doubled(end: Any) -> bool:
+        state, record = end
+        return record.doubled and any(state.held[s] for s in range(state.players))
+
+    table, last = _last_round("skyjo-action", 3, {"target_score": 1}, held_and_doubled)
+
+    def make(table: Any = table, last: Any = last) -> GameUI:
+        ui = GameUI(last, lang)
+        ui.screen()
+        ui.source = table.source()
+        return ui
+
+    scenes.append(Scene("action-round-end", make))
+    scenes.append(Scene("action-round-end-result", make, ("enter",)))
+    return scenes
+
+
 def rules_scenes(lang: str = "en") -> list[Scene]:
     """The rules page of each game, opened from the help (issue 30)."""
     scenes = []
@@ -401,6 +440,7 @@ def all_scenes(lang: str = "en") -> list[Scene]:
             + skipbo_scenes(lang)
             + action_scenes(lang)
             + rules_scenes(lang)
+            + round_end_scenes(lang)
             + other_scenes(lang)
         )
     return _CACHE[lang]

@@ -43,3 +43,40 @@ def test_help_then_the_rules_page_scrolls_and_closes(run) -> None:
     pty.wait("Leave the table?", 30)
     pty.send("y")
     pty.finish()
+
+
+def test_the_last_round_ends_on_its_own_screen_before_the_result(run) -> None:
+    pty = run(
+        "play", "--bots", "1", "--lang", "en", "--option", "target_score=1", "--option", "setup_reveals=11"
+    )
+    pty.wait("Turn 11 of your cards face up", 90, "the setup prompt")
+    pty.send(*["enter"] * 11)
+    for _ in range(40):
+        seen = pty.first(
+            {
+                "choose": lambda t: "Your turn: take the top card" in t,
+                "drawn": lambda t: "You drew a" in t and "choose the card" in t,
+                "flip": lambda t: "Turn one of your face-down cards" in t,
+                "round": lambda t: "Round 1 is over" in t,
+            },
+            timeout=90,
+        )
+        if seen == "round":
+            break
+        if seen == "choose":
+            pty.send("1")
+            pty.wait(lambda t: "Your turn: take the top card" not in t, 30, "the draw")
+        elif seen == "drawn":
+            pty.send("2")
+            pty.wait(lambda t: "You drew a" not in t or "Turn one of" in t, 30, "the discard")
+        else:
+            pty.send("enter")
+            pty.wait(lambda t: "Turn one of your face-down cards" not in t, 30, "the flip")
+    screen = pty.wait("any key: the result", 30, "the round's end, the result next")
+    assert "total" in screen and "You win" not in screen and "wins!" not in screen
+    assert "ended the round" in screen  # the doubling (or not) said
+    pty.send("enter")
+    result = pty.wait(lambda t: "You win" in t or "wins!" in t or "Shared win" in t, 30, "the result")
+    assert "Round 1 is over" not in result
+    pty.send("q")
+    assert pty.finish() == 0

@@ -137,3 +137,15 @@ def test_a_removed_column_stays_visible_a_moment() -> None:
     ui = GameUI(table.source(), "en")
     model = ui.screen()
     assert model.ui.gone
+
+
+def test_the_evening_cut_to_the_room_says_how_many_are_not_shown() -> None:
+    from client.table.evening import EveningRow
+    from client.ui.evening import evening_lines
+
+    rows = [EveningRow(f"P{i}", "abcd-efgh-ijkl-mnop", 2, i % 2, 50 + i) for i in range(6)]
+    lines = evening_lines(rows, "en", 2, most=3)
+    text = ["".join(s.text for s in line) for line in lines]
+    assert len(text) == 2 + 3  # title, heads, two rows, the hint
+    assert "4 more players" in text[-1]
+    assert len(evening_lines(rows, "en", 2, most=8)) == 2 + 6  # all fit: no hint
