@@ -318,14 +318,15 @@ class GameUI:
             if halted:
                 model.prompt = self._stop_text(halted)
                 model.prompt_style = "error"
-            elif self.away():
+            elif self.away() and state.phase != "game_over":
                 model.prompt, model.buttons = tr(lang, "prompt.away"), []
                 model.prompt_style = "warn"
             elif ui.leaving:
                 model.prompt = tr(lang, "prompt.leaving")
                 model.prompt_style = "dim"
-            elif self.decision is None:  # waiting for the others: say whose link is down, since when
-                lost = self._links_lost(model.links)
+            elif self.decision is None and state.phase != "game_over":
+                # waiting for the others: say whose link is down, since when
+                lost = self._links_lost(source.links())
                 if lost:
                     model.prompt = f"{model.prompt} ({lost})" if model.prompt else lost
             left = source.time_left()
@@ -389,6 +390,9 @@ class GameUI:
         on."; a timeout is never a cheat), and how to leave."""
         line = self.narrator.stopped_by() if self.narrator is not None else None
         said = "".join(span.text for span in line) if line else tr(self.lang, "prompt.halted", reason=halted)
+        said = said.rstrip()
+        if said and said[-1] not in ".!?…":
+            said += "."  # a reason from the table ends its sentence before the keys' own
         return f"{said} {tr(self.lang, 'prompt.stopped_keys')}"
 
     def _links_lost(self, links: Sequence[LinkView]) -> str:
@@ -396,7 +400,11 @@ class GameUI:
         now = time.monotonic()
         lost = self.ui.lost_since
         parts = []
+        taken = self.source.taken_over()
         for link in links:
+            if link.seat in taken:  # a bot plays that seat for everyone: nobody waits for its link
+                lost.pop(link.seat, None)
+                continue
             if link.seat == self.source.seat or link.status in ("connected", "local"):
                 lost.pop(link.seat, None)
                 continue

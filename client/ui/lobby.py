@@ -16,7 +16,7 @@ from client.table.evening import EveningRow
 from client.table.join import JoinRefusal
 
 from . import games
-from .canvas import Canvas, Frame, Rect, Span, wrap
+from .canvas import Canvas, Frame, Rect, Span, clip, text_width, wrap
 from .caps import Caps, detect_caps, detect_lang
 from .evening import evening_lines
 from .i18n import tr
@@ -279,8 +279,12 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
             tags.append(tr(lang, "lobby.bot"))
         if seat.known is False and not seat.me:
             tags.append(tr(lang, "lobby.new_key"))
+        room = cols[2] - cols[1] - 1
         label = f"{name} ({', '.join(tags)})" if tags else name
-        c.put(cols[1], y, label, "name.me" if seat.me else f"p{(number - 1) % 8}", cols[2] - cols[1] - 1)
+        if tags and text_width(label) > room:  # the name is cut, never what is said about it
+            said = f" ({', '.join(tags)})"
+            label = clip(name, max(4, room - text_width(said))) + said
+        c.put(cols[1], y, label, "name.me" if seat.me else f"p{(number - 1) % 8}", room)
         c.put(
             cols[2],
             y,

@@ -342,7 +342,10 @@ def result(c: Canvas, m: ScreenModel) -> None:
     else:
         lines.append([Span(tr(lang, "result.tie", names=", ".join(res.winners)), "good")])
     lines.append([])
-    for place, (name, total, won) in enumerate(res.ranking, 1):
+    place = 0
+    for index, (name, total, won) in enumerate(res.ranking):
+        if index == 0 or total != res.ranking[index - 1][1]:
+            place = index + 1  # equal totals share a place: 1, 1, 3
         crown = c.g("crown") if won else " "
         lines.append(
             [

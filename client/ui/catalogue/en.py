@@ -263,7 +263,7 @@ EN: dict[str, str] = {
     "lobby.link.gone": "gone",
     "lobby.keys_hint": "Check each key against the player's own screen: same key, same person.",
     "lobby.waiting": "Waiting for every player to be ready…",
-    "lobby.can_start": "Everyone is ready: start the game when you like.",
+    "lobby.can_start": "Everyone is ready: s starts the game.",
     "lobby.ready": "Ready",
     "lobby.unready": "Not ready",
     "lobby.start": "Start",
@@ -313,7 +313,7 @@ EN: dict[str, str] = {
     "refused.other": "{table} did not seat you: {reason}.",
     "refused.other.next": "Enter tries again.",
     "refused.password_label": "Password:",
-    "refused.keys": "Enter try again  q leave",
+    "refused.keys": "Enter try again  Esc leave",
     "refused.keys_password": "Enter join  Esc leave",
     # --- SKYJO ---
     "skyjo.column": "column {n}",

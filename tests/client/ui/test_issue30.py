@@ -149,3 +149,49 @@ def test_the_evening_cut_to_the_room_says_how_many_are_not_shown() -> None:
     assert len(text) == 2 + 3  # title, heads, two rows, the hint
     assert "4 more players" in text[-1]
     assert len(evening_lines(rows, "en", 2, most=8)) == 2 + 6  # all fit: no hint
+
+
+def test_a_shared_win_shares_the_place() -> None:
+    from client.ui.canvas import Canvas
+    from client.ui.caps import Caps
+    from client.ui.model import ResultView, ScreenModel
+    from client.ui.render import result
+
+    model = ScreenModel("en", "skyjo", "SKYJO", "", "", 0, ["Anna", "Ben", "Cyd"])
+    model.result = ResultView(
+        ["Anna", "Ben"], [("Anna", 12, True), ("Ben", 12, True), ("Cyd", 40, False)], False
+    )
+    canvas = Canvas(80, 24, Caps(color=False, unicode=True))
+    result(canvas, model)
+    text = "\n".join(canvas.frame().text())
+    assert "1. ♛ Anna" in text and "1. ♛ Ben" in text and "3.   Cyd" in text
+
+
+def test_skipbo_help_lists_the_digits_in_order() -> None:
+    import re
+
+    from .scenes import OfflineTable
+
+    table = OfflineTable("skip-bo", 3, {}, seed=3, level="random")
+    table.until(lambda s: s.phase == "turn" and s.turn == 0)
+    ui = GameUI(table.source(), "en")
+    ui.handle_key("?")
+    keys = [k for k, _ in ui.screen().help.rows if re.fullmatch(r"\d(-\d)?", k)]  # type: ignore[union-attr]
+    order = [("1234567890".index(k[0])) for k in keys]
+    assert keys and order == sorted(order), keys
+
+
+def test_no_link_lost_note_at_game_over_nor_for_a_seat_the_table_plays() -> None:
+    from .scenes import _table
+
+    table = _table("skyjo", 3, {"target_score": 20}, 3, lambda s: s.phase == "turn" and s.turn == 1)
+    source = table.source()
+    source.link_states = {1: "reconnecting", 2: "reconnecting"}
+    source.taken = {1: "vanished"}
+    prompt = GameUI(source, "en").screen().prompt
+    assert "link lost" in prompt and "Chloé: link lost" in prompt and "Ben" not in prompt.split("(", 1)[-1]
+    over = _table("skyjo", 3, {"target_score": 20}, 3, lambda s: s.phase == "game_over").source()
+    over.link_states = {1: "reconnecting"}
+    over.away_seats = frozenset({0})
+    model = GameUI(over, "en").screen()
+    assert "link lost" not in model.prompt and "Away" not in model.prompt
