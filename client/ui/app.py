@@ -118,6 +118,8 @@ class UiState:
     """Seat -> when (time.monotonic) our link to it was seen down: "link lost 40 s ago"."""
     rules_top: int = 0
     """The first line shown of the rules page (it scrolls with the arrows)."""
+    muted: set[int] = field(default_factory=set)
+    """Seats whose chat this player muted (on this screen only; nobody else is told)."""
     removals: tuple[Any, ...] = ()
     """The lines removed when the ended round's cards were turned (`LineRemoved` facts)."""
 
@@ -277,12 +279,13 @@ class GameUI:
             turn_text="",
             me=me,
             names=names,
-            links=[replace(link, name=names[link.seat]) for link in source.links()],
+            links=[replace(link, name=self._link_name(names, link.seat)) for link in source.links()],
             footer=self.footer or (tr(lang, "status.keys_watch") if self.read_only else ""),
             banner=self.banner,
             watching=watching_of(source),
         )
         narrator = self._narrator(state)
+        narrator.muted = ui.muted
         narrator.update(source.log(), state)
         halted = source.halted()
         narrator.stopped = bool(halted)
@@ -361,6 +364,8 @@ class GameUI:
         model.overlay = ui.overlay
         if ui.overlay == "help":
             model.help = self._help()
+        elif ui.overlay == "mute":
+            model.help = self._mute_list()
         elif ui.overlay == "rules":
             model.rules = rules_page(lang, source.game)
             ui.rules_top = max(0, min(ui.rules_top, len(model.rules) - 1))
@@ -368,6 +373,25 @@ class GameUI:
         model.chat = ui.chat
         model.flash = ui.flash
         return model
+
+    def _link_name(self, names: Sequence[str], seat: int) -> str:
+        """A seat's name on the status line: "Ben (muted)" when this player muted its chat."""
+        if seat in self.ui.muted:
+            return tr(self.lang, "chat.muted_name", name=names[seat])
+        return names[seat]
+
+    def _mute_list(self) -> HelpView:
+        """The players, each with its digit: pressing it mutes or unmutes their chat (here only)."""
+        rows: list[tuple[str, str]] = [("", tr(self.lang, "mute.explain")), ("", "")]
+        for digit, seat in self._mutable():
+            key = "mute.row_muted" if seat in self.ui.muted else "mute.row"
+            rows.append((digit, tr(self.lang, key, name=self.source.names[seat])))
+        return HelpView(tr(self.lang, "mute.title"), rows)
+
+    def _mutable(self) -> list[tuple[str, int]]:
+        """(digit, seat) for every other player (at most nine)."""
+        seats = [s for s in range(len(self.source.names)) if s != self.source.seat]
+        return [(str(i + 1), seat) for i, seat in enumerate(seats[:9])]
 
     def _badge_taken(self, model: ScreenModel, taken: Sequence[tuple[int, int]]) -> None:
         """An action card just stolen or removed from a seat's hand, on that seat's box ("lost
@@ -525,6 +549,7 @@ class GameUI:
             return HelpView(tr(lang, "help.title"), rows)
         rows.append(("r", tr(lang, "help.rules", game=self.game_screen.title)))
         rows.append(("t", tr(lang, "help.chat")))
+        rows.append(("m", tr(lang, "help.mute")))
         rows.append(("b", tr(lang, "help.bell_on" if self.bell else "help.bell_off")))
         rows.append(("q", tr(lang, "help.quit")))
         rows.append(("?", tr(lang, "help.help")))
@@ -577,6 +602,15 @@ class GameUI:
             return []
         if self.source.halted() and ui.overlay is None and key in ("q", "enter", "esc"):
             return [Quit()]  # the game stopped: nothing to confirm
+        if ui.overlay == "mute":
+            seat = dict(self._mutable()).get(key)
+            if seat is None:
+                ui.overlay = None
+            elif seat in ui.muted:
+                ui.muted.discard(seat)
+            else:
+                ui.muted.add(seat)
+            return []
         if ui.overlay == "help" and key == "r":
             ui.overlay, ui.rules_top = "rules", 0
             return []
@@ -620,6 +654,9 @@ class GameUI:
             return []
         if key == "t":
             ui.chat = ""
+            return []
+        if key == "m" and self._mutable():
+            ui.overlay = "mute"
             return []
         if key == "b":
             self.bell = not self.bell

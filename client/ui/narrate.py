@@ -52,6 +52,8 @@ class Narrator:
         self.lang = lang
         self.items: list[Item] = []
         self.fed = 0
+        self.muted: set[int] = set()
+        """Seats whose chat this player muted (their lines say so, without their text)."""
         self.before: Any = None
         """The table as it was when the log was last read (None: not known)."""
         self.stopped = False
@@ -111,6 +113,8 @@ class Narrator:
     def tell(self, item: Item) -> list[Line]:
         lang = self.lang
         if item.kind == "chat":
+            if item.seat in self.muted:  # muted here only: the others still read it
+                return [[self.who(item.seat), Span(": ", "dim"), Span(tr(lang, "chat.muted_line"), "dim")]]
             return [[self.who(item.seat), Span(": ", "chat"), Span(str(item.data), "chat")]]
         if item.kind == "blame":
             return [tr_spans(lang, "log.blame", "error", who=self.who(item.seat), reason=str(item.data))]

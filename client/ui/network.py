@@ -157,6 +157,9 @@ class HostLobby:
     async def add_bot(self) -> None:
         self.host.add_bot()
 
+    async def remove_seat(self, number: int) -> None:
+        self.host.remove_seat(number)
+
 
 class JoinLobby:
     """A joiner's lobby as the lobby screen sees it; a refused join as a refusal, tried again on
@@ -264,6 +267,9 @@ class JoinLobby:
         return None  # the host's choice
 
     async def add_bot(self) -> None:
+        return None  # the host's choice
+
+    async def remove_seat(self, number: int) -> None:
         return None  # the host's choice
 
 

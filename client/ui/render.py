@@ -224,7 +224,7 @@ def _link_look(c: Canvas, lang: str, status: str, retry_in: float | None) -> tup
 
 
 def overlay(c: Canvas, m: ScreenModel) -> None:
-    if m.overlay == "help" and m.help is not None:
+    if m.overlay in ("help", "mute") and m.help is not None:
         rows = [(k, d) for k, d in m.help.rows]
         key_w = max((text_width(c.text(k)) for k, _ in rows), default=4)
         desc_w = min(max((text_width(c.text(d)) for k, d in rows if k), default=10), c.width - key_w - 10)
@@ -238,7 +238,7 @@ def overlay(c: Canvas, m: ScreenModel) -> None:
             lines.append([Span(key.ljust(key_w), "key"), Span("  "), Span(parts[0])])
             for extra in parts[1:]:
                 lines.append([Span(" " * (key_w + 2)), Span(extra)])
-        dialog(c, m.help.title, lines, tr(m.lang, "help.close"))
+        dialog(c, m.help.title, lines, tr(m.lang, "mute.keys" if m.overlay == "mute" else "help.close"))
     elif m.overlay == "rules" and m.rules:
         rules(c, m)
     elif m.overlay == "scores" and m.scores is not None:

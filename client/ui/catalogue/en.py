@@ -587,4 +587,19 @@ EN: dict[str, str] = {
     "evening.more.one": "… and {n} more player (q: the lobby shows every one)",
     "evening.more.many": "… and {n} more players (q: the lobby shows every one)",
     "round.held_last": "The game is over: any key shows the result.",
+    # --- muting a player's chat (issue 30, point 5) ---
+    "help.mute": "mute or unmute a player's chat (on your screen only)",
+    "mute.title": "Mute chat",
+    "mute.explain": "A muted player's chat lines show as (muted), on your screen only: nobody is told, and the others still read them.",
+    "mute.row": "{name}",
+    "mute.row_muted": "{name}: muted (press again to hear them)",
+    "mute.keys": "a digit mutes or unmutes · any other key closes",
+    "chat.muted_line": "(muted)",
+    "chat.muted_name": "{name} (muted)",
+    # --- the host frees a seat in the lobby (issue 30, point 5) ---
+    "lobby.help.remove": "free a seat (the host, before the game: its player is told)",
+    "lobby.remove_title": "Free which seat?",
+    "lobby.remove_explain": "The player is told the host removed them, and the seat is free again. In a game nobody can be removed: only the table decides that.",
+    "lobby.remove_keys": "the seat's number · any other key cancels",
+    "mute.tag": "muted",
 }

@@ -580,4 +580,19 @@ FR: dict[str, str] = {
     "evening.more.one": "… et {n} autre joueur (q : le salon les montre tous)",
     "evening.more.many": "… et {n} autres joueurs (q : le salon les montre tous)",
     "round.held_last": "La partie est finie : une touche montre le résultat.",
+    # --- couper le chat d'un joueur (ticket 30, point 5) ---
+    "help.mute": "couper ou rétablir le chat d'un joueur (sur votre écran seulement)",
+    "mute.title": "Couper le chat",
+    "mute.explain": "Les messages d'un joueur coupé s'affichent (coupé), sur votre écran seulement : personne n'est prévenu, et les autres les lisent toujours.",
+    "mute.row": "{name}",
+    "mute.row_muted": "{name} : coupé (appuyez encore pour le rétablir)",
+    "mute.keys": "un chiffre coupe ou rétablit · une autre touche ferme",
+    "chat.muted_line": "(coupé)",
+    "chat.muted_name": "{name} (coupé)",
+    # --- l'hôte libère une place dans le salon (ticket 30, point 5) ---
+    "lobby.help.remove": "libérer une place (l'hôte, avant la partie : le joueur est prévenu)",
+    "lobby.remove_title": "Libérer quelle place ?",
+    "lobby.remove_explain": "Le joueur apprend que l'hôte l'a retiré, et la place est de nouveau libre. Pendant une partie personne ne peut être retiré : seule la table en décide.",
+    "lobby.remove_keys": "le numéro de la place · une autre touche annule",
+    "mute.tag": "coupé",
 }

@@ -365,6 +365,35 @@ def rules_scenes(lang: str = "en") -> list[Scene]:
     return scenes
 
 
+def lobby_choice_scenes(lang: str, view: Any) -> list[Scene]:
+    """Muting a player's chat in the lobby, and the host freeing a seat (issue 30, point 5)."""
+    from dataclasses import replace
+
+    from client.ui.lobby import LobbyUI, render_lobby
+
+    hosted = replace(
+        view,
+        is_host=True,
+        seats=[replace(seat, me=seat.host) for seat in view.seats],
+    )
+
+    class Source:
+        def __init__(self, shown: Any) -> None:
+            self.shown = shown
+
+        def lobby(self) -> Any:
+            return self.shown
+
+    def ui(shown: Any) -> Callable[[], Any]:
+        return lambda: LobbyUI(Source(shown), lang)  # type: ignore[arg-type]
+
+    return [
+        Scene("lobby-mute", ui(view), ("m", "4"), render=render_lobby),
+        Scene("lobby-muted", ui(view), ("m", "4", "esc"), render=render_lobby),
+        Scene("lobby-remove", ui(hosted), ("x",), render=render_lobby),
+    ]
+
+
 def other_scenes(lang: str = "en") -> list[Scene]:
     from client.ui.lobby import LobbyScreen, LobbySeat, LobbyView, render_lobby
 
@@ -373,6 +402,11 @@ def other_scenes(lang: str = "en") -> list[Scene]:
     scenes.append(Scene("too-small", _ui(t, lang)))
     scenes.append(Scene("quit", _ui(t, lang), ("q",)))
     scenes.append(Scene("chat", _ui(t, lang), ("t", *"on y va ?")))
+    talk = _table("skyjo", 3, {}, 3, lambda s: _mine("choose")(s))
+    talk.chat(1, "hurry up!")
+    talk.chat(2, "shh")
+    scenes.append(Scene("game-mute", _ui(talk, lang), ("m", "1")))  # issue 30: Ben muted here
+    scenes.append(Scene("game-muted", _ui(talk, lang), ("m", "1", "esc")))
     source = t.source()
     source.link_states = {1: "reconnecting", 2: "blamed"}
     source.retry = {1: 4.0}
@@ -404,6 +438,7 @@ def other_scenes(lang: str = "en") -> list[Scene]:
             pass
 
     scenes.append(Scene("lobby", Lobby, render=render_lobby))
+    scenes += lobby_choice_scenes(lang, view)
     scenes += again_scenes(lang)
     scenes.append(Scene("replay", _replay(lang), ("n", "n", "n")))
     return scenes

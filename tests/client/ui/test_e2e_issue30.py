@@ -80,3 +80,66 @@ def test_the_last_round_ends_on_its_own_screen_before_the_result(run) -> None:
     assert "Round 1 is over" not in result
     pty.send("q")
     assert pty.finish() == 0
+
+
+def test_muting_a_players_chat_on_this_screen_only(tmp_path: Path) -> None:
+    from .pty_driver import lobby_address, loopback_host
+
+    host = loopback_host(tmp_path / "host", "--seats", "2")
+    guest = None
+    try:
+        _, port = lobby_address(host)
+        guest = Pty(["join", f"127.0.0.1:{port}", "--nick", "ben", "--lang", "en"], tmp_path / "guest")
+        guest.wait(lambda t: "Kitchen table" in t and "ben" in t, 30, "the guest's lobby")
+        host.wait("waiting for ben to be ready", 30, "the host waiting for ben")
+        guest.send("r")
+        host.wait("s starts the game", 30, "ben ready in the host's lobby")
+        host.send("s")
+        for screen in (host, guest):
+            screen.wait("cards face up", 120, "the game's setup prompt")
+        guest.send("t", *"hello there", "enter")
+        host.wait("ben: hello there", 30, "ben's chat")
+        host.send("m")
+        host.wait("Mute chat", 30, "the mute list")
+        host.send("1")
+        host.wait("ben: muted", 30, "ben muted in the list")
+        host.send("esc")
+        muted = host.wait(lambda t: "Mute chat" not in t and "ben (muted)" in t, 30, "ben shown as muted")
+        assert "ben: (muted)" in muted and "hello there" not in muted
+        guest.send("t", *"second words", "enter")
+        guest.wait("You: second words", 30, "the guest's own line")  # the guest is not told
+        host.wait(lambda t: t.count("ben: (muted)") >= 2, 30, "the second line muted")
+        assert "second words" not in host.text
+    finally:
+        host.close()
+        if guest is not None:
+            guest.close()
+
+
+def test_the_host_frees_a_seat_in_the_lobby_and_its_player_is_told(tmp_path: Path) -> None:
+    from .pty_driver import lobby_address, loopback_host
+
+    host = loopback_host(tmp_path / "host", "--seats", "3")
+    guest = None
+    try:
+        _, port = lobby_address(host)
+        guest = Pty(["join", f"127.0.0.1:{port}", "--nick", "ben", "--lang", "en"], tmp_path / "guest")
+        guest.wait(lambda t: "Kitchen table" in t and "ben" in t, 30, "the guest's lobby")
+        host.wait(lambda t: "2     ben" in t, 30, "ben seated")
+        host.send("x")
+        host.wait("Free which seat?", 30, "the seats the host may free")
+        host.send("2")
+        told = guest.wait("the host removed you from the table", 30, "the removed player told")
+        assert "Kitchen table" in told
+        lobby = host.wait(
+            lambda t: (
+                "Free which seat?" not in t and "ben" not in t.split("Seat", 1)[-1].split("Check each key")[0]
+            ),
+            30,
+            "the seat free again",
+        )
+        assert lobby.count("(free seat)") == 2
+    finally:
+        host.close()
+        if guest is not None:
+            guest.close()

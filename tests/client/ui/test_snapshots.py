@@ -106,7 +106,7 @@ WIDE = {"skyjo-turn", "skyjo-result", "skipbo-turn", "action-choose", "action-ex
 FRENCH = {"skyjo-turn", "skyjo-round-over", "skipbo-hand-card", "action-swap", "lobby", "too-small"}
 FRENCH |= {"lobby-again", "skyjo-evening"}  # play again (issue 18)
 FRENCH |= {"skyjo-rules", "action-rules", "skipbo-rules", "action-card-hint", "action-no-effect"}  # issue 30
-FRENCH |= {"action-round-end"}
+FRENCH |= {"action-round-end", "lobby-mute", "lobby-remove", "game-mute", "game-muted"}
 
 
 @cache
