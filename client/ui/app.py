@@ -469,31 +469,24 @@ class GameUI:
         shown = [tr(lang, "you") if s == me else names[s] for s in range(state.players)]
         held_cards = getattr(state, "held", None)
         multiplier = getattr(state.options, "ender_multiplier", 2)
-        cells: list[list[str]] = []
         any_held = False
+        width = max(len(n[:16]) for n in shown)
+        points = max(len(str(v)) for v in record.scores)
+        rows = []
         for seat in range(state.players):
             held = len(held_cards[seat]) if held_cards is not None and self.ui.overlay == "round" else 0
             any_held = any_held or held > 0
-            cards = record.raw[seat] - 10 * held
-            cells.append(
-                [
-                    shown[seat][:16],
-                    tr(lang, "round.row", score=cards if held else record.raw[seat]).strip(),
-                    tr(lang, "round.row_held", n=held, points=10 * held, raw=record.raw[seat])
-                    if held
-                    else "",
-                    tr(lang, "round.times", m=multiplier, score=record.scores[seat])
-                    if record.doubled and seat == record.ender
-                    else "",
-                    tr(lang, "round.total", n=record.totals[seat]),
-                ]
-            )
-        widths = [max(len(row[i]) for row in cells) for i in range(5)]
-        rows = []
-        for row in cells:
-            parts = [row[0].ljust(widths[0]), row[1].rjust(widths[1])]
-            parts += [row[i].ljust(widths[i]) for i in (2, 3) if widths[i]]
-            rows.append(" ".join(parts) + "  " + row[4])
+            doubled = record.doubled and seat == record.ender
+            score = str(record.scores[seat]).rjust(points)
+            total = tr(lang, "round.total", n=record.totals[seat])
+            rows.append(f"{shown[seat][:16].ljust(width)}  {score}   {total}")
+            if held or doubled:  # how the points came: the cards, the held cards, the doubling
+                parts = [str(record.raw[seat] - 10 * held)]
+                if held:
+                    parts.append(tr(lang, "round.row_held", n=held, points=10 * held, raw=record.raw[seat]))
+                if doubled:
+                    parts.append(tr(lang, "round.times", m=multiplier, score=record.scores[seat]))
+                rows.append(" " * (width + 2) + "= " + " ".join(parts))
         notes = []
         for fact in self.ui.removals:
             v = fact.values[0] if fact.values else "?"
@@ -589,7 +582,7 @@ class GameUI:
         if ui.chat is not None:
             return self._chat_key(key)
         if ui.overlay == "quit":
-            if key in ("y", "Y", "o", "O"):
+            if key in ("y", "Y", "o", "O", "j", "J"):  # yes, oui, ja
                 ui.overlay = None
                 if self._game_over() or self.source.halted():
                     return [Quit()]

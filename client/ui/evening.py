@@ -20,7 +20,7 @@ _WIDTHS = (14, 20, 8, 10, 7, 8)
 def average_text(value: float, lang: str) -> str:
     """An average with one decimal, as the language writes it (11.5, 11,5)."""
     text = f"{value:.1f}"
-    return text.replace(".", ",") if lang == "fr" else text
+    return text.replace(".", ",") if lang in ("fr", "de") else text
 
 
 def evening_lines(rows: Sequence[EveningRow], lang: str, games: int, *, most: int = 8) -> list[list[Span]]:

@@ -557,7 +557,7 @@ class LobbyUI:
                 s.chat += key
             return []
         if s.overlay == "quit":
-            if key in ("y", "Y", "o", "O"):
+            if key in ("y", "Y", "o", "O", "j", "J"):  # yes, oui, ja
                 return [LobbyAction("leave")]
             s.overlay = None
             return []

@@ -98,6 +98,7 @@ VARIANTS = {
     "ascii": (80, 24, Caps(color=False, unicode=False), "en"),
     "wide": (200, 60, Caps(color=True, unicode=True), "en"),
     "fr": (80, 24, Caps(color=True, unicode=True), "fr"),
+    "de": (80, 24, Caps(color=True, unicode=True), "de"),
     "mono": (80, 24, Caps(color=False, unicode=True), "en"),
     "colour-ascii": (80, 24, Caps(color=True, unicode=False), "en"),
 }
@@ -119,6 +120,7 @@ def cases() -> list[tuple[str, str]]:
     out = [(name, "main") for name in names] + [(name, "ascii") for name in names]
     out += [(name, "wide") for name in names if name in WIDE]
     out += [(name, "fr") for name in names if name in FRENCH]
+    out += [(name, "de") for name in names if name in FRENCH]  # German: the same screens
     out += [(name, "mono") for name in names if name in MONO]
     out += [(name, "colour-ascii") for name in names if name in MONO]
     return out
