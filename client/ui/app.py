@@ -85,6 +85,9 @@ class Back:
 
 Effect = Submit | Chat | Quit | Back
 
+_SCROLL = {"up": -1, "k": -1, "down": 1, "j": 1, "pgup": -10, "pgdn": 10, "space": 10, " ": 10}
+"""Keys that scroll a page too long for the screen (the rules, a long help)."""
+
 ARROWS = {
     "left": "left",
     "right": "right",
@@ -118,6 +121,8 @@ class UiState:
     """Seat -> when (time.monotonic) our link to it was seen down: "link lost 40 s ago"."""
     rules_top: int = 0
     """The first line shown of the rules page (it scrolls with the arrows)."""
+    help_top: int = 0
+    """The first line shown of a help too long for the screen."""
     muted: set[int] = field(default_factory=set)
     """Seats whose chat this player muted (on this screen only; nobody else is told)."""
     removals: tuple[Any, ...] = ()
@@ -364,6 +369,7 @@ class GameUI:
         model.overlay = ui.overlay
         if ui.overlay == "help":
             model.help = self._help()
+            model.help_top = ui.help_top
         elif ui.overlay == "mute":
             model.help = self._mute_list()
         elif ui.overlay == "rules":
@@ -607,10 +613,12 @@ class GameUI:
         if ui.overlay == "help" and key == "r":
             ui.overlay, ui.rules_top = "rules", 0
             return []
+        if ui.overlay == "help" and key in _SCROLL:  # a help longer than the screen scrolls
+            ui.help_top = max(0, min(ui.help_top + _SCROLL[key], 40))
+            return []
         if ui.overlay == "rules":
-            step = {"up": -1, "k": -1, "down": 1, "j": 1, "pgup": -10, "pgdn": 10, "space": 10, " ": 10}
-            if key in step:
-                ui.rules_top = max(0, ui.rules_top + step[key])
+            if key in _SCROLL:
+                ui.rules_top = max(0, ui.rules_top + _SCROLL[key])
                 return []
             ui.overlay = "help" if key == "?" else None
             return []
@@ -640,7 +648,7 @@ class GameUI:
             return []
         ui.flash = ""
         if key == "?":
-            ui.overlay = "help"
+            ui.overlay, ui.help_top = "help", 0
             return []
         if key == "s":
             ui.overlay = "scores"

@@ -157,6 +157,8 @@ class ScreenModel:
     """The rules page of the game (overlay "rules"), line by line."""
     rules_top: int = 0
     """The first line of `rules` shown (the page scrolls)."""
+    help_top: int = 0
+    """The first line of the help shown, when it is longer than the screen (it scrolls)."""
     footer: str = ""
     notice: str = ""
     """A centred message instead of the table (before the game starts, while loading ...)."""

@@ -229,16 +229,19 @@ def overlay(c: Canvas, m: ScreenModel) -> None:
         key_w = max((text_width(c.text(k)) for k, _ in rows), default=4)
         desc_w = min(max((text_width(c.text(d)) for k, d in rows if k), default=10), c.width - key_w - 10)
         desc_w = max(desc_w, 50)
-        lines: list[list[Span]] = []
-        for key, desc in rows:
-            if not key:  # a sentence: the whole width
-                lines.extend([Span(part)] for part in wrap(desc, key_w + 2 + desc_w))
-                continue
-            parts = wrap(desc, desc_w)
-            lines.append([Span(key.ljust(key_w), "key"), Span("  "), Span(parts[0])])
-            for extra in parts[1:]:
-                lines.append([Span(" " * (key_w + 2)), Span(extra)])
-        dialog(c, m.help.title, lines, tr(m.lang, "mute.keys" if m.overlay == "mute" else "help.close"))
+        lines = _help_lines(rows, key_w, desc_w)
+        if len(lines) > c.height - 6:  # too long: the keys of every moment on a few shared lines
+            first = next((i for i, (k, _) in enumerate(rows) if k in _EVERY_MOMENT), len(rows))
+            lines = _help_lines(rows[:first], key_w, desc_w)
+            lines += _packed([r for r in rows[first:] if r[0] != "?"], key_w + 2 + desc_w)  # (in it)
+        footer = tr(m.lang, "mute.keys" if m.overlay == "mute" else "help.close")
+        room = max(3, c.height - 6)
+        if len(lines) > room:  # still too long: it scrolls, and the footer says where
+            total = len(lines)
+            top = max(0, min(m.help_top, total - room))
+            lines = lines[top : top + room]
+            footer = tr(m.lang, "rules.keys_more", a=top + 1, b=top + room, n=total)
+        dialog(c, m.help.title, lines, footer)
     elif m.overlay == "rules" and m.rules:
         rules(c, m)
     elif m.overlay == "scores" and m.scores is not None:
@@ -256,6 +259,46 @@ def overlay(c: Canvas, m: ScreenModel) -> None:
         )
     elif m.overlay == "result" and m.result is not None:
         result(c, m)
+
+
+_EVERY_MOMENT = frozenset({"s", "r", "t", "m", "b", "q", "?"})
+"""The help's keys that do not depend on the decision (listed last)."""
+
+
+def _help_lines(rows: list[tuple[str, str]], key_w: int, desc_w: int) -> list[list[Span]]:
+    """Help rows as lines: a key, then its text wrapped beside it; a row without key: a sentence."""
+    lines: list[list[Span]] = []
+    for key, desc in rows:
+        if not key:  # a sentence: the whole width
+            lines.extend([Span(part)] for part in wrap(desc, key_w + 2 + desc_w))
+            continue
+        parts = wrap(desc, desc_w)
+        lines.append([Span(key.ljust(key_w), "key"), Span("  "), Span(parts[0])])
+        for extra in parts[1:]:
+            lines.append([Span(" " * (key_w + 2)), Span(extra)])
+    return lines
+
+
+def _packed(rows: list[tuple[str, str]], width: int) -> list[list[Span]]:
+    """Rows as "KEY text" pieces side by side, as many per line as fit in `width`."""
+    lines: list[list[Span]] = []
+    line: list[Span] = []
+    used = 0
+    for key, desc in rows:
+        if not key:
+            continue
+        size = text_width(key) + 1 + text_width(desc)
+        if line and used + 3 + size > width:
+            lines.append(line)
+            line, used = [], 0
+        if line:
+            line.append(Span(" · ", "dim"))
+            used += 3
+        line += [Span(key, "key"), Span(" " + desc)]
+        used += size
+    if line:
+        lines.append(line)
+    return lines
 
 
 def rules(c: Canvas, m: ScreenModel) -> None:
