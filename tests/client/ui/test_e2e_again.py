@@ -78,7 +78,7 @@ def test_a_person_plays_again_then_leaves_the_table(tmp_path: Path) -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        host.wait("every seat is taken", 60, "ben seated")
+        host.wait("s starts the game", 60, "ben seated")
         host.send("s")
         lobby = _back_to_the_lobby(host)
         assert "Table “Kitchen table”: game 1 over" in lobby, lobby
