@@ -209,3 +209,27 @@ def test_no_link_lost_note_at_game_over_nor_for_a_seat_the_table_plays() -> None
     over.away_seats = frozenset({0})
     model = GameUI(over, "en").screen()
     assert "link lost" not in model.prompt and "Away" not in model.prompt
+
+
+def test_a_stolen_card_shows_on_its_owners_box_until_the_thief_plays_again() -> None:
+    from skyjo_p2p.core.events import Moved
+
+    from .scenes import OfflineTable
+
+    for seed in range(1, 60):
+        table = OfflineTable("skyjo-action", 2, {"action_kinds": "steal-and-play"}, seed=seed, level="random")
+        stolen = None
+        for _ in range(600):
+            if not table.step() or table.state.phase == "game_over":
+                break
+            moves = [e.fact.move for e in table.entries if isinstance(e.fact, Moved)]
+            if moves and moves[-1].kind == "steal" and table.state.phase == "turn":
+                stolen = moves[-1]
+                break
+        if stolen is not None and stolen.target is not None:
+            break
+    else:
+        raise AssertionError("no steal in these games")
+    model = GameUI(table.source(), "en").screen()
+    victim = next(s for s in model.table.seats if s.seat == stolen.target)
+    assert "lost ROB" in victim.badges
