@@ -92,11 +92,15 @@ def _played_step_by_step(game: str, players: int, options: dict[str, Any], steps
 
 
 def test_action_log_names_a_replaced_face_up_card() -> None:
-    ui, _ = _played_step_by_step("skyjo-action", 3, {}, 400)
+    ui, _ = _played_step_by_step("skyjo-action", 3, {}, 500, seed=3)
     told = ["".join(s.text for s in line) for line in ui.narrator.lines(10_000)]
     replaced = [t for t in told if ", replaced" in t]
     assert replaced, told[-20:]
     assert not [t for t in replaced if "replaced a card" in t], replaced
+    # a swap or an exchange names the cards it moved where this seat knew them
+    assert [t for t in told if (" gave " in t and " for " in t) or ("swapped two of" in t and ": " in t)], (
+        told
+    )
 
 
 def test_every_seats_last_change_is_marked_until_it_acts_again() -> None:

@@ -47,6 +47,10 @@ class ActionNarrator(Narrator):
         self.collect: list[int] | None = None
         self._moves = 0
         self._victim: int | None = None
+        self._moved_values: tuple[int | None, int | None] = (None, None)
+        """The two cards a swap or an exchange is about to move, where this seat knew them."""
+        self.moved_values: dict[int, tuple[int | None, int | None]] = {}
+        """id of a `Swapped` / `Exchanged` fact -> the two cards it moved (None: not known)."""
         self.stolen: dict[int, int] = {}
         """A stolen card's handle -> the seat it was stolen from."""
         self._touched: set[tuple[int | None, int | None]] = set()
@@ -69,6 +73,10 @@ class ActionNarrator(Narrator):
         elif isinstance(fact, ActionPlayed) and fact.via == "steal" and self._victim is not None:
             self.stolen[fact.handle] = self._victim
             self._victim = None
+            self.items.append(Item("fact", fact, fact.seat))
+        elif isinstance(fact, Swapped | Exchanged):
+            self.moved_values[id(fact)] = self._moved_values
+            self._moved_values = (None, None)
             self.items.append(Item("fact", fact, fact.seat))
         elif isinstance(
             fact,
@@ -122,6 +130,17 @@ class ActionNarrator(Narrator):
             return
         if kind == "steal":
             self._victim = move.target
+        if kind == "swap" and move.slot is not None and move.slot2 is not None:
+            self._moved_values = (
+                self._face_up_before(seat, move.slot),
+                self._face_up_before(seat, move.slot2),
+            )
+        elif kind == "exchange" and None not in (move.slot, move.slot2, move.target):
+            assert move.slot is not None and move.slot2 is not None and move.target is not None
+            self._moved_values = (
+                self._face_up_before(seat, move.slot),
+                self._face_up_before(move.target, move.slot2),
+            )
         for place in (
             (seat, move.slot),
             (seat, move.slot2),
@@ -253,9 +272,22 @@ class ActionNarrator(Narrator):
             )
         if isinstance(fact, Buried):
             return tr_spans(lang, who_key("action.log.buried", seat, me), "warn", who=who)
+        a, b = self.moved_values.get(id(fact), (None, None))
         if isinstance(fact, Swapped):
+            if a is not None and b is not None:
+                key = who_key("action.log.swapped_values", seat, me)
+                return tr_spans(lang, key, who=who, a=self._value_span(a), b=self._value_span(b))
             return tr_spans(lang, who_key("action.log.swapped", seat, me), who=who)
         if isinstance(fact, Exchanged):
+            if not fact.blocked and a is not None and b is not None:
+                return tr_spans(
+                    lang,
+                    who_key("action.log.exchanged_values", seat, me),
+                    who=who,
+                    other=self.who(fact.other, plain=True),
+                    a=self._value_span(a),
+                    b=self._value_span(b),
+                )
             key = "action.log.exchange_blocked" if fact.blocked else "action.log.exchanged"
             return tr_spans(lang, who_key(key, seat, me), who=who, other=self.who(fact.other, plain=True))
         if isinstance(fact, Peeked):
