@@ -18,6 +18,7 @@ from client.table.evening import Evening
 from skyjo_p2p.core.events import DealRequest, RandomRequest, RevealRequest, RoundEnded, ShuffleRequest
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
+from skyjo_p2p.grid import EMPTY
 
 from . import decisions, games
 from .canvas import Frame, Rect, Span, Target
@@ -356,7 +357,7 @@ class GameUI:
             self._badge_taken(model, changes.taken)
         model.ui = UiView(
             recent=changes.recent if marked else frozenset(),
-            gone={t: str(v) for t, v in changes.gone.items()} if marked else {},
+            gone={t: str(v) for t, v in changes.gone.items() if _empty_now(state, t)} if marked else {},
             candidates=frozenset(candidates),
             # no frame on a card while it is not this player's decision (others play)
             cursor=ui.cursor if live else None,
@@ -765,6 +766,16 @@ class GameUI:
             after = ordered[ordered.index(target) + 1 :] + ordered[: ordered.index(target)]
             ui.cursor = after[0] if after else remaining[0]
         return []
+
+
+def _empty_now(state: TableState | None, target: Target) -> bool:
+    """Whether a grid place is empty on the table now (a removed card's ghost is shown only there)."""
+    slots_of = getattr(state, "slots_of", None)
+    seat, slot = getattr(target, "seat", None), getattr(target, "slot", None)
+    if slots_of is None or seat is None or slot is None:
+        return False
+    slots = slots_of(seat)
+    return bool(slot < len(slots) and slots[slot] == EMPTY)
 
 
 def watching_of(source: Source) -> int:

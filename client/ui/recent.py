@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from skyjo_p2p.action.facts import ActionPlayed, Blocked, Buried
 from skyjo_p2p.core.events import LineRemoved, Moved, Revealed, RoundEnded
+from skyjo_p2p.skipbo.state import Discarded, Played
 
 from .canvas import Target
 from .targets import BuildingTarget, GridTarget, SeatDiscardTarget
@@ -121,22 +123,21 @@ class Tracker:
         change = changes.by_seat.get(self.actor) if self.actor is not None else None
         if change is None:
             return
-        name = type(fact).__name__
         if isinstance(fact, LineRemoved):
             for slot, value in zip(fact.slots, fact.values, strict=False):
                 change.gone[GridTarget(fact.seat, slot)] = value
-        elif name == "Played" and hasattr(fact, "pile"):  # SKIP-BO: a card on a building pile
+        elif isinstance(fact, Played):  # SKIP-BO: a card on a building pile
             change.touched.append(BuildingTarget(fact.pile))
-        elif name == "Discarded" and hasattr(fact, "pile"):  # SKIP-BO: the turn's discard
+        elif isinstance(fact, Discarded):  # SKIP-BO: the turn's discard
             change.touched.append(SeatDiscardTarget(fact.seat, fact.pile))
-        elif name == "ActionPlayed" and self.pending_steal is not None:
+        elif isinstance(fact, ActionPlayed) and self.pending_steal is not None:
             thief, victim = self.pending_steal
             self.pending_steal = None
             if thief == fact.seat and fact.handle in self.values:
                 change.taken.append((victim, self.values[fact.handle]))
-        elif name == "Buried" and getattr(fact, "slot", 0) is None and fact.handle in self.values:
+        elif isinstance(fact, Buried) and fact.slot is None and fact.handle in self.values:
             change.taken.append((fact.seat, self.values[fact.handle]))  # a held card removed
-        elif name == "Blocked":
+        elif isinstance(fact, Blocked):
             self.pending_steal = None
 
 
