@@ -49,7 +49,7 @@ from . import crypto, takeover
 from .acks import Acknowledgements
 from .ballots import Ballots, Held
 from .chains import Chain
-from .config import TableConfig
+from .config import TableConfig, named_seats
 from .errors import Misbehaviour
 from .events import Left, Rewound, SeatReturned, SeatTakenOver, SessionEvent, TableSilent, TimerRequest
 from .jobs.base import crypto_fault
@@ -620,9 +620,9 @@ class SeatInsurance:
             return
         if silent:
             absent = tuple(sorted({*seats, *silent}))[:8]
-            names = ", ".join(str(s + 1) for s in absent)
+            who = named_seats(self.config, absent)
             session.stop(
-                f"seat(s) {names} did not answer in time (the table could not agree to play on)",
+                f"{who} did not answer in time (the table could not agree to play on)",
                 absent=absent,
             )
             return
@@ -634,8 +634,8 @@ class SeatInsurance:
             self._vacate_timer(owner)
             return
         absent = tuple(sorted({*seats, *pending}))[:8]
-        names = ", ".join(str(s + 1) for s in absent)
-        session.stop(f"seat(s) {names} did not answer in time (the table could not agree)", absent=absent)
+        who = named_seats(self.config, absent)
+        session.stop(f"{who} did not answer in time (the table could not agree)", absent=absent)
 
     # --- the return ---------------------------------------------------------------------------
 

@@ -60,7 +60,7 @@ from skyjo_p2p.engine import apply, disclose, legal_moves, new_game, rules_for
 from . import complaints, crypto, takeover
 from .acks import Acknowledgements
 from .chains import MAX_BUFFERED, MAX_BUFFERED_BYTES, Chain
-from .config import TableConfig, seat_names
+from .config import TableConfig, named_seats, seat_names
 from .crypto.group import encode_scalar
 from .crypto.randomness import SYSTEM, RandomSource
 from .deck import CardStore
@@ -677,8 +677,8 @@ class Session:
         # insured table the others may vote to play on without the seat (`SeatInsurance`).
         if self.insurance.wait_ran_out(blocked.seats):
             return
-        names = ", ".join(str(s + 1) for s in blocked.seats)
-        self.halt(f"seat(s) {names} did not answer in time ({name})", absent=blocked.seats)
+        who = named_seats(self.config, blocked.seats)
+        self.halt(f"{who} did not answer in time", absent=blocked.seats)
 
     @property
     def disputes(self) -> list[tuple[int, int]]:
