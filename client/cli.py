@@ -216,7 +216,10 @@ def _print_verdict(verdict: Any) -> None:
         if not verdict.finished and getattr(verdict, "left", None) is not None:
             _say(f"  {verdict.stops_at}")  # "stopped: Anna (seat 2) left the table"
         elif not verdict.finished:
-            _say(f"  stops {verdict.stops_at or 'before the end of the game'}")
+            where = verdict.stops_at or "before the end of the game"
+            if where.startswith(("in ", "after ", "before ")):  # "in round 2, at job 57: waits for ..."
+                where = f"stops {where}"  # else a sentence of its own: "the game was stopped: ..."
+            _say(f"  {where}")
             _say("  everything up to there checks; nothing after it can be judged")
         if verdict.truncated:
             _say("  note: the file ends with an incomplete record (a crash?); checked up to it")
