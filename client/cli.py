@@ -640,6 +640,23 @@ def cmd_discover(args: argparse.Namespace) -> int:
     return 0
 
 
+class _DefaultsShown(argparse.HelpFormatter):
+    """Help that shows each option's default ("(default: 3)"), unless its text already says it or
+    there is none worth saying (no value, a flag that is off)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (
+            not action.option_strings
+            or "default" in text
+            or action.default is None
+            or action.default is False
+            or action.default == argparse.SUPPRESS
+        ):
+            return action.help
+        return f"{text} (default: %(default)s)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="skyjo-lan",
@@ -647,55 +664,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"skyjo-lan {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    p = sub.add_parser("scenario", help="play a scripted game from a JSON file and print the table")
-    p.add_argument("file", help="the scenario file, or - for standard input")
-    p.set_defaults(func=cmd_scenario)
-
-    p = sub.add_parser("simulate", help="play many games with random legal moves and print statistics")
-    p.add_argument("--game", choices=GAMES, default="skyjo")
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--games", type=int, default=100)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
-    p.add_argument(
-        "--no-timing",
-        action="store_true",
-        help="leave out wall time and speed (output depends on the seed only)",
-    )
-    p.set_defaults(func=cmd_simulate)
-
-    p = sub.add_parser("tournament", help="play bots against each other and print win rates and scores")
-    p.add_argument("--game", choices=GAMES, default="skyjo")
-    p.add_argument(
-        "--seats", default="strong,greedy,greedy,greedy", help="bot level per seat, comma-separated"
-    )
-    p.add_argument("--games", type=int, default=200)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (use 2 for both cores)")
-    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--csv", metavar="FILE", help="also write the table to FILE as CSV")
-    p.set_defaults(func=cmd_tournament)
-
-    p = sub.add_parser("verify", help="re-check a saved game: every signature, proof, move and score")
-    p.add_argument("file", help="a transcript file (saved games are under $XDG_DATA_HOME/skyjo-lan/games/)")
-    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
-    p.set_defaults(func=cmd_verify)
-
-    p = sub.add_parser("history", help="list this machine's saved games, each verified, newest first")
-    p.add_argument("--game", dest="only", choices=GAMES, default=None, help="this game only")
-    p.add_argument("--limit", type=int, default=20, metavar="N", help="show the N newest (default 20)")
-    p.add_argument("--all", action="store_true", help="show every saved game")
-    p.add_argument("--json", action="store_true", help="print the listing as JSON")
-    p.add_argument("--dir", metavar="FOLDER", help="the games of FOLDER (default: this machine's)")
-    p.set_defaults(func=cmd_history)
-
-    p = sub.add_parser("ranking", help="rate each player per game from the verified, finished games")
-    p.add_argument("--game", dest="only", choices=GAMES, default=None, help="this game only")
-    p.add_argument("--json", action="store_true", help="print the rankings as JSON")
-    p.add_argument("--dir", metavar="FOLDER", help="the games of FOLDER (default: this machine's)")
-    p.set_defaults(func=cmd_ranking)
 
     def screen_options(p: argparse.ArgumentParser) -> None:
         p.add_argument(
@@ -708,10 +676,14 @@ def build_parser() -> argparse.ArgumentParser:
             help="ASCII drawing only (chosen for you if the locale is not UTF-8)",
         )
 
-    p = sub.add_parser("play", help="play on this machine against bots (no network needed)")
-    p.add_argument("--game", choices=GAMES, default="skyjo")
+    p = sub.add_parser(
+        "play", help="play on this machine against bots (no network needed)", formatter_class=_DefaultsShown
+    )
+    p.add_argument("--game", choices=GAMES, default="skyjo", help="the game")
     p.add_argument("--bots", type=int, default=3, help="how many bots sit at the table")
-    p.add_argument("--bot-level", choices=("random", "greedy", "strong"), default="greedy")
+    p.add_argument(
+        "--bot-level", choices=("random", "greedy", "strong"), default="greedy", help="how well they play"
+    )
     p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
     p.add_argument(
         "--name", help="your name at the table (default: the name given before; asked on the first run)"
@@ -721,11 +693,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     screen_options(p)
     p.set_defaults(func=cmd_play)
-
-    p = sub.add_parser("replay", help="step through a saved game, forward and back")
-    p.add_argument("file", help="a saved game (under $XDG_DATA_HOME/skyjo-lan/games/)")
-    screen_options(p)
-    p.set_defaults(func=cmd_replay)
 
     def network_options(p: argparse.ArgumentParser) -> None:
         p.add_argument(
@@ -784,8 +751,8 @@ def build_parser() -> argparse.ArgumentParser:
             "--no-bell", action="store_true", help="no bell (and no window title) when your turn comes"
         )
 
-    p = sub.add_parser("host", help="open a table on the LAN and play")
-    p.add_argument("--game", choices=GAMES, default="skyjo")
+    p = sub.add_parser("host", help="open a table on the LAN and play", formatter_class=_DefaultsShown)
+    p.add_argument("--game", choices=GAMES, default="skyjo", help="the game")
     p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
     p.add_argument(
         "--table",
@@ -795,7 +762,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seats", type=int, default=4, help="players at the table, bots included")
     p.add_argument("--bots", type=int, default=0, help="bot peers this machine adds")
-    p.add_argument("--bot-level", choices=("random", "greedy", "strong"), default="greedy")
+    p.add_argument(
+        "--bot-level", choices=("random", "greedy", "strong"), default="greedy", help="how well they play"
+    )
     p.add_argument("--port", default="0", help="the lobby's TCP port, 1-65535 (default 0: any free port)")
     p.add_argument("--no-mdns", action="store_true", help="do not announce the table (join with HOST:PORT)")
     p.add_argument(
@@ -835,7 +804,9 @@ def build_parser() -> argparse.ArgumentParser:
     network_options(p)
     p.set_defaults(func=cmd_host)
 
-    p = sub.add_parser("join", help="find a table on the LAN (or HOST:PORT) and play")
+    p = sub.add_parser(
+        "join", help="find a table on the LAN (or HOST:PORT) and play", formatter_class=_DefaultsShown
+    )
     p.add_argument(
         "table", nargs="?", help="a table name, or HOST:PORT; without it, choose from the tables found"
     )
@@ -843,7 +814,9 @@ def build_parser() -> argparse.ArgumentParser:
     network_options(p)
     p.set_defaults(func=cmd_join)
 
-    p = sub.add_parser("watch", help="follow a running table read-only, as a spectator")
+    p = sub.add_parser(
+        "watch", help="follow a running table read-only, as a spectator", formatter_class=_DefaultsShown
+    )
     p.add_argument("table", nargs="?", help="a table name, or HOST:PORT; without it, the first table found")
     p.add_argument("--table", dest="table_flag", metavar="TABLE", help="the same as the first argument")
     p.add_argument(
@@ -859,11 +832,68 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ascii", action="store_true", help="ASCII drawing instead of Unicode")
     p.set_defaults(func=cmd_watch)
 
-    p = sub.add_parser("discover", help="list the tables announced on the LAN")
+    p = sub.add_parser(
+        "discover", help="list the tables announced on the LAN", formatter_class=_DefaultsShown
+    )
     p.add_argument("--json", action="store_true")
     p.add_argument("--seconds", type=float, default=3.0, help="how long to listen")
     p.add_argument("--interface", default=None, metavar="IP")
     p.set_defaults(func=cmd_discover)
+
+    p = sub.add_parser("history", help="list this machine's saved games, each verified, newest first")
+    p.add_argument("--game", dest="only", choices=GAMES, default=None, help="this game only")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="show the N newest (default 20)")
+    p.add_argument("--all", action="store_true", help="show every saved game")
+    p.add_argument("--json", action="store_true", help="print the listing as JSON")
+    p.add_argument("--dir", metavar="FOLDER", help="the games of FOLDER (default: this machine's)")
+    p.set_defaults(func=cmd_history)
+
+    p = sub.add_parser("ranking", help="rate each player per game from the verified, finished games")
+    p.add_argument("--game", dest="only", choices=GAMES, default=None, help="this game only")
+    p.add_argument("--json", action="store_true", help="print the rankings as JSON")
+    p.add_argument("--dir", metavar="FOLDER", help="the games of FOLDER (default: this machine's)")
+    p.set_defaults(func=cmd_ranking)
+
+    p = sub.add_parser("verify", help="re-check a saved game: every signature, proof, move and score")
+    p.add_argument("file", help="a transcript file (saved games are under $XDG_DATA_HOME/skyjo-lan/games/)")
+    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("replay", help="step through a saved game, forward and back")
+    p.add_argument("file", help="a saved game (under $XDG_DATA_HOME/skyjo-lan/games/)")
+    screen_options(p)
+    p.set_defaults(func=cmd_replay)
+
+    # for developers: scripted games, statistics, bot tournaments
+    p = sub.add_parser("scenario", help="play a scripted game from a JSON file and print the table")
+    p.add_argument("file", help="the scenario file, or - for standard input")
+    p.set_defaults(func=cmd_scenario)
+
+    p = sub.add_parser("simulate", help="play many games with random legal moves and print statistics")
+    p.add_argument("--game", choices=GAMES, default="skyjo")
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
+    p.add_argument(
+        "--no-timing",
+        action="store_true",
+        help="leave out wall time and speed (output depends on the seed only)",
+    )
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("tournament", help="play bots against each other and print win rates and scores")
+    p.add_argument("--game", choices=GAMES, default="skyjo")
+    p.add_argument(
+        "--seats", default="strong,greedy,greedy,greedy", help="bot level per seat, comma-separated"
+    )
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (use 2 for both cores)")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--csv", metavar="FILE", help="also write the table to FILE as CSV")
+    p.set_defaults(func=cmd_tournament)
     return parser
 
 
