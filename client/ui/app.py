@@ -83,6 +83,9 @@ class Back:
 
 Effect = Submit | Chat | Quit | Back
 
+MAX_CHAT_LINE = 200
+"""Characters of one chat line typed (or pasted) on the game screen."""
+
 ARROWS = {
     "left": "left",
     "right": "right",
@@ -537,6 +540,15 @@ class GameUI:
             return []
         return self._decision_key(key)
 
+    def paste(self, text: str) -> list[Effect]:
+        """Pasted text: into the chat line being typed, else nowhere (a paste never moves)."""
+        ui = self.ui
+        if ui.chat is not None:
+            ui.chat = (ui.chat + text)[:MAX_CHAT_LINE]
+        elif not self.read_only:
+            ui.flash = tr(self.lang, "paste.ignored")
+        return []
+
     def my_turn(self) -> bool:
         """Whether it is this seat's turn (the moment the bell rings for)."""
         state = self.source.state()
@@ -563,7 +575,7 @@ class GameUI:
                 return [Chat(text)]
         elif key == "backspace":
             ui.chat = ui.chat[:-1]
-        elif len(key) == 1 and key.isprintable() and len(ui.chat) < 200:
+        elif len(key) == 1 and key.isprintable() and len(ui.chat) < MAX_CHAT_LINE:
             ui.chat += key
         elif key == "space":
             ui.chat += " "

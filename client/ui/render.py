@@ -26,7 +26,9 @@ WIDE = 150
 def render(model: ScreenModel, width: int, height: int, caps: Caps) -> Frame:
     canvas = Canvas(width, height, caps)
     if width < MIN_WIDTH or height < MIN_HEIGHT:
-        too_small(canvas, model.lang)
+        quit = model.overlay == "quit"
+        ask = (tr(model.lang, "quit.title"), tr(model.lang, "quit.keys")) if quit else None
+        too_small(canvas, model.lang, ask)
         return canvas.frame()
     header(canvas, model)
     area = Rect(0, 1, width, height - 4)

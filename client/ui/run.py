@@ -23,6 +23,7 @@ from .app import Back, Chat, Effect, GameUI, Quit, Submit
 from .canvas import Frame
 from .caps import Caps, detect_caps, detect_lang
 from .i18n import tr
+from .paste import pasted
 from .render import render
 from .runner import GameRunner, RunnerSource
 from .terminal import Terminal, TurnAlert, open_terminal, watch_resize
@@ -71,7 +72,14 @@ async def run_screen(
                 if key == "redraw":
                     terminal.clear()
                     continue
-                for effect in controller.handle_key(key):
+                text = pasted(key)
+                if text is not None:
+                    # a paste is text for the field being typed in, never keys (issue 28)
+                    paste = getattr(controller, "paste", None)
+                    effects = paste(text) if callable(paste) else []
+                else:
+                    effects = controller.handle_key(key)
+                for effect in effects:
                     if await on_effect(effect):
                         state.stop = True
                         state.wake(True)

@@ -54,6 +54,7 @@ EN: dict[str, str] = {
     "busy.random": "Drawing lots together…",
     "flash.refused": "Not played: {reason}",
     # --- the frame ---
+    "paste.ignored": "Pasted text goes into a chat line only: press t first.",
     "small.title": "Terminal too small",
     "small.size": "This window is {w}×{h}; skyjo-lan needs at least {mw}×{mh}.",
     "small.hint": "Make the window larger, or press q to quit.",

@@ -50,6 +50,7 @@ FR: dict[str, str] = {
     "busy.reveal": "On retourne des cartes…",
     "busy.random": "Tirage au sort commun…",
     "flash.refused": "Coup refusé : {reason}",
+    "paste.ignored": "Un texte collé ne va que dans une ligne de discussion : appuyez d'abord sur t.",
     "small.title": "Terminal trop petit",
     "small.size": "Cette fenêtre fait {w}×{h} ; skyjo-lan a besoin d'au moins {mw}×{mh}.",
     "small.hint": "Agrandissez la fenêtre, ou appuyez sur q pour quitter.",
