@@ -323,6 +323,12 @@ class GameUI:
             model.scores = ad.score_sheet(state, list(source.names), me, lang)
             if state.phase == "game_over":
                 model.result = self._result(state, list(source.names))
+                # the game is over: a closed link is the normal course (the others went back to
+                # the lobby or home), not news to show as "✗ gone"
+                model.links = [link for link in model.links if link.status in ("connected", "local")]
+                if self.again and not halted and not self.read_only:
+                    model.prompt = tr(lang, "prompt.game_over_again")
+                    model.footer = model.footer or tr(lang, "status.keys_again")
             model.round_over = self._round_over(state, list(source.names))
         live = self.decision is not None and self.holding() is None
         candidates = self._candidates() if live else []

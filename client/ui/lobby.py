@@ -366,7 +366,7 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
         dialog(
             c,
             tr(lang, "lobby.leave_title"),
-            [[Span(tr(lang, "lobby.leave_text"))]],
+            [[Span(tr(lang, "lobby.leave_text_host" if view.is_host else "lobby.leave_text"))]],
             tr(lang, "quit.keys"),
             "warn",
         )

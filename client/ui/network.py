@@ -459,6 +459,11 @@ async def _lobby_then_game(lobby: LobbySource, peer: Host | Joiner, lang: str | 
             )
             played += 1
             finished = runner.status.finished
+            shown = runner.view
+            if outcome != "left" and not finished and shown is not None and shown.phase == "game_over":
+                # `q` on the game-over box before the last round's signatures were all in: the
+                # game is over on screen, its end is being settled; wait for it (the lobby follows)
+                finished = await _settled(runner)
             if outcome == "left" or not (finished and again) or not await peer.next_lobby(played):
                 break
             book = getattr(lobby, "book", None)
@@ -468,6 +473,18 @@ async def _lobby_then_game(lobby: LobbySource, peer: Host | Joiner, lang: str | 
         print(tr(detect_lang(lang), "left.done"), flush=True)
         return 0
     return 0 if finished else 1
+
+
+SETTLE_WAIT = 30.0
+"""Seconds a finished game's end (the last signatures) is waited for after the screen closed."""
+
+
+async def _settled(runner: PeerRunner) -> bool:
+    """Whether the game shown over ends as finished (False if it halts or takes too long)."""
+    with trio.move_on_after(SETTLE_WAIT):
+        while not (runner.status.finished or runner.status.halted):
+            await runner.changed.wait()
+    return runner.status.finished
 
 
 def _count(value: object) -> int:
