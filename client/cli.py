@@ -299,16 +299,18 @@ def _has_terminal() -> bool:
 
 
 def _password(args: argparse.Namespace, *, hosting: bool) -> str | None:
-    """The table password for `--password`, as SPAKE2 will use it, or None without `--password`.
+    """The table password for `--password`, as SPAKE2 will use it, or None without `--password`
+    and without $SKYJO_LAN_PASSWORD.
 
-    From $SKYJO_LAN_PASSWORD, else asked at the terminal. A host that gives none (Enter at the
+    From $SKYJO_LAN_PASSWORD (set, it is the password even without `--password`), else asked at
+    the terminal. A host that gives none (Enter at the
     prompt, or no terminal at all) gets a generated word code, printed so it can be read aloud;
     a joiner without a terminal or the variable gets a line saying how to give it. Word codes are
     rewritten to one spelling here, on both sides (`wordcode.canonical`), so that a joiner typing
     "42 Guitarist revenge hurricane" matches the host's "42-guitarist-revenge-hurricane"."""
-    if not args.password:
-        return None
     env = os.environ.get(PASSWORD_ENV)
+    if not args.password and not (env or "").strip():
+        return None  # (a password in the variable is used without `--password` too: issue 28)
     if env is not None:
         if not env.strip():
             raise InputError(
@@ -601,7 +603,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def _pick_table(tables: list[Any]) -> Any:
     for number, ad in enumerate(tables, start=1):
         lock = " (password)" if ad.password else ""
-        print(f"  {number}. {ad.name}: {ad.game}, {ad.taken}/{ad.seats} seated, {ad.host}:{ad.port}{lock}")
+        print(f"  {number}. {ad.name}: {ad.game}, {_seated(ad)}, {ad.host}:{ad.port}{lock}")
     while True:
         try:
             answer = input("table number (Enter for 1, q to quit): ").strip().lower()
@@ -613,6 +615,15 @@ def _pick_table(tables: list[Any]) -> Any:
             return tables[0]
         if answer.isdigit() and 1 <= int(answer) <= len(tables):
             return tables[int(answer) - 1]
+
+
+def _seated(ad: Any) -> str:
+    """A table's seats as a list shows them: "2/3 seated", "full (3/3)", or "playing (watch it)"."""
+    if ad.playing:
+        return f"playing, {ad.taken}/{ad.seats} (`skyjo-lan watch` follows it)"
+    if ad.taken >= ad.seats:
+        return f"full ({ad.taken}/{ad.seats})"
+    return f"{ad.taken}/{ad.seats} seated"
 
 
 def cmd_discover(args: argparse.Namespace) -> int:
@@ -631,7 +642,7 @@ def cmd_discover(args: argparse.Namespace) -> int:
     for ad in tables:
         if ad.compatible:
             lock = ", password" if ad.password else ""
-            print(f"{ad.name}: {ad.game}, {ad.taken}/{ad.seats} seated{lock}, {ad.host}:{ad.port}")
+            print(f"{ad.name}: {ad.game}, {_seated(ad)}{lock}, {ad.host}:{ad.port}")
         else:
             print(f"{ad.name}: incompatible ({ad.problem})")
     return 0

@@ -155,6 +155,8 @@ class Host:
         self.start_now = trio.Event()
         self.lobby_changed = trio.Event()
         self.advertiser: Advertiser | None = None
+        self.announced: tuple[int, bool] = (0, False)
+        """What the announcement says now: (seats taken, playing)."""
         self.lobby_port = 0
         self.address = opts.interface
         self.reachable: list[str] = []
@@ -422,11 +424,14 @@ class Host:
                 # the lobby listener serves every lobby of the evening: a player of the game on
                 # who is done comes back to it for the next game while the others finish
                 nursery.start_soon(self._accept_loop, lobby, nursery)
+                if self.advertiser is not None:
+                    nursery.start_soon(self._keep_announced, self.advertiser)
                 first = True
                 while True:
                     mesh_listener = await open_listener(opts.interface)
                     if self.advertiser is not None:
                         await self.advertiser.start(len(self.seats) + opts.bots)
+                        self.announced = (len(self.seats) + opts.bots, False)
                     if first:
                         task_status.started(self.lobby_port)
                         first = False
@@ -471,9 +476,23 @@ class Host:
         self.begun += 1
         self.lobby_changed.set()  # the lobby screen leaves for the game
         self.lobby_changed = trio.Event()
-        if self.advertiser is not None:
-            await self.advertiser.stop()  # the table is announced only while its lobby is open
+        # the table stays announced while the game is played (spectators find it by name),
+        # as playing (`_keep_announced`)
         return True
+
+    async def _keep_announced(self, advertiser: Advertiser) -> None:
+        """Keep the announcement in step with the table: the seats taken as people come and go
+        (a list showed "1/3 seated" at 3/3), and whether a game is being played."""
+        while True:
+            changed = self.lobby_changed  # (taken first: a change during the update is not missed)
+            now = (len(self.seats) + self.opts.bots, self.started)
+            if advertiser.running and now != self.announced:
+                self.announced = now
+                try:
+                    await advertiser.update(*now)
+                except Exception as exc:  # zeroconf's own trouble: the table plays on unannounced
+                    log.warning("could not update the table's announcement: %s", exc)
+            await changed.wait()
 
     async def _fill_later(self, seconds: int) -> None:
         """`--fill-with-bots`: the seats still free `seconds` after the lobby opened go to bots
