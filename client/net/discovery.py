@@ -175,7 +175,7 @@ class Advertiser:
         self._zc: Zeroconf | None = None
         self._info: ServiceInfo | None = None
 
-    def _make_info(self, taken: int, playing: bool) -> ServiceInfo:
+    def _make_info(self, taken: int, playing: bool = False) -> ServiceInfo:
         return ServiceInfo(
             SERVICE,
             f"{self.table}.{SERVICE}",
