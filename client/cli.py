@@ -371,6 +371,38 @@ def _default_nick() -> str:
     return "player"
 
 
+def _player_nick(args: argparse.Namespace, given: str | None, option: str) -> str:
+    """The player's name at a network table, as `play` finds it: the one given (kept as this
+    user's name when none is kept yet, so that `join --name Ben` is Ben next time too), else the
+    kept one, else asked at a terminal (the first time, as `play` asks) and kept, else the
+    default (`_default_nick`)."""
+    from . import storage
+
+    if given is not None:
+        nick = cmdline.nick(given, option)
+        if storage.stored_name() is None:
+            storage.store_name(nick)
+        return nick
+    stored = storage.stored_name()
+    if stored is None and getattr(args, "bot", None) is None and _has_terminal():
+        from .ui.caps import detect_lang
+        from .ui.i18n import tr
+
+        default = _default_nick()
+        try:
+            typed = input(tr(detect_lang(args.lang), "play.ask_name", default=default)).strip()
+        except (EOFError, UnicodeDecodeError):
+            typed = ""
+        try:
+            nick = cmdline.nick(typed) if typed else default
+        except InputError as exc:
+            print(f"skyjo-lan: {exc}; playing as {default}", file=sys.stderr)
+            nick = default
+        storage.store_name(nick)
+        return nick
+    return _default_nick()
+
+
 NAME_NOTICE = "--name now names the player; use --table for the table"
 """What `host --name X` without `--table` prints: X still names the table, as it used to."""
 
@@ -393,7 +425,7 @@ def _network_args(args: argparse.Namespace) -> None:
             raise InputError("give the table once: as --table NAME or as the first argument")
         args.table = args.table_flag
     given = player if player is not None else args.nick
-    args.nick = _default_nick() if given is None else cmdline.nick(given, "--name" if player else "--nick")
+    args.nick = _player_nick(args, given, "--name" if player else "--nick")
     if args.games is not None and args.games < 0:
         raise InputError(f"--games is 0 (no bound) or more, not {args.games}")
     if args.interface is not None:

@@ -272,6 +272,20 @@ class Host:
         self._changed()
         return None
 
+    def _unique_name(self, name: str, key: bytes) -> str:
+        """`name`, or "name 2", "name 3"... when another seat of the table already plays under it
+        (whatever the capitals): two "player" at one table made a log no one could read."""
+        others = [s for s in (*self.seats, *self.waiting) if s.key != key]
+        taken = {s.name.casefold() for s in others}
+        taken |= {f"bot {i + 1}" for i in range(self.opts.bots)}
+        if name.casefold() not in taken:
+            return name
+        for number in range(2, 10):
+            candidate = f"{name[: cmdline.NICK_MAX_CHARS - 2].rstrip()} {number}"
+            if candidate.casefold() not in taken:
+                return candidate
+        return name
+
     def _changed(self) -> None:
         self.lobby_changed.set()
         self.lobby_changed = trio.Event()
@@ -601,7 +615,7 @@ class Host:
                 return
             returning = storage.remember_peer(link.peer.key, link.peer.name)
             seat = SeatInfo(
-                link.peer.name,
+                self._unique_name(link.peer.name, link.peer.key),
                 link.peer.key,
                 "player",
                 link,

@@ -74,3 +74,70 @@ def test_the_announcement_says_the_seats_and_whether_a_game_is_played() -> None:
         info = ad._make_info(taken, playing)
         seen = parse_service(info.name, info)
         assert (seen.taken, seen.seats, seen.playing, seen.compatible) == (taken, 3, playing, True)
+
+
+# --- point 7: names ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("USER", "player")
+    return tmp_path
+
+
+def join_args(**given: object) -> argparse.Namespace:
+    return argparse.Namespace(bot=None, lang="en", **given)
+
+
+def test_join_name_is_kept_for_next_time(home, monkeypatch: pytest.MonkeyPatch) -> None:
+    from client import storage
+
+    monkeypatch.setattr(cli, "_has_terminal", lambda: False)
+    assert cli._player_nick(join_args(), "Ben", "--name") == "Ben"
+    assert storage.stored_name() == "Ben"
+    assert cli._player_nick(join_args(), None, "--name") == "Ben"  # not "player" next time
+
+
+def test_join_asks_the_name_the_first_time_at_a_terminal(home, monkeypatch: pytest.MonkeyPatch) -> None:
+    from client import storage
+
+    asked: list[str] = []
+
+    def typed(prompt: str) -> str:
+        asked.append(prompt)
+        return "Chloé"
+
+    monkeypatch.setattr(cli, "_has_terminal", lambda: True)
+    monkeypatch.setattr("builtins.input", typed)
+    assert cli._player_nick(join_args(), None, "--name") == "Chloé"
+    assert asked and asked[0].startswith("Your name at the table (Enter for player")
+    assert storage.stored_name() == "Chloé"
+    assert cli._player_nick(join_args(), None, "--name") == "Chloé" and len(asked) == 1
+
+
+def test_a_key_is_one_row_of_the_evening_under_its_latest_name() -> None:
+    from client.table.evening import Evening, GameResult
+
+    fps = ("aaaa", "bbbb")
+    evening = Evening()
+    evening.add(GameResult(b"1" * 32, "skyjo", ("ann", "player"), fps, (10, 20), (0,)))
+    evening.add(GameResult(b"2" * 32, "skyjo", ("ann", "Ben"), fps, (30, 5), (1,)))
+    assert [(r.name, r.fingerprint, r.played, r.wins) for r in evening.rows()] == [
+        ("ann", "aaaa", 2, 1),
+        ("Ben", "bbbb", 2, 1),
+    ]
+
+
+def test_two_players_of_one_name_are_told_apart_at_the_table() -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from client.table.host import Host, HostOptions, SeatInfo
+
+    host = Host(HostOptions(seats=3, advertise=False, name="player"), Ed25519PrivateKey.generate(), print)
+    assert host._unique_name("Player", b"x" * 32) == "Player 2"
+    host.seats.append(SeatInfo("Player 2", b"y" * 32, "player"))
+    assert host._unique_name("player", b"z" * 32) == "player 3"
+    assert host._unique_name("Ben", b"z" * 32) == "Ben"
+    assert host._unique_name("player", host.seats[0].key) == "player"  # its own seat

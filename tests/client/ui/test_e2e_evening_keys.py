@@ -66,3 +66,16 @@ def test_pastes_stops_and_a_small_window(tmp_path: Path) -> None:
         assert "\x1b[?2004l" in pty.raw.decode("utf-8", "replace")  # and given back
     finally:
         pty.close()
+
+
+def test_join_asks_the_name_the_first_time_and_keeps_it(tmp_path: Path) -> None:
+    """Issue 28, point 7: `join` asks a new player's name, as `play` does, and keeps it."""
+    pty = Pty(["join", "127.0.0.1:9", "--lang", "en"], tmp_path, env={"SKYJO_LAN_FIRST_RUN": "1"})
+    try:
+        pty.wait("Your name at the table", 30, "the question")
+        pty.send(*"Ben", "enter")
+        kept = tmp_path / "config" / "skyjo-lan" / "name"
+        pty.wait(lambda _t: kept.exists(), 30, "the name kept")
+        assert kept.read_text(encoding="utf-8").strip() == "Ben"
+    finally:
+        pty.close()
