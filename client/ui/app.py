@@ -304,15 +304,15 @@ class GameUI:
                 if busy:
                     model.prompt = busy
                     model.prompt_style = "dim"
-            if halted:
+            if ui.leaving:  # (the leave stops this seat's game: not "press q to leave" then)
+                model.prompt = tr(lang, "prompt.leaving")
+                model.prompt_style = "dim"
+            elif halted:
                 model.prompt = self._stop_text(halted)
                 model.prompt_style = "error"
             elif self.away():
                 model.prompt, model.buttons = tr(lang, "prompt.away"), []
                 model.prompt_style = "warn"
-            elif ui.leaving:
-                model.prompt = tr(lang, "prompt.leaving")
-                model.prompt_style = "dim"
             elif self.decision is None:  # waiting for the others: say whose link is down, since when
                 lost = self._links_lost(model.links)
                 if lost:

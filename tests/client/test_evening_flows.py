@@ -31,11 +31,11 @@ def test_the_game_over_screen_of_a_table_that_plays_again_says_q_goes_back_to_th
     ui = over()
     text = "\n".join(render(ui.screen(), 100, 30, CAPS).text())
     assert "q back to the lobby" in text  # the box
-    assert "q goes back to the lobby" in text  # the line under the table
+    assert "q back to the lobby" in text  # the line under the table
     assert "q quit" not in text and "q quits" not in text
     ui.handle_key("esc")  # the box closed: the table, its prompt and status line
     text = "\n".join(render(ui.screen(), 100, 30, CAPS).text())
-    assert "q goes back to the lobby" in text and "q back to the lobby" in text
+    assert "Enter the result, s the score sheet, q back to the lobby" in text
     assert "q quit" not in text
     assert ui.handle_key("q") == [Quit()]
 

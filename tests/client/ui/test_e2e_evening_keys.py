@@ -79,3 +79,22 @@ def test_join_asks_the_name_the_first_time_and_keeps_it(tmp_path: Path) -> None:
         assert kept.read_text(encoding="utf-8").strip() == "Ben"
     finally:
         pty.close()
+
+
+def test_leaving_play_is_one_answer_and_says_so(tmp_path: Path) -> None:
+    """Issue 28, point 10: `q`, `y` in `play` ends the program by itself, at once, never asking
+    for one more key ("Press q or Enter to leave"), and says that the player left."""
+    pty = Pty(["play", "--bots", "2", "--lang", "en"], tmp_path)
+    try:
+        pty.wait("cards face up", 60, "the game")
+        pty.send("q")
+        pty.wait("Leave the table?", 30, "the question")
+        before = len(pty.raw)
+        pty.send("y")
+        assert pty.finish(60) == 0  # no other key sent
+        after = pty.raw[before:].decode("utf-8", "replace")
+        assert "Press q or Enter" not in after
+        assert "You left the table: the game is saved as it stood." in pty.text
+        assert "Game saved:" in pty.text
+    finally:
+        pty.close()
