@@ -374,12 +374,15 @@ def run_resume_screen(*, lang: str | None, no_color: bool, ascii_only: bool, no_
     on the game screen (a one-line error, as `run_resume` says it, when there is none)."""
     from client.table.commands import _network_errors
     from client.table.saved import latest_resumable
+    from client.table.which import told
 
     identity = storage.load_identity()
     info = latest_resumable()
     if info is None:
         print("skyjo-lan: no unfinished game to resume on this machine", file=sys.stderr, flush=True)
         return 2
+    if not told(info, lambda line: print(line, flush=True), input):
+        return 1
 
     async def main() -> int:
         return await resume_with_screen(
