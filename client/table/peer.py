@@ -136,6 +136,10 @@ class PeerRunner:
         """When (trio time) the countdown of the person's current turn runs out; None when no
         countdown runs (not their turn, no countdown at this table, or away)."""
         self._countdown: trio.CancelScope | None = None
+        self.paused_left: float | None = None
+        """Seconds left on the countdown while it stands still (None: it runs, or none runs):
+        the countdown counts only time in which the person can act, never the time the table
+        waits for another seat's frames or shares (issue 28)."""
         self.record = record
         self.sync = sync
         self.think_time = think_time
@@ -203,10 +207,20 @@ class PeerRunner:
         return self.autopilot is not None and self.seat is not None and self.seat in self.session.away
 
     def time_left(self) -> float | None:
-        """Seconds left on this seat's move countdown (None: no countdown runs)."""
+        """Seconds left on this seat's move countdown (None: no countdown runs); while it stands
+        still (`countdown_waits`), what was left when it stopped."""
         if self.deadline is None:
-            return None
+            return self.paused_left
         return max(0.0, self.deadline - trio.current_time())
+
+    def countdown_waits(self) -> tuple[int, ...] | None:
+        """None while the countdown runs (or none runs); while it stands still because the
+        table waits for other seats, those seats (empty: this program's own work)."""
+        if self.paused_left is None:
+            return None
+        waiting = self.session.waiting_for()
+        seats = waiting[1] if waiting is not None else ()
+        return tuple(s for s in seats if s != self.seat)
 
     async def come_back(self) -> bool:
         """The person is back (they pressed a key): the autopilot stops (after the move it may be
@@ -357,8 +371,21 @@ class PeerRunner:
             await self._rebuild(reason)
             return
         self._drop_timers()
+        self._pace_countdown()
         self.changed.set()
         self.changed = trio.Event()
+
+    def _pace_countdown(self) -> None:
+        """Stop the countdown while the person cannot act (the table waits for another seat's
+        shares or frames, with their move or draw on its way), and run it again, with what was
+        left, once they can: a seat that stopped answering never costs the others their time."""
+        if self.deadline is not None and not self.session.legal_moves():
+            left = max(0.0, self.deadline - trio.current_time())
+            self._stop_countdown()
+            self.paused_left = left
+        elif self.paused_left is not None and self.session.legal_moves() and not self.autopiloting:
+            left, self.paused_left = self.paused_left, None
+            self._start_countdown(left)
 
     async def _rebuild(self, reason: str) -> None:
         """The table played this seat while we were cut off and counted fewer of our frames than
@@ -447,13 +474,18 @@ class PeerRunner:
             self._your_move = False
             if _TRACE is not None:
                 self._trace(event.facts)
-            if self.deadline is not None and not self._in_turn():
+            if (self.deadline is not None or self.paused_left is not None) and not self._in_turn():
                 self._stop_countdown()  # the turn is over (played in time)
         elif isinstance(event, Started):
             self.status.started = True
         elif isinstance(event, YourMove):
             self._your_move = True
-            if self.turn_seconds > 0 and not self.autopiloting and self.deadline is None:
+            if (
+                self.turn_seconds > 0
+                and not self.autopiloting
+                and self.deadline is None
+                and self.paused_left is None
+            ):
                 self._start_countdown()
             self._start_bot()
         elif isinstance(event, AwayChanged):
@@ -581,12 +613,13 @@ class PeerRunner:
             return True
         return state.phase == "turn" and getattr(state, "turn", None) == self.seat
 
-    def _start_countdown(self) -> None:
-        """Count this turn down (trio's clock): at zero the autopilot takes over."""
+    def _start_countdown(self, seconds: float | None = None) -> None:
+        """Count this turn down (trio's clock), from `seconds` (default: the whole countdown): at
+        zero the autopilot takes over."""
         self._stop_countdown()
         if self.turn_seconds <= 0 or self._nursery is None:
             return
-        self.deadline = trio.current_time() + self.turn_seconds
+        self.deadline = trio.current_time() + (self.turn_seconds if seconds is None else seconds)
         scope = trio.CancelScope(deadline=self.deadline)
         self._countdown = scope
         self._nursery.start_soon(self._count_down, scope)
@@ -596,6 +629,7 @@ class PeerRunner:
             self._countdown.cancel()
         self._countdown = None
         self.deadline = None
+        self.paused_left = None
 
     async def _count_down(self, scope: trio.CancelScope) -> None:
         with scope:

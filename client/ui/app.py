@@ -320,6 +320,17 @@ class GameUI:
             left = source.time_left()
             if left is not None and not halted and not self.away() and state.phase != "game_over":
                 model.countdown = max(0, int(left + 0.999))  # whole seconds, rounded up: 0 at the end
+                waits = countdown_waits(source)
+                if waits is not None:  # it stands still while the table waits for someone else
+                    model.countdown_paused = True
+                    who = [names[s] for s in waits if 0 <= s < len(names)]
+                    paused = tr(
+                        lang,
+                        "prompt.countdown_paused" if who else "prompt.countdown_paused_self",
+                        s=model.countdown,
+                        names=join_names(lang, who),
+                    )
+                    model.prompt = f"{model.prompt} {paused}" if model.prompt else paused
             model.scores = ad.score_sheet(state, list(source.names), me, lang)
             if state.phase == "game_over":
                 model.result = self._result(state, list(source.names))
@@ -646,6 +657,20 @@ class GameUI:
             after = ordered[ordered.index(target) + 1 :] + ordered[: ordered.index(target)]
             ui.cursor = after[0] if after else remaining[0]
         return []
+
+
+def countdown_waits(source: Source) -> tuple[int, ...] | None:
+    """The seats a stopped move countdown waits for, if the source says (a live table)."""
+    waits = getattr(source, "countdown_waits", None)
+    value = waits() if callable(waits) else None
+    return value if isinstance(value, tuple) else None
+
+
+def join_names(lang: str, names: Sequence[str]) -> str:
+    """ "Anna", "Anna and Ben", "Anna, Ben and Chloé"."""
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {tr(lang, 'and')} {names[-1]}"
 
 
 def watching_of(source: Source) -> int:

@@ -73,7 +73,8 @@ def header(c: Canvas, m: ScreenModel) -> None:
         mine = m.turn_text == tr(m.lang, "header.your_turn")
         text = m.turn_text
         if m.countdown is not None:  # the move countdown, by the turn marker
-            text = tr(m.lang, "header.countdown", turn=text, s=m.countdown)
+            key = "header.countdown_paused" if m.countdown_paused else "header.countdown"
+            text = tr(m.lang, key, turn=text, s=m.countdown)
         right = c.put_right(c.width - 1, 0, f" {text} ", "header.turn" if mine else "header")
     if m.banner:  # a spectator: what is watched, before the round
         x += 1 + c.put(x + 1, 0, m.banner, "header.title", max(0, right - x - 2))

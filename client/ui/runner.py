@@ -174,6 +174,12 @@ class RunnerSource:
     def time_left(self) -> float | None:
         return self.runner.time_left()
 
+    def countdown_waits(self) -> tuple[int, ...] | None:
+        """The seats the stopped countdown waits for (None: it runs, or none runs)."""
+        waits = getattr(self.runner, "countdown_waits", None)
+        value = waits() if callable(waits) else None
+        return value if isinstance(value, tuple) else None
+
     def watching(self) -> int:
         """How many spectators watch the table (0 from a runner that is not told)."""
         count = getattr(self.runner, "watching", 0)
