@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import trio
 
 from client.net.mesh import LinkState
+from protocol import waiting
 from protocol.config import TableConfig
 from protocol.events import (
     AwayChanged,
@@ -67,7 +68,8 @@ class LogEntry:
     kind: str
     """"fact" | "chat" | "info" | "blame" | "absent" (stopped answering) | "left" | "away"
     (`text` "away" or "back": autopilot on or off) | "takeover" (`text` "left" or "vanished") |
-    "returned" (a taken-over seat's player plays it again)."""
+    "returned" (a taken-over seat's player plays it again) | "no_spare" (after `seat` left, the
+    table can no longer play the seat of anyone else whose program stops)."""
     fact: EngineEvent | None = None
     seat: int | None = None
     text: str = ""
@@ -158,6 +160,9 @@ class PeerRunner:
         self.save_problem: str | None = None
         """Why the saved game lags behind (a write failed), None while it is complete."""
         self._retry_save = False
+        self._timer_ends: dict[str, float] = {}
+        """When (trio time) each sleeping timer of the session runs out (`table_wait`)."""
+        self._spare_warned = False
         self._timers: dict[str, trio.CancelScope] = {}
         """The session's timers now sleeping, by name (cancelled once the session no longer needs
         them, so a long game does not pile up sleeping tasks)."""
@@ -212,6 +217,23 @@ class PeerRunner:
         if self.deadline is None:
             return self.paused_left
         return max(0.0, self.deadline - trio.current_time())
+
+    def table_wait(self) -> tuple[waiting.Wait, float | None] | None:
+        """What the table waits for from other seats, and in how many seconds it stops waiting
+        (plays their seats, or stops the game: `Wait.insured`); None for the seconds while the
+        others vote, or when no timer of the step runs here."""
+        found = waiting.waiting(self.session)
+        if found is None:
+            return None
+        end = self._timer_ends.get(found.step) if found.phase != waiting.VOTING else None
+        if end is None:
+            return found, None
+        return found, max(0.0, end - trio.current_time()) + found.after
+
+    def leave_ends_spares(self) -> bool:
+        """Whether this seat's leave would leave the table unable to play the seat of anyone
+        else whose program stops (it holds a share of their keys)."""
+        return self.seat is not None and bool(waiting.after_leave(self.session, self.seat))
 
     def countdown_waits(self) -> tuple[int, ...] | None:
         """None while the countdown runs (or none runs); while it stands still because the
@@ -517,6 +539,10 @@ class PeerRunner:
                 link.status, link.reason = "left", event.reason
             self.log.append(LogEntry("left", seat=event.seat, text=event.reason))
             log.info("seat %d (from 1) left the table: %s", event.seat + 1, event.reason)
+            if self.config.insured and not self._spare_warned and not waiting.replaceable(self.session):
+                # from now on a program that stops answering stops the game: said once, at once
+                self._spare_warned = True
+                self.log.append(LogEntry("no_spare", seat=event.seat))
         elif isinstance(event, Halted):
             self.status.halted = event.reason
             self._stop_countdown()
@@ -573,6 +599,7 @@ class PeerRunner:
             old.cancel()
         with trio.CancelScope() as scope:
             self._timers[request.name] = scope
+            self._timer_ends[request.name] = trio.current_time() + request.seconds
             await trio.sleep(request.seconds)
         if self._timers.get(request.name) is scope:
             del self._timers[request.name]
@@ -586,6 +613,7 @@ class PeerRunner:
         """Cancel the sleeping timers the session no longer needs (it would ignore them)."""
         for name in [n for n in self._timers if not self.session.timer_needed(n)]:
             self._timers.pop(name).cancel()
+            self._timer_ends.pop(name, None)
 
     def _playing(self) -> Bot | None:
         """The bot that plays this seat now: a headless seat's, or the autopilot while away."""

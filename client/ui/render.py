@@ -182,8 +182,8 @@ def _link_look(c: Canvas, lang: str, status: str, retry_in: float | None) -> tup
     if status in ("connected", "local"):
         return c.g("ok"), "link.ok", ""
     if status in ("reconnecting", "connecting"):
-        extra = f" {tr(lang, 'link.retry', s=max(0, round(retry_in)))}" if retry_in is not None else ""
-        return c.g("wait"), "link.wait", extra
+        # steady: no per-attempt counter jumping back and forth (the prompt counts the time)
+        return c.g("wait"), "link.wait", f" {tr(lang, 'link.reconnecting')}"
     if status == "blamed":  # proven by signed evidence, never for a timeout or a leave
         return c.g("bad"), "link.bad", f" {tr(lang, 'link.blamed')}"
     if status in ("left", "absent"):
@@ -219,7 +219,8 @@ def overlay(c: Canvas, m: ScreenModel) -> None:
         dialog(
             c,
             tr(m.lang, "quit.title"),
-            [[Span(line)] for line in tr(m.lang, "quit.text").split("\n")],
+            [[Span(line)] for line in tr(m.lang, "quit.text").split("\n")]
+            + [[Span(part, "warn")] for part in wrap(m.quit_note, 56) if m.quit_note],
             tr(m.lang, "quit.keys"),
             style="warn",
         )
