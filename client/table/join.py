@@ -362,6 +362,7 @@ class Joiner:
             save=opts.save,
             think_time=opts.think_time,
             genesis_signature=signature,
+            lobby=(host, port, link.peer.key, table.name),
         )
         self.runner = self.peer.build()
         if self.peer.writer is not None:

@@ -72,6 +72,8 @@ class Peer:
     writer: TranscriptWriter | None = None
     genesis_signature: bytes = b""
     """The host's signature of `config` (see `mesh.sign_genesis`)."""
+    lobby: tuple[str, int, bytes, str] | None = None
+    """A joiner's table lobby (address, host key, name), kept in the .resume file."""
     mesh: Mesh | None = field(default=None, init=False)
     """This seat's mesh while it plays (the host tells its seats how many watch through it)."""
     withdrawn: bool = field(default=False, init=False)
@@ -99,6 +101,7 @@ class Peer:
                     int(port),
                     self.addresses,
                     genesis_signature=self.genesis_signature,
+                    lobby=self.lobby,
                 )
                 self.resume.save()
         timeouts = session_timeouts(self.config)

@@ -28,6 +28,7 @@ from client.records.ranking import PlayerRecord
 from client.table.evening import Evening, result_of
 from client.table.host import Host, HostOptions, next_turn
 from client.table.join import (
+    Destination,
     Joiner,
     JoinOptions,
     JoinRefusal,
@@ -416,7 +417,45 @@ async def resume_with_screen(
     if outcome == "left":
         print(tr(detect_lang(lang), "left.done"), flush=True)
         return 0
-    return 0 if runner.status.finished else 1
+    finished = runner.status.finished or (outcome == "quit" and await _settled(runner))
+    if finished and info.lobby is not None:
+        # a joiner's resumed game is one game of the evening: back to the table's lobby for the
+        # next one, as `join` does after each game (issue 28)
+        return await _back_to_lobby(identity, info.lobby, lang=lang, caps=caps)
+    return 0 if finished else 1
+
+
+async def _back_to_lobby(
+    identity: Ed25519PrivateKey, lobby: tuple[str, int, bytes, str], *, lang: str | None, caps: Caps
+) -> int:
+    """The table's lobby after a resumed game, and the games that follow, as `join` plays them."""
+    host, port, key, name = lobby
+    opts = JoinOptions(
+        target=name or f"{host}:{port}",
+        name=storage.stored_name() or "player",
+        found=Destination([(host, port)], key, name),
+        ready=False,
+        games=0,
+    )
+    joiner = Joiner(opts, identity, _quiet)
+    joiner.table = name
+    book = RecordBook().start()
+
+    async def play() -> None:
+        try:
+            await joiner.run_games()
+        except (Refused, LinkError, FramingError, OSError) as exc:
+            joiner.closed = _with_hint(exc)
+            joiner._changed()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play)
+            code = await _lobby_then_game(JoinLobby(joiner, book), joiner, lang, caps)
+            nursery.cancel_scope.cancel()
+    finally:
+        _print_saved(joiner.saved, lang)
+    return 0 if code in (0, 1) else code
 
 
 def _print_saved(paths: list[Path], lang: str | None) -> None:

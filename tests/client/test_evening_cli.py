@@ -141,3 +141,64 @@ def test_two_players_of_one_name_are_told_apart_at_the_table() -> None:
     assert host._unique_name("player", b"z" * 32) == "player 3"
     assert host._unique_name("Ben", b"z" * 32) == "Ben"
     assert host._unique_name("player", host.seats[0].key) == "player"  # its own seat
+
+
+# --- point 5: a joiner started with `join --resume` goes back to the lobby after the game -------
+
+
+def test_the_resume_file_keeps_the_tables_lobby(tmp_path) -> None:
+    from client.table.saved import ResumeInfo
+
+    info = ResumeInfo(tmp_path / "g.skyjo", b"genesis", 1, "10.0.0.2", 4000, [("10.0.0.1", 4001)])
+    info.lobby = ("10.0.0.1", 28700, b"k" * 32, "Kitchen")
+    info.save()
+    assert ResumeInfo.load(info.path).lobby == ("10.0.0.1", 28700, b"k" * 32, "Kitchen")
+    info.lobby = None
+    info.save()
+    assert ResumeInfo.load(info.path).lobby is None  # a host's seat: no lobby to go back to
+
+
+async def test_a_resumed_joiner_goes_back_to_the_lobby_after_a_finished_game(tmp_path, monkeypatch) -> None:
+    import contextlib
+
+    from client.table.saved import ResumeInfo
+    from client.ui import network
+
+    class Status:
+        finished = True
+        halted = None
+
+    class Runner:
+        status = Status()
+
+    class FakePeer:
+        runner = Runner()
+        writer = None
+
+        async def play(self, say: object) -> None:
+            return None
+
+    async def restore(*args: object) -> FakePeer:
+        return FakePeer()
+
+    @contextlib.asynccontextmanager
+    async def terminal(caps: object):  # type: ignore[no-untyped-def]
+        yield None
+
+    async def game_ui(*args: object, **kwargs: object) -> str:
+        return "quit"  # q on the game-over box
+
+    lobbies: list[object] = []
+
+    async def back(identity: object, lobby: object, **kwargs: object) -> int:
+        lobbies.append(lobby)
+        return 0
+
+    monkeypatch.setattr(network, "restore", restore)
+    monkeypatch.setattr(network, "open_terminal", terminal)
+    monkeypatch.setattr(network, "run_game_ui", game_ui)
+    monkeypatch.setattr(network, "_back_to_lobby", back)
+    info = ResumeInfo(tmp_path / "g.skyjo", b"genesis", 1, "10.0.0.2", 4000, [])
+    info.lobby = ("10.0.0.1", 28700, b"k" * 32, "Kitchen")
+    code = await network.resume_with_screen(None, info, lang="en", no_color=True, ascii_only=True)  # type: ignore[arg-type]
+    assert code == 0 and lobbies == [info.lobby]
