@@ -4,7 +4,8 @@ A table of real peers in memory (`LocalTable`) on trio's `MockClock`: the person
 and the share of one other seat that the card needs is held back (as when that player's program
 is stopped with SIGSTOP). The countdown stands still, says so, and names the seat waited for;
 however long the wait, the autopilot does not take the seat. Once the share arrives, the
-countdown runs again from what was left.
+countdown runs again from what was left. Meanwhile the runner counts down to the moment the
+table stops waiting for that seat (point 3), steadily, on the same clock.
 """
 
 from __future__ import annotations
@@ -60,7 +61,15 @@ def test_the_countdown_stands_still_while_the_table_waits_for_another_seat() -> 
             assert f"{TURN - 2} s (paused)" in text, text
             waits = f"Your countdown waits at {TURN - 2} s: the table waits for {human.config.names[1]}."
             assert waits in text.replace("\n", " "), text
+            # point 3: until when the table waits for Ben, counted down steadily
+            await _until(lambda: (human.table_wait() or (None, None))[1] is not None, "the wait's timer")
+            found = human.table_wait()
+            assert found is not None and found[0].seats == (1,) and found[1] is not None
+            before = found[1]
             clock.jump(2 * TURN)  # far past the countdown's end (the protocol's own timers: 30 s)
+            await trio.sleep(0)
+            found = human.table_wait()
+            assert found is not None and found[1] == before - 2 * TURN
             await trio.to_thread.run_sync(time.sleep, 0.5)  # room for a wrong autopilot to show
             assert not human.autopiloting and human.time_left() == TURN - 2
             holding["on"] = False
