@@ -56,3 +56,22 @@ def test_too_small_shows_the_leave_question_q_opened() -> None:
     text = "\n".join(render(ui.screen(), 60, 20, Caps()).text())
     assert "Terminal too small" in text
     assert "Leave the table?" in text and "y leave" in text and "press q to quit" not in text
+
+
+def test_a_paste_in_the_lobby_goes_into_the_chat_line_only() -> None:
+    from client.ui.lobby import LobbySeat, LobbyUI, LobbyView
+
+    view = LobbyView(
+        "Kitchen", "skyjo", [LobbySeat("ann", "a" * 19, host=True), LobbySeat("ben", "b" * 19, me=True)]
+    )
+
+    class Source:
+        def lobby(self) -> LobbyView:
+            return view
+
+    ui = LobbyUI(Source(), "en")  # type: ignore[arg-type]
+    assert ui.paste("r s q y") == []  # not ready, not start, no leave question
+    assert ui.screen_state.overlay is None
+    ui.handle_key("t")
+    ui.paste("r s q y")
+    assert [a.name for a in ui.handle_key("enter")] == ["chat"]
