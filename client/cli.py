@@ -738,7 +738,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_ranking)
 
     def screen_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--lang", choices=("en", "fr"), help="the screen's language (default: the locale's)")
+        p.add_argument(
+            "--lang", choices=("en", "fr", "de"), help="the screen's language (default: the locale's)"
+        )
         p.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1, TERM=dumb)")
         p.add_argument(
             "--ascii",
@@ -815,7 +817,7 @@ def build_parser() -> argparse.ArgumentParser:
             action="store_true",
             help="log everything to standard error too (without a screen)",
         )
-        p.add_argument("--lang", choices=("en", "fr"), default=None, help="language of the screen")
+        p.add_argument("--lang", choices=("en", "fr", "de"), default=None, help="language of the screen")
         p.add_argument("--no-color", action="store_true", help="no colours (also NO_COLOR or TERM=dumb)")
         p.add_argument("--ascii", action="store_true", help="ASCII drawing instead of Unicode")
         p.add_argument(
@@ -892,7 +894,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--plain", action="store_true", help="print the game as lines, even in a terminal")
     p.add_argument("-v", "--verbose", action="store_true", help="log everything to standard error too")
-    p.add_argument("--lang", choices=("en", "fr"), default=None, help="language of the screen")
+    p.add_argument("--lang", choices=("en", "fr", "de"), default=None, help="language of the screen")
     p.add_argument("--no-color", action="store_true", help="no colours (also NO_COLOR or TERM=dumb)")
     p.add_argument("--ascii", action="store_true", help="ASCII drawing instead of Unicode")
     p.set_defaults(func=cmd_watch)

@@ -70,6 +70,10 @@ class SeatInfo:
     game: int = 1
     """The number of the game this seat is for: a player of the game still on who comes back for
     the next one is seated for that one."""
+    removed: bool = False
+    """The host removed this seat in the lobby: its link is told, then closed."""
+    scope: trio.CancelScope | None = None
+    """The seat's lobby loop (cancelled shortly after a removal, whatever the joiner does)."""
 
 
 @dataclass
@@ -323,6 +327,33 @@ class Host:
         self.chat.append((self.opts.name, f"(bot {self.opts.bots} takes a free seat)"))
         self._changed()
         return None
+
+    def remove_seat(self, number: int) -> str | None:
+        """The host frees seat `number` (1-based, as the lobby lists seats: people, then bots)
+        before a game: a person is told (`removed`) and their link closed, a bot goes. None
+        when done, else why not. In a game a seat is never removed here: only the table can
+        decide that (a leave)."""
+        if self.started:
+            return "a game is being played"
+        index = number - 1
+        if index == 0:
+            return "the host's own seat"
+        if 0 < index < len(self.seats):
+            seat = self.seats.pop(index)
+            seat.removed = True
+            if seat.link is not None:
+                seat.link.send({"t": "removed", "reason": "the host removed you from the table"})
+            if seat.scope is not None:
+                seat.scope.deadline = trio.current_time() + 2  # time to send it, then closed
+            self.say(f"{seat.name} was removed from the table by the host")
+            self._changed()
+            return None
+        if len(self.seats) <= index < len(self.seats) + self.opts.bots:
+            self.opts.bots -= 1
+            self.chat.append((self.opts.name, f"(bot {self.opts.bots + 1} leaves its seat)"))
+            self._changed()
+            return None
+        return "no one sits there"
 
     def waiting_for(self) -> str | None:
         """What the lobby waits for, in words (None: nothing, the game starts or may be started):
@@ -631,8 +662,9 @@ class Host:
             self._changed()
             try:
                 async with trio.open_nursery() as inner:
+                    seat.scope = inner.cancel_scope
                     inner.start_soon(link.writer)
-                    while self.begun < seat.game:
+                    while self.begun < seat.game and not seat.removed:
                         message = await link.receive()
                         if message is None or message["t"] == "bye":
                             break
@@ -645,7 +677,9 @@ class Host:
                     inner.cancel_scope.cancel()
             except* REMOTE_ERRORS as group:  # from its reader, its writer or both: it left
                 log.info("lobby link of %s lost: %s", seat.name, group.exceptions[0])
-            if self.begun < seat.game:
+            if seat.removed:
+                await link.aclose()
+            elif self.begun < seat.game:
                 for seated in (self.seats, self.waiting):
                     if seat in seated:
                         seated.remove(seat)

@@ -329,6 +329,8 @@ class Joiner:
                 await listener.aclose()
             self.closed = str(failure or "the host closed the table")
             self._changed()
+            if isinstance(failure, Removed):
+                raise Removed(str(failure))
             raise LinkError(f"the lobby connection failed: {failure}")
         try:
             config = TableConfig.decode(link_field(start, "genesis", bytes, most=4096))
@@ -433,6 +435,10 @@ async def join(opts: JoinOptions, identity: Ed25519PrivateKey, say: Say = print_
     return await Joiner(opts, identity, say).run()
 
 
+class Removed(LinkError):
+    """The host freed this player's seat in the lobby (before a game)."""
+
+
 async def _wait_for_start(
     link: Link, say: Say, on_lobby: Callable[[dict[str, Any]], None] | None = None
 ) -> dict[str, Any]:
@@ -452,6 +458,8 @@ async def _wait_for_start(
                 on_lobby(message)
         elif message["t"] == "start":
             return message
+        elif message["t"] == "removed":  # the host freed this seat in the lobby
+            raise Removed("the host removed you from the table")
 
 
 def lobby_waits_for(message: dict[str, Any]) -> str:

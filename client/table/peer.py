@@ -337,6 +337,19 @@ class PeerRunner:
         async with self._lock:
             return self.session.own_frames_from(seq)
 
+    async def peer_holds(self, seat: int, count: int) -> int | None:
+        """`seat` holds the first `count` frames of our chain (its link's resend request): after
+        a restore, the first frame of ours to ask it for (a lost tail of our file), else None."""
+        async with self._lock:
+            self.session.peer_holds(seat, count)
+            await self._after_session()
+            return self.session.missing_own()
+
+    async def chain_frames(self, seat: int, start: int) -> list[bytes]:
+        """The frames of `seat`'s own chain we hold from `start` (it lost the tail of its file)."""
+        async with self._lock:
+            return self.session.chain_frames(seat, start)
+
     # --- wiring -----------------------------------------------------------------------------------
 
     def deliver(self, frame: bytes) -> None:

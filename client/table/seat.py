@@ -120,7 +120,7 @@ class Peer:
         if restored is not None:
             frames, secret_state = restored
             self.session = Session.restore(
-                self.config, self.seat, self.identity, secret_state, frames, **timeouts
+                self.config, self.seat, self.identity, secret_state, frames, recover=True, **timeouts
             )
         else:
             self.session = Session(self.config, self.seat, self.identity, **timeouts)

@@ -96,7 +96,7 @@ class HostLobby:
         address = f"{first}:{host.lobby_port}"
         if others:
             address += f"  (or {shown_addresses(others, host.lobby_port, most=2)})"
-        status = "every seat is taken"
+        status = ""  # every seat taken: the lobby says how to start (or who is not ready)
         # between games the host says it is ready too (`r`): the screen asks it, not the status
         waiting = [s.name for s in host.seats[1:] if not s.ready]
         if host.options_refused is not None:
@@ -157,6 +157,9 @@ class HostLobby:
 
     async def add_bot(self) -> None:
         self.host.add_bot()
+
+    async def remove_seat(self, number: int) -> None:
+        self.host.remove_seat(number)
 
 
 class JoinLobby:
@@ -265,6 +268,9 @@ class JoinLobby:
         return None  # the host's choice
 
     async def add_bot(self) -> None:
+        return None  # the host's choice
+
+    async def remove_seat(self, number: int) -> None:
         return None  # the host's choice
 
 

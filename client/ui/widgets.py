@@ -127,12 +127,20 @@ def round_panel(c: Canvas, rect: Rect, m: ScreenModel) -> Rect | None:
         return None
     width = min(rect.w, max(text_width(c.text(line)) for line in lines) + 4)
     width = max(
-        width, text_width(c.text(m.round_over[0])) + 6, text_width(c.text(tr(m.lang, "round.continue"))) + 6
+        width,
+        text_width(c.text(m.round_over[0])) + 6,
+        text_width(c.text(m.round_keys or tr(m.lang, "round.continue"))) + 6,
     )
     box = Rect(rect.x, rect.y, min(width, rect.w), len(lines) + 2)
     c.fill(box, " ", "dialog.body")
     c.box(
-        box, "dialog", "round", m.round_over[0], "dialog.title", tr(m.lang, "round.continue"), "dialog.footer"
+        box,
+        "dialog",
+        "round",
+        m.round_over[0],
+        "dialog.title",
+        (m.round_keys or tr(m.lang, "round.continue")),
+        "dialog.footer",
     )
     for i, line in enumerate(lines):
         c.put(box.x + 2, box.y + 1 + i, line, "dialog.body", box.w - 4)
