@@ -302,16 +302,18 @@ def _has_terminal() -> bool:
 
 
 def _password(args: argparse.Namespace, *, hosting: bool) -> str | None:
-    """The table password for `--password`, as SPAKE2 will use it, or None without `--password`.
+    """The table password for `--password`, as SPAKE2 will use it, or None without `--password`
+    and without $SKYJO_LAN_PASSWORD.
 
-    From $SKYJO_LAN_PASSWORD, else asked at the terminal. A host that gives none (Enter at the
+    From $SKYJO_LAN_PASSWORD (set, it is the password even without `--password`), else asked at
+    the terminal. A host that gives none (Enter at the
     prompt, or no terminal at all) gets a generated word code, printed so it can be read aloud;
     a joiner without a terminal or the variable gets a line saying how to give it. Word codes are
     rewritten to one spelling here, on both sides (`wordcode.canonical`), so that a joiner typing
     "42 Guitarist revenge hurricane" matches the host's "42-guitarist-revenge-hurricane"."""
-    if not args.password:
-        return None
     env = os.environ.get(PASSWORD_ENV)
+    if not args.password and not (env or "").strip():
+        return None  # (a password in the variable is used without `--password` too: issue 28)
     if env is not None:
         if not env.strip():
             raise InputError(
@@ -372,6 +374,38 @@ def _default_nick() -> str:
     return "player"
 
 
+def _player_nick(args: argparse.Namespace, given: str | None, option: str) -> str:
+    """The player's name at a network table, as `play` finds it: the one given (kept as this
+    user's name when none is kept yet, so that `join --name Ben` is Ben next time too), else the
+    kept one, else asked at a terminal (the first time, as `play` asks) and kept, else the
+    default (`_default_nick`)."""
+    from . import storage
+
+    if given is not None:
+        nick = cmdline.nick(given, option)
+        if storage.stored_name() is None:
+            storage.store_name(nick)
+        return nick
+    stored = storage.stored_name()
+    if stored is None and getattr(args, "bot", None) is None and _has_terminal():
+        from .ui.caps import detect_lang
+        from .ui.i18n import tr
+
+        default = _default_nick()
+        try:
+            typed = input(tr(detect_lang(args.lang), "play.ask_name", default=default)).strip()
+        except (EOFError, UnicodeDecodeError):
+            typed = ""
+        try:
+            nick = cmdline.nick(typed) if typed else default
+        except InputError as exc:
+            print(f"skyjo-lan: {exc}; playing as {default}", file=sys.stderr)
+            nick = default
+        storage.store_name(nick)
+        return nick
+    return _default_nick()
+
+
 NAME_NOTICE = "--name now names the player; use --table for the table"
 """What `host --name X` without `--table` prints: X still names the table, as it used to."""
 
@@ -394,7 +428,7 @@ def _network_args(args: argparse.Namespace) -> None:
             raise InputError("give the table once: as --table NAME or as the first argument")
         args.table = args.table_flag
     given = player if player is not None else args.nick
-    args.nick = _default_nick() if given is None else cmdline.nick(given, "--name" if player else "--nick")
+    args.nick = _player_nick(args, given, "--name" if player else "--nick")
     if args.games is not None and args.games < 0:
         raise InputError(f"--games is 0 (no bound) or more, not {args.games}")
     if args.interface is not None:
@@ -604,7 +638,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def _pick_table(tables: list[Any]) -> Any:
     for number, ad in enumerate(tables, start=1):
         lock = " (password)" if ad.password else ""
-        print(f"  {number}. {ad.name}: {ad.game}, {ad.taken}/{ad.seats} seated, {ad.host}:{ad.port}{lock}")
+        print(f"  {number}. {ad.name}: {ad.game}, {_seated(ad)}, {ad.host}:{ad.port}{lock}")
     while True:
         try:
             answer = input("table number (Enter for 1, q to quit): ").strip().lower()
@@ -616,6 +650,15 @@ def _pick_table(tables: list[Any]) -> Any:
             return tables[0]
         if answer.isdigit() and 1 <= int(answer) <= len(tables):
             return tables[int(answer) - 1]
+
+
+def _seated(ad: Any) -> str:
+    """A table's seats as a list shows them: "2/3 seated", "full (3/3)", or "playing (watch it)"."""
+    if ad.playing:
+        return f"playing, {ad.taken}/{ad.seats} (`skyjo-lan watch` follows it)"
+    if ad.taken >= ad.seats:
+        return f"full ({ad.taken}/{ad.seats})"
+    return f"{ad.taken}/{ad.seats} seated"
 
 
 def cmd_discover(args: argparse.Namespace) -> int:
@@ -634,7 +677,7 @@ def cmd_discover(args: argparse.Namespace) -> int:
     for ad in tables:
         if ad.compatible:
             lock = ", password" if ad.password else ""
-            print(f"{ad.name}: {ad.game}, {ad.taken}/{ad.seats} seated{lock}, {ad.host}:{ad.port}")
+            print(f"{ad.name}: {ad.game}, {_seated(ad)}{lock}, {ad.host}:{ad.port}")
         else:
             print(f"{ad.name}: incompatible ({ad.problem})")
     return 0

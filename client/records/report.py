@@ -13,7 +13,7 @@ from typing import Any
 from skyjo_p2p import registry
 
 from .history import GameEntry, ScanResult, SeatResult
-from .ranking import Ranking, order
+from .ranking import SETTLED_AFTER, Ranking, order
 
 METHOD = "openskill Plackett-Luce; rating = mu - 3 sigma"
 
@@ -149,13 +149,19 @@ def ranking_lines(result: ScanResult, rankings: dict[str, Ranking]) -> list[str]
             lines.append("")
         lines.append(f"{title(game)}: {table.games} game(s) counted, {table.rated_games} rated")
         width = max([len("name"), *(len(s.name) for s in table.standings)])
-        lines.append(f"  rank  {'name':<{width}}  fingerprint          rating  games  wins  average")
+        lines.append(f"  rank  {'name':<{width}}  fingerprint          games  wins  average   rating")
         for s in table.standings:
+            mark = "?" if s.provisional else " "
             lines.append(
-                f"  {s.rank:>4}  {s.name:<{width}}  {s.fingerprint}  {s.rating:>6.2f}  "
-                f"{s.games:>5}  {s.wins:>4}  {s.average:>7.1f}"
+                f"  {s.rank:>4}  {s.name:<{width}}  {s.fingerprint}  {s.games:>5}  {s.wins:>4}  "
+                f"{s.average:>7.1f}  {s.rating:>6.2f}{mark}".rstrip()
             )
     lines.append("")
+    if any(s.provisional for t in rankings.values() for s in t.standings):
+        lines.append(
+            f"?: provisional, fewer than {SETTLED_AFTER} rated games: placed after the others, "
+            "by wins, then average"
+        )
     lines.append(
         f"rating: {METHOD} (docs/ranking.md); from verified, finished games only; "
         "the host's bots are not ranked"

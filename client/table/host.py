@@ -159,6 +159,8 @@ class Host:
         self.start_now = trio.Event()
         self.lobby_changed = trio.Event()
         self.advertiser: Advertiser | None = None
+        self.announced: tuple[int, bool] = (0, False)
+        """What the announcement says now: (seats taken, playing)."""
         self.lobby_port = 0
         self.address = opts.interface
         self.reachable: list[str] = []
@@ -273,6 +275,20 @@ class Host:
             self.chat.append((self.opts.name, f"(changed the game's options: {shown})"))
         self._changed()
         return None
+
+    def _unique_name(self, name: str, key: bytes) -> str:
+        """`name`, or "name 2", "name 3"... when another seat of the table already plays under it
+        (whatever the capitals): two "player" at one table made a log no one could read."""
+        others = [s for s in (*self.seats, *self.waiting) if s.key != key]
+        taken = {s.name.casefold() for s in others}
+        taken |= {f"bot {i + 1}" for i in range(self.opts.bots)}
+        if name.casefold() not in taken:
+            return name
+        for number in range(2, 10):
+            candidate = f"{name[: cmdline.NICK_MAX_CHARS - 2].rstrip()} {number}"
+            if candidate.casefold() not in taken:
+                return candidate
+        return name
 
     def _changed(self) -> None:
         self.lobby_changed.set()
@@ -453,11 +469,14 @@ class Host:
                 # the lobby listener serves every lobby of the evening: a player of the game on
                 # who is done comes back to it for the next game while the others finish
                 nursery.start_soon(self._accept_loop, lobby, nursery)
+                if self.advertiser is not None:
+                    nursery.start_soon(self._keep_announced, self.advertiser)
                 first = True
                 while True:
                     mesh_listener = await open_listener(opts.interface)
                     if self.advertiser is not None:
                         await self.advertiser.start(len(self.seats) + opts.bots)
+                        self.announced = (len(self.seats) + opts.bots, False)
                     if first:
                         task_status.started(self.lobby_port)
                         first = False
@@ -502,9 +521,23 @@ class Host:
         self.begun += 1
         self.lobby_changed.set()  # the lobby screen leaves for the game
         self.lobby_changed = trio.Event()
-        if self.advertiser is not None:
-            await self.advertiser.stop()  # the table is announced only while its lobby is open
+        # the table stays announced while the game is played (spectators find it by name),
+        # as playing (`_keep_announced`)
         return True
+
+    async def _keep_announced(self, advertiser: Advertiser) -> None:
+        """Keep the announcement in step with the table: the seats taken as people come and go
+        (a list showed "1/3 seated" at 3/3), and whether a game is being played."""
+        while True:
+            changed = self.lobby_changed  # (taken first: a change during the update is not missed)
+            now = (len(self.seats) + self.opts.bots, self.started)
+            if advertiser.running and now != self.announced:
+                self.announced = now
+                try:
+                    await advertiser.update(*now)
+                except Exception as exc:  # zeroconf's own trouble: the table plays on unannounced
+                    log.warning("could not update the table's announcement: %s", exc)
+            await changed.wait()
 
     async def _fill_later(self, seconds: int) -> None:
         """`--fill-with-bots`: the seats still free `seconds` after the lobby opened go to bots
@@ -613,7 +646,7 @@ class Host:
                 return
             returning = storage.remember_peer(link.peer.key, link.peer.name)
             seat = SeatInfo(
-                link.peer.name,
+                self._unique_name(link.peer.name, link.peer.key),
                 link.peer.key,
                 "player",
                 link,

@@ -9,6 +9,7 @@ the controller itself is synchronous and easy to test. Keys are names: "left", "
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -85,6 +86,9 @@ class Back:
 
 
 Effect = Submit | Chat | Quit | Back
+
+MAX_CHAT_LINE = 200
+"""Characters of one chat line typed (or pasted) on the game screen."""
 
 _SCROLL = {"up": -1, "k": -1, "down": 1, "j": 1, "pgup": -10, "pgdn": 10, "space": 10, " ": 10}
 """Keys that scroll a page too long for the screen (the rules, a long help)."""
@@ -324,26 +328,46 @@ class GameUI:
                 if busy:
                     model.prompt = busy
                     model.prompt_style = "dim"
-            if halted:
+            if ui.leaving:  # (the leave stops this seat's game: not "press q to leave" then)
+                model.prompt = tr(lang, "prompt.leaving")
+                model.prompt_style = "dim"
+            elif halted:
                 model.prompt = self._stop_text(halted)
                 model.prompt_style = "error"
             elif self.away() and state.phase != "game_over":
                 model.prompt, model.buttons = tr(lang, "prompt.away"), []
                 model.prompt_style = "warn"
-            elif ui.leaving:
-                model.prompt = tr(lang, "prompt.leaving")
-                model.prompt_style = "dim"
             elif self.decision is None and state.phase != "game_over":
                 # waiting for the others: say whose link is down, since when
                 lost = self._links_lost(source.links())
                 if lost:
                     model.prompt = f"{model.prompt} ({lost})" if model.prompt else lost
+                plan = self._plan(names, bool(lost))
+                if plan:  # and until when, and what the table does then
+                    model.prompt = f"{model.prompt} {plan}" if model.prompt else plan
             left = source.time_left()
             if left is not None and not halted and not self.away() and state.phase != "game_over":
                 model.countdown = max(0, int(left + 0.999))  # whole seconds, rounded up: 0 at the end
+                waits = countdown_waits(source)
+                if waits is not None:  # it stands still while the table waits for someone else
+                    model.countdown_paused = True
+                    who = [names[s] for s in waits if 0 <= s < len(names)]
+                    paused = tr(
+                        lang,
+                        "prompt.countdown_paused" if who else "prompt.countdown_paused_self",
+                        s=model.countdown,
+                        names=join_names(lang, who),
+                    )
+                    model.prompt = f"{model.prompt} {paused}" if model.prompt else paused
             model.scores = ad.score_sheet(state, list(source.names), me, lang)
             if state.phase == "game_over":
                 model.result = self._result(state, list(source.names))
+                # the game is over: a closed link is the normal course (the others went back to
+                # the lobby or home), not news to show as "✗ gone"
+                model.links = [link for link in model.links if link.status in ("connected", "local")]
+                if self.again and not halted and not self.read_only:
+                    model.prompt = tr(lang, "prompt.game_over_again")
+                    model.footer = model.footer or tr(lang, "status.keys_again")
             model.round_over = self._round_over(state, list(source.names))
         live = self.decision is not None and self.holding() is None
         candidates = self._candidates() if live else []
@@ -368,6 +392,8 @@ class GameUI:
         if live and me is not None and state is not None and ui.cursor is not None:
             model.hint, model.hint_style = ad.hint(state, me, self.decision, ui.chosen, ui.cursor, lang)
         model.overlay = ui.overlay
+        if ui.overlay == "quit" and leave_ends_spares(self.source):
+            model.quit_note = tr(lang, "quit.no_spare")
         if ui.overlay == "help":
             model.help = self._help()
             model.help_top = ui.help_top
@@ -418,13 +444,39 @@ class GameUI:
 
     def _stop_text(self, halted: str) -> str:
         """Why the game stopped, said as what it is ("Anna left the table; the game cannot go
-        on."; a timeout is never a cheat), and how to leave."""
+        on."; a timeout is never a cheat), in names, and how to leave."""
         line = self.narrator.stopped_by() if self.narrator is not None else None
-        said = "".join(span.text for span in line) if line else tr(self.lang, "prompt.halted", reason=halted)
+        if line:
+            said = "".join(span.text for span in line)
+        else:
+            said = stop_in_names(self.lang, halted, list(self.source.names))
         said = said.rstrip()
         if said and said[-1] not in ".!?…":
             said += "."  # a reason from the table ends its sentence before the keys' own
         return f"{said} {tr(self.lang, 'prompt.stopped_keys')}"
+
+    def _plan(self, names: Sequence[str], lost: bool) -> str:
+        """What the table will do about seats that do not answer, and when: "Unless Ben is back,
+        the table plays his seat with its bot in 1:40." Said once a waited seat's link is down,
+        the wait has gone long, or the table already cannot replace the seat (issue 28)."""
+        found = table_wait(self.source)
+        if found is None:
+            return ""
+        wait, seconds = found
+        if not (lost or wait.phase != "first" or wait.blockers):
+            return ""  # an ordinary wait for a move or a share: nothing to say
+        lang = self.lang
+        who = join_names(lang, [names[s] for s in wait.seats if 0 <= s < len(names)])
+        if wait.insured and wait.phase == "voting":
+            return tr(lang, "wait.voting", who=who)
+        when = clock_text(seconds) if seconds is not None else None
+        if wait.insured:
+            return tr(lang, "wait.takeover", who=who, time=when) if when else tr(lang, "wait.voting", who=who)
+        if wait.blockers:
+            gone = join_names(lang, [names[s] for s in wait.blockers if 0 <= s < len(names)])
+            key = "wait.cannot" if when else "wait.cannot_now"
+            return tr(lang, key, who=who, holders=gone, time=when or "")
+        return tr(lang, "wait.stop", who=who, time=when) if when else ""
 
     def _links_lost(self, links: Sequence[LinkView]) -> str:
         """For each seat whose link is down, "Anna: link lost 40 s ago" (counts while it lasts)."""
@@ -675,6 +727,15 @@ class GameUI:
             return []
         return self._decision_key(key)
 
+    def paste(self, text: str) -> list[Effect]:
+        """Pasted text: into the chat line being typed, else nowhere (a paste never moves)."""
+        ui = self.ui
+        if ui.chat is not None:
+            ui.chat = (ui.chat + text)[:MAX_CHAT_LINE]
+        elif not self.read_only:
+            ui.flash = tr(self.lang, "paste.ignored")
+        return []
+
     def my_turn(self) -> bool:
         """Whether it is this seat's turn (the moment the bell rings for)."""
         state = self.source.state()
@@ -701,7 +762,7 @@ class GameUI:
                 return [Chat(text)]
         elif key == "backspace":
             ui.chat = ui.chat[:-1]
-        elif len(key) == 1 and key.isprintable() and len(ui.chat) < 200:
+        elif len(key) == 1 and key.isprintable() and len(ui.chat) < MAX_CHAT_LINE:
             ui.chat += key
         elif key == "space":
             ui.chat += " "
@@ -766,6 +827,63 @@ class GameUI:
             after = ordered[ordered.index(target) + 1 :] + ordered[: ordered.index(target)]
             ui.cursor = after[0] if after else remaining[0]
         return []
+
+
+def table_wait(source: Source) -> tuple[Any, float | None] | None:
+    """What the table waits for from other seats and the seconds left (a live table only)."""
+    wait = getattr(source, "table_wait", None)
+    value = wait() if callable(wait) else None
+    return value if isinstance(value, tuple) else None
+
+
+def leave_ends_spares(source: Source) -> bool:
+    """Whether this seat's leave would leave the table unable to replace anyone else."""
+    ends = getattr(source, "leave_ends_spares", None)
+    return bool(ends()) if callable(ends) else False
+
+
+def clock_text(seconds: float) -> str:
+    """A countdown as a clock shows it: "42 s", "1:40"."""
+    whole = max(0, int(seconds + 0.999))
+    return f"{whole} s" if whole < 60 else f"{whole // 60}:{whole % 60:02d}"
+
+
+_SEAT = re.compile(r"\bseat\(s\) ([\d, ]+\d)|\bseat (\d+)")
+
+
+def stop_in_names(lang: str, reason: str, names: Sequence[str]) -> str:
+    """Why the game stopped (the protocol's words), with names for seat numbers; the reason a
+    vanished seat could not be played said as people say it."""
+    found = re.fullmatch(
+        r"seat (\d+)'s cards cannot be opened: seat (\d+), which holds a share of its key, is gone too",
+        reason,
+    )
+    if found is not None:
+        seat, holder = int(found.group(1)) - 1, int(found.group(2)) - 1
+        if 0 <= seat < len(names) and 0 <= holder < len(names):
+            return tr(lang, "halt.unopenable", who=names[seat], holder=names[holder])
+
+    def named(match: re.Match[str]) -> str:
+        numbers = [int(n) for n in re.findall(r"\d+", match.group(0))]
+        if all(1 <= n <= len(names) for n in numbers):
+            return join_names(lang, [names[n - 1] for n in numbers])
+        return match.group(0)
+
+    return tr(lang, "prompt.halted", reason=_SEAT.sub(named, reason))
+
+
+def countdown_waits(source: Source) -> tuple[int, ...] | None:
+    """The seats a stopped move countdown waits for, if the source says (a live table)."""
+    waits = getattr(source, "countdown_waits", None)
+    value = waits() if callable(waits) else None
+    return value if isinstance(value, tuple) else None
+
+
+def join_names(lang: str, names: Sequence[str]) -> str:
+    """ "Anna", "Anna and Ben", "Anna, Ben and Chloé"."""
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {tr(lang, 'and')} {names[-1]}"
 
 
 def _empty_now(state: TableState | None, target: Target) -> bool:

@@ -210,7 +210,8 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
     c = Canvas(width, height, caps)
     lang = screen.lang
     if width < MIN_WIDTH or height < MIN_HEIGHT:
-        too_small(c, lang)
+        quit = screen.overlay == "quit"
+        too_small(c, lang, (tr(lang, "lobby.leave_title"), tr(lang, "quit.keys")) if quit else None)
         return c.frame()
     view = screen.view
     if view.refusal is not None:
@@ -380,7 +381,7 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
         dialog(
             c,
             tr(lang, "lobby.leave_title"),
-            [[Span(tr(lang, "lobby.leave_text"))]],
+            [[Span(tr(lang, "lobby.leave_text_host" if view.is_host else "lobby.leave_text"))]],
             tr(lang, "quit.keys"),
             "warn",
         )
@@ -607,6 +608,20 @@ class LobbyUI:
             s.overlay = "quit"
         return []
 
+    def paste(self, text: str) -> list[LobbyAction]:
+        """Pasted text: into the field being typed (options, chat, password), else nowhere: a
+        paste never toggles ready, starts or leaves."""
+        s = self.screen_state
+        refusal = s.view.refusal
+        if refusal is not None:
+            if refusal.asks_password:
+                s.password += text
+        elif s.editing is not None:
+            s.editing += text
+        elif s.chat is not None:
+            s.chat += text
+        return []
+
     def _refused_key(self, key: str, refusal: JoinRefusal) -> list[LobbyAction]:
         """Keys on the refusal screen: the password typed on the spot (Esc leaves, since `q` may
         be in a password), else Enter tries again and q or Esc leave."""
@@ -652,6 +667,9 @@ async def run_lobby_ui(
 
         def handle_key(self, key: str) -> list[Any]:
             return ui.handle_key(key)
+
+        def paste(self, text: str) -> list[Any]:
+            return ui.paste(text)
 
         def on_frame(self, frame: Frame) -> None:
             ui.on_frame(frame)

@@ -164,6 +164,11 @@ class ScreenModel:
     """A centred message instead of the table (before the game starts, while loading ...)."""
     countdown: int | None = None
     """Seconds left on this player's move countdown (None: none runs); shown by the turn marker."""
+    quit_note: str = ""
+    """A line the leave question adds (the table could replace no one else after this leave)."""
+    countdown_paused: bool = False
+    """The countdown stands still: the table waits for someone else (it counts only the time
+    in which the player can act)."""
     watching: int = 0
     """How many spectators watch the table (shown on the status line when any do)."""
     banner: str = ""

@@ -89,6 +89,8 @@ class Narrator:
             self.items.append(Item("takeover", (entry.text, disclosed), entry.seat))
         elif entry.kind == "returned":
             self.items.append(Item("returned", None, entry.seat))
+        elif entry.kind == "no_spare":
+            self.items.append(Item("no_spare", None, entry.seat))
         elif entry.kind == "info":
             self.items.append(Item("info", entry.text))
 
@@ -136,6 +138,8 @@ class Narrator:
             return [line]
         if item.kind == "returned":
             return [self.seat_sentence("log.returned", item.seat, "good")]
+        if item.kind == "no_spare" and not self.stopped:
+            return [tr_spans(lang, "log.no_spare", "warn")]
         if item.kind == "info":
             return [self.info(str(item.data))]
         if item.kind == "round":

@@ -26,7 +26,9 @@ WIDE = 150
 def render(model: ScreenModel, width: int, height: int, caps: Caps) -> Frame:
     canvas = Canvas(width, height, caps)
     if width < MIN_WIDTH or height < MIN_HEIGHT:
-        too_small(canvas, model.lang)
+        quit = model.overlay == "quit"
+        ask = (tr(model.lang, "quit.title"), tr(model.lang, "quit.keys")) if quit else None
+        too_small(canvas, model.lang, ask)
         return canvas.frame()
     header(canvas, model)
     area = Rect(0, 1, width, height - 4)
@@ -72,7 +74,8 @@ def header(c: Canvas, m: ScreenModel) -> None:
         mine = m.turn_text == tr(m.lang, "header.your_turn")
         text = m.turn_text
         if m.countdown is not None:  # the move countdown, by the turn marker
-            text = tr(m.lang, "header.countdown", turn=text, s=m.countdown)
+            key = "header.countdown_paused" if m.countdown_paused else "header.countdown"
+            text = tr(m.lang, key, turn=text, s=m.countdown)
         right = c.put_right(c.width - 1, 0, f" {text} ", "header.turn" if mine else "header")
     if m.banner:  # a spectator: what is watched, before the round
         x += 1 + c.put(x + 1, 0, m.banner, "header.title", max(0, right - x - 2))
@@ -211,8 +214,8 @@ def _link_look(c: Canvas, lang: str, status: str, retry_in: float | None) -> tup
     if status in ("connected", "local"):
         return c.g("ok"), "link.ok", ""
     if status in ("reconnecting", "connecting"):
-        extra = f" {tr(lang, 'link.retry', s=max(0, round(retry_in)))}" if retry_in is not None else ""
-        return c.g("wait"), "link.wait", extra
+        # steady: no per-attempt counter jumping back and forth (the prompt counts the time)
+        return c.g("wait"), "link.wait", f" {tr(lang, 'link.reconnecting')}"
     if status == "blamed":  # proven by signed evidence, never for a timeout or a leave
         return c.g("bad"), "link.bad", f" {tr(lang, 'link.blamed')}"
     if status in ("left", "absent"):
@@ -253,7 +256,8 @@ def overlay(c: Canvas, m: ScreenModel) -> None:
         dialog(
             c,
             tr(m.lang, "quit.title"),
-            [[Span(line)] for line in tr(m.lang, "quit.text").split("\n")],
+            [[Span(line)] for line in tr(m.lang, "quit.text").split("\n")]
+            + [[Span(part, "warn")] for part in wrap(m.quit_note, 56) if m.quit_note],
             tr(m.lang, "quit.keys"),
             style="warn",
         )
