@@ -608,6 +608,10 @@ class SeatInsurance:
             attempt.lifted = True  # a vote about us nobody answered: it no longer holds us back
             session.advance()
             return
+        if me not in attempt.votes:
+            # our vote no longer counts (signed while the table played our own seat: we were cut
+            # off): nothing of this attempt is ours to settle; the voters' own timers settle it
+            return
         left = self.left()
         required = [s for s in self.ballots.required(owner, left) if s != me]
         pending = [s for s in required if s not in attempt.votes or s not in attempt.answers]
