@@ -8,6 +8,8 @@ chain they hold, takes its own frames back from them, and only then goes on."""
 
 from __future__ import annotations
 
+from collections import deque
+
 import pytest
 
 from protocol.events import TimerRequest
@@ -27,7 +29,22 @@ def _mid_game() -> Net:
         until=lambda: sum(open_frame(f, net.config).kind == "move" for f in net.sessions[0].frames) >= 6
     )
     assert net.sessions[0].state is not None and net.sessions[0].state.phase != "game_over"
+    _crash(net)
     return net
+
+
+def _crash(net: Net) -> None:
+    """kill -9 of seat LOST: what it had already sent still reaches the others (the kernel sends
+    what the dead program's sockets hold), and nothing more comes from it. Without this, a frame
+    of the old program still in flight would reach the others after the restored one signed its
+    own frame of that number: a race the real links do not run (the new link comes after the
+    old one's last bytes), and the test would depend on it."""
+    sent = [item for item in net.queue if item[0] == LOST]
+    net.queue = deque(item for item in net.queue if item[0] != LOST)
+    for _, receiver, frame in sent:
+        net.in_flight[receiver] -= 1
+        net.sessions[receiver].receive_frame(frame)
+        net.collect(receiver)
 
 
 def _lose_tail(net: Net, records: int) -> list[bytes]:
