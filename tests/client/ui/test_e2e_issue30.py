@@ -3,26 +3,9 @@ round on its own screen, muting a player's chat."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from .pty_driver import Pty
-
-
-@pytest.fixture
-def run(tmp_path: Path) -> Iterator:
-    started: list[Pty] = []
-
-    def start(*args: str, **kwargs: object) -> Pty:
-        pty = Pty(args, tmp_path, **kwargs)  # type: ignore[arg-type]
-        started.append(pty)
-        return pty
-
-    yield start
-    for pty in started:
-        pty.close()
 
 
 def test_help_then_the_rules_page_scrolls_and_closes(run) -> None:

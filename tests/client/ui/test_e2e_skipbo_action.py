@@ -2,27 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
-from .pty_driver import Pty
-
-
-@pytest.fixture
-def run(tmp_path: Path) -> Iterator:
-    started: list[Pty] = []
-
-    def start(*args: str, **kwargs: object) -> Pty:
-        pty = Pty(args, tmp_path, **kwargs)  # type: ignore[arg-type]
-        started.append(pty)
-        return pty
-
-    yield start
-    for pty in started:
-        pty.close()
-
 
 def test_skip_bo_a_whole_round_by_keystrokes(run) -> None:
     pty = run(

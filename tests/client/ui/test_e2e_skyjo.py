@@ -2,26 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-
-from .pty_driver import Pty
-
-
-@pytest.fixture
-def run(tmp_path: Path) -> Iterator:
-    started: list[Pty] = []
-
-    def start(*args: str, **kwargs: object) -> Pty:
-        pty = Pty(args, tmp_path, **kwargs)  # type: ignore[arg-type]
-        started.append(pty)
-        return pty
-
-    yield start
-    for pty in started:
-        pty.close()
 
 
 def test_a_whole_round_by_keystrokes_then_the_score_sheet(run) -> None:

@@ -5,28 +5,11 @@ name asked on the first run, saved in the game and read back by `replay`."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from .pty_driver import Pty
 
 BEL = b"\x07"
-
-
-@pytest.fixture
-def run(tmp_path: Path) -> Iterator:
-    started: list[Pty] = []
-
-    def start(*args: str, home: Path = tmp_path, **kwargs: object) -> Pty:
-        pty = Pty(args, home, **kwargs)  # type: ignore[arg-type]
-        started.append(pty)
-        return pty
-
-    yield start
-    for pty in started:
-        pty.close()
 
 
 def _to_my_turn(pty: Pty) -> str:

@@ -5,7 +5,6 @@ do not move, and no cursor frame while others play."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -163,20 +162,6 @@ def test_replay_stops_on_each_round_end_with_the_grids_up(saved: bytes) -> None:
     assert ui.source.index == ended[0] + 1 and ui.game.ui.overlay is None
     ui.handle_key("left")  # back to the round's end: its summary again
     assert ui.game.ui.overlay == "round"
-
-
-@pytest.fixture
-def run(tmp_path: Path) -> Iterator:
-    started: list[Pty] = []
-
-    def start(*args: str) -> Pty:
-        pty = Pty(args, tmp_path)
-        started.append(pty)
-        return pty
-
-    yield start
-    for pty in started:
-        pty.close()
 
 
 def test_a_two_round_game_shows_the_ended_round_turned_up(run) -> None:
