@@ -23,17 +23,9 @@ although each peer's timers run out at their own time and links fail one at a ti
   of the seat at or after its `return`: no single seat can hold a return back by leaving its
   acknowledgement out (PROTOCOL.md 10.9, "The return").
 
-The states of one program's current attempt (the table in PROTOCOL.md 10.9):
-
-| state | on | next |
-|---|---|---|
-| open (no vote) | a vote of this attempt | voting |
-| voting | every required vote held | counted (max rule) |
-| voting, counted | a withdrawal by a voter | open, attempt + 1 (freezes lifted) |
-| counted | every required voter upheld | decided: the table plays the seats |
-| decided | every seat of the program back (`return` witnessed) | open, attempt + 1 |
-
-`Ballots` is that table, with no I/O and no session: votes and answers in, decisions out.
+The states of one program's current attempt are the table of PROTOCOL.md 10.9; `ballots.py`
+holds it (with the table in its docstring).
+`Ballots` is that state table, with no I/O and no session: votes and answers in, decisions out.
 `SeatInsurance` is a session's side of it (its votes, answers, timers, freezes and returns).
 """
 
