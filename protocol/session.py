@@ -843,12 +843,14 @@ class Session:
             return None
         if self.recovering:
             return None  # frames of ours the others hold may be missing here: sign nothing yet
+        if kind in ("echo", "want") and not self.quotas.may_send(256):
+            return None  # the others get it another way: we never cross our own quotas
         # every frame acknowledges what we hold: no frame of ours acts on an unacknowledged one
         acks = self.acks.pending()
         chain = self.chains[self.me]
         envelope = seal(self.config, self._key, self.me, chain.next_seq, chain.last_digest, kind, data, acks)
         self.acks.sent(envelope, acks)
-        self.quotas.sent(kind, len(envelope.frame))
+        self.quotas.sent(envelope)
         chain.frames[envelope.seq] = envelope
         chain.next_seq += 1
         chain.last_digest = envelope.digest
