@@ -7,6 +7,8 @@ says what arrived and what it sent, and asks before relaying.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from .errors import Misbehaviour
 from .messages import SIDE_KINDS, Envelope
 
@@ -34,6 +36,14 @@ OWN_SHARE = (3, 4)
 the same from another frame, or a dispute's timer decides) are sent only while its own side
 frames stay within this share of every quota (3/4): a margin for those it must send (halts, a
 leave, votes, complaints)."""
+MAX_QUEUED_BYTES = 4 << 20
+"""Bytes of one seat's game messages queued (accepted in its chain, not consumed yet) at a peer.
+The next game frame that would pass it is *parked*: it takes its place in the chain when the
+queue has room again (an empty queue always has room for a frame), and the frames after it wait
+ahead of it. Nobody is blamed (how far a peer got depends on its links); an honest seat has a
+message or two queued (its messages for the jobs that peer has not reached)."""
+JOB_LEAD = 64
+"""Margin on the last job a seat's game frame may name (see `check_job`)."""
 MAX_CHAT = 1000
 """Chat messages one seat may send in a game."""
 
@@ -62,6 +72,8 @@ class Quotas:
         """Relays (frames, bytes) we sent since our last round signature."""
         self.told = False
         """We said that our relay budget is spent (once per window)."""
+        self.queued_bytes = [0] * players
+        """Bytes of each seat's game messages in its queue (an upper bound: see `may_queue`)."""
         self.last_job = [0] * players
         """The highest job number of each seat's game frames in its chain so far (the keys' own
         frames carry none: they are job 1)."""
@@ -161,3 +173,53 @@ class Quotas:
             f"between two of our game messages, {RELAY_ROUND_FRAMES} or {RELAY_ROUND_BYTES >> 20} MiB "
             "in a round): frames not relayed, so we never cross the others' quotas"
         )
+
+    # --- game frames ahead of the game --------------------------------------------------------
+
+    def queued(self, envelope: Envelope) -> None:
+        """A game frame of another seat joined its queue."""
+        if envelope.seat != self.me:
+            self.queued_bytes[envelope.seat] += len(envelope.frame)
+
+    def dequeued(self, envelope: Envelope) -> None:
+        """A game frame left its queue (consumed)."""
+        seat = envelope.seat
+        self.queued_bytes[seat] = max(0, self.queued_bytes[seat] - len(envelope.frame))
+
+    def may_queue(self, envelope: Envelope, queue: Iterable[Envelope]) -> bool:
+        """Whether another seat's game frame may join its `queue` now (see MAX_QUEUED_BYTES).
+        The count is recounted from the queue when it would say no (frames may leave a queue
+        otherwise than consumed: a seat the table plays)."""
+        seat, size = envelope.seat, len(envelope.frame)
+        if seat == self.me or self.queued_bytes[seat] + size <= MAX_QUEUED_BYTES:
+            return True
+        self.queued_bytes[seat] = sum(len(e.frame) for e in queue)
+        return self.queued_bytes[seat] + size <= MAX_QUEUED_BYTES
+
+    def check_job(self, envelope: Envelope, acked: Mapping[int, int]) -> None:
+        """`Misbehaviour` of a game frame's signer if its job cannot exist yet.
+
+        Jobs are numbered 1, 2, ... in the order every peer runs them, and each consumes at
+        least one game message, but a move of a seat the table plays. A seat makes its message
+        for job m only once it has consumed the messages of jobs 1 .. m-1, so of frames it held:
+        its own before this one (`seq` of them) and, of each other seat s, frames up to the last
+        one its chain acknowledged (`acked[s]`, this frame's acknowledgements included). So
+        m - 1 <= seq + sum(acked[s] + 1) + the moves of seats the table plays; twice that sum
+        (such a move comes between messages) plus JOB_LEAD bounds m for any honest seat.
+        Decided from the seat's own chain alone (its acknowledgements and this frame): every peer
+        and `verify` reach the same verdict, whatever their links.
+        """
+        job = envelope.data.get("job")
+        if not isinstance(job, int):
+            return
+        held = envelope.seq + sum(q + 1 for s, q in acked.items() if s != envelope.seat)
+        for seat, seq, _ in envelope.acks:
+            if seat != envelope.seat:
+                held += max(0, seq - acked.get(seat, -1))
+        if job > 1 + 2 * held + JOB_LEAD:
+            raise Misbehaviour(
+                envelope.seat,
+                f"sent {envelope.kind} for job {job}, a job that cannot exist yet (its chain holds "
+                f"{held} frames: at most job {1 + 2 * held + JOB_LEAD})",
+                (envelope.frame,),
+            )

@@ -103,7 +103,7 @@ class Relays:
                 ctx.accept(other)
             return
         chain = ctx.chains[other.seat]
-        known = chain.frames.get(other.seq) or chain.ahead.get(other.seq)
+        known = chain.frames.get(other.seq) or chain.ahead.get(other.seq) or chain.parked_at(other.seq)
         if known is not None and known.digest != other.digest:
             raise Misbehaviour(
                 other.seat,

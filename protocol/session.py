@@ -42,6 +42,7 @@ timers too): it is how `skyjo-lan verify` re-checks a saved transcript.
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -737,15 +738,47 @@ class Session:
         if envelope.seq < chain.next_seq:
             chain.check_held(envelope)  # a duplicate (a resend after a reconnection), or a fork
             return
-        if envelope.seq > chain.next_seq:
+        if chain.parked_at(envelope.seq) is not None:
+            chain.check_parked(envelope)
+            return
+        if envelope.seq > chain.next_seq or chain.parked is not None:
             if not chain.hold_ahead(envelope, self.max_ahead_frames, self.max_ahead_bytes):
                 self._events.append(
                     FrameRejected(f"too many frames ahead of a gap from seat {envelope.seat + 1}: dropped")
                 )
             return
-        self._append(envelope)
-        for waiting in chain.take_ahead():
-            self._append(waiting)
+        self._in_order(envelope)
+
+    def _in_order(self, envelope: Envelope) -> None:
+        """Append a frame that follows its chain, then those that waited ahead of it. A game frame
+        of a job that cannot exist yet blames its seat; one its seat's queue has no room for is
+        parked until it has (`quotas.MAX_QUEUED_BYTES`, `quotas.check_job`)."""
+        chain = self.chains[envelope.seat]
+        for frame in itertools.chain((envelope,), chain.take_ahead()):
+            if frame.kind not in SIDE_KINDS and frame.seat != self.me and frame.prev == chain.last_digest:
+                self.quotas.check_job(frame, self.acks.in_chain[frame.seat])
+                if not self.quotas.may_queue(frame, self.queues[frame.seat]):
+                    chain.parked = frame
+                    self._events.append(
+                        FrameRejected(
+                            f"seat {frame.seat + 1}'s game messages fill its queue: #{frame.seq} waits"
+                        )
+                    )
+                    return
+            self._append(frame)
+
+    def _unparked(self) -> bool:
+        """Parked frames whose queue has room again take their place (True if one did)."""
+        moved = False
+        for chain in self.chains:
+            parked = chain.parked
+            if parked is not None and self.quotas.may_queue(parked, self.queues[parked.seat]):
+                chain.parked, moved = None, True
+                try:
+                    self._in_order(parked)
+                except Misbehaviour as fault:
+                    self.blame(fault)
+        return moved
 
     def _recover_own(self, envelope: Envelope) -> None:
         """A frame of ours the others held beyond our saved file (its signature is checked): taken
@@ -809,6 +842,7 @@ class Session:
             self.acks.appended(envelope)
             if not self.insurance.void(envelope.seat, envelope.seq):
                 self.queues[envelope.seat].append(envelope)
+                self.quotas.queued(envelope)
 
     # --- side frames ------------------------------------------------------------------------
 
@@ -891,6 +925,8 @@ class Session:
                 self.halt_claims.settle()
             if done:
                 self._job = None
+                continue
+            if self._unparked():
                 continue
             self._wait(self._job.blocked(self))
             return
@@ -991,6 +1027,7 @@ class Session:
 
     def consume(self, envelope: Envelope) -> None:
         self.queues[envelope.seat].popleft()
+        self.quotas.dequeued(envelope)
         self.consumed_upto[envelope.seat] = envelope.seq + 1
         self.acks.consumed_frame(envelope)
         self.transcript_hash = extend(self.transcript_hash, envelope.digest)

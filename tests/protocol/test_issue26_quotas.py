@@ -233,3 +233,62 @@ def test_a_complaint_about_a_round_already_signed_is_refused_and_blamed() -> Non
         assert not net.sessions[seat].complaints.waiting
         verdict = verify_bytes(dump(net.config, net.sessions[seat].frames))
         assert verdict.blame == adversary, verdict.fault
+
+
+# --- game frames ahead of the game ---------------------------------------------------------------
+
+
+def current_job(net: Net) -> int:
+    return max(s._job_number for s in net.sessions)
+
+
+def ahead(net: Net, job: int, size: int) -> bytes:
+    """A `shares` message of the adversary for `job`, `size` bytes of junk, acknowledging what its
+    session holds (as an honest frame would)."""
+    acks = net.sessions[ADVERSARY].acks
+    pending = acks.pending()
+    frame = sign(net, "shares", {"job": job, "batch": [os.urandom(size)], "private": []}, pending)
+    acks.sent(open_frame(frame, net.config), pending)
+    return frame
+
+
+def test_game_frames_for_jobs_that_cannot_exist_are_blamed_everywhere() -> None:
+    """The case as found: while the first move is awaited, the adversary sends `shares` for job
+    10^6 + i, 1 MiB each. Today all are accepted and queued (48 MiB held), nobody is blamed, and
+    each resets the side-frame windows. Now the first is a fault of its signer, blamed by every
+    honest peer and by `verify` on their files, with that frame as evidence: its chain shows the
+    job cannot exist yet (a few dozen frames cannot reach job 10^6)."""
+    net = table()
+    far = [ahead(net, 10**6 + i, (1 << 20) - 512) for i in range(8)]
+    for frame in far:
+        send(net, frame, HONEST)
+    net.pump(play=False)
+    for seat in HONEST:
+        blamed = net.blamed(seat)
+        assert blamed and {b.seat for b in blamed} == {ADVERSARY}, [(b.seat, b.reason) for b in blamed]
+        assert far[0] in blamed[0].evidence and "cannot exist" in blamed[0].reason, blamed[0].reason
+        assert sum(len(e.frame) for e in net.sessions[seat].queues[ADVERSARY]) <= 4 << 20
+        verdict = verify_bytes(dump(net.config, net.sessions[seat].frames))
+        assert verdict.blame == ADVERSARY and "cannot exist" in (verdict.fault or ""), verdict.fault
+
+
+def test_game_frames_queued_ahead_are_bounded_in_bytes() -> None:
+    """Game frames for jobs just ahead (which could exist), 1 MiB each, 12 of them: each honest
+    peer queues at most 4 MiB of them and says the next one waits; the rest wait in the chain's
+    bounded buffers or are dropped; nobody is blamed for that (how far a peer got depends on its
+    links). Today all 12 MiB are queued at every peer."""
+    net = table()
+    job = current_job(net)
+    frames = [ahead(net, job + 1 + i % 3, (1 << 20) - 512) for i in range(12)]
+    for frame in frames:
+        send(net, frame, HONEST)
+    net.pump(play=False)
+    for seat in HONEST:
+        session = net.sessions[seat]
+        assert not net.blamed(seat), [(b.seat, b.reason) for b in net.blamed(seat)]
+        queued = sum(len(e.frame) for e in session.queues[ADVERSARY])
+        chain = session.chains[ADVERSARY]
+        parked = getattr(chain, "parked", None)
+        held = queued + chain.ahead_bytes + (len(parked.frame) if parked else 0)
+        assert queued <= 4 << 20 and held <= 9 << 20, (queued, held)
+        assert any("fill its queue" in e.reason for e in net.rejected(seat))
