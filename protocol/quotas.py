@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from .chains import Chain
 from .errors import Misbehaviour
 from .messages import SIDE_KINDS, Envelope
 
@@ -195,6 +196,28 @@ class Quotas:
             return True
         self.queued_bytes[seat] = sum(len(e.frame) for e in queue)
         return self.queued_bytes[seat] + size <= MAX_QUEUED_BYTES
+
+    def park(
+        self, envelope: Envelope, chain: Chain, acked: Mapping[int, int], queue: Iterable[Envelope]
+    ) -> str | None:
+        """Before a frame takes its place in its chain: if it is another seat's game frame, check
+        its job (`check_job`), and park it if its queue has no room (`may_queue`): then why, for a
+        local report (None: it takes its place)."""
+        if envelope.kind in SIDE_KINDS or envelope.seat == self.me or envelope.prev != chain.last_digest:
+            return None  # (a broken chain is blamed when the frame is appended)
+        self.check_job(envelope, acked)
+        if self.may_queue(envelope, queue):
+            return None
+        chain.parked = envelope
+        return f"seat {envelope.seat + 1}'s game messages fill its queue: its frame #{envelope.seq} waits"
+
+    def unpark(self, chain: Chain, queue: Iterable[Envelope]) -> bool:
+        """Whether the chain's parked frame may now take its place (it is then no longer parked)."""
+        parked = chain.parked
+        if parked is None or not self.may_queue(parked, queue):
+            return False
+        chain.parked = None
+        return True
 
     def check_job(self, envelope: Envelope, acked: Mapping[int, int]) -> None:
         """`Misbehaviour` of a game frame's signer if its job cannot exist yet.

@@ -750,35 +750,27 @@ class Session:
         self._in_order(envelope)
 
     def _in_order(self, envelope: Envelope) -> None:
-        """Append a frame that follows its chain, then those that waited ahead of it. A game frame
-        of a job that cannot exist yet blames its seat; one its seat's queue has no room for is
-        parked until it has (`quotas.MAX_QUEUED_BYTES`, `quotas.check_job`)."""
+        """Append a frame that follows its chain, then those that waited ahead of it, but a game
+        frame its seat's queue has no room for: parked (`Quotas.park`, which also blames one of a
+        job that cannot exist yet)."""
         chain = self.chains[envelope.seat]
         for frame in itertools.chain((envelope,), chain.take_ahead()):
-            if frame.kind not in SIDE_KINDS and frame.seat != self.me and frame.prev == chain.last_digest:
-                self.quotas.check_job(frame, self.acks.in_chain[frame.seat])
-                if not self.quotas.may_queue(frame, self.queues[frame.seat]):
-                    chain.parked = frame
-                    self._events.append(
-                        FrameRejected(
-                            f"seat {frame.seat + 1}'s game messages fill its queue: #{frame.seq} waits"
-                        )
-                    )
-                    return
+            why = self.quotas.park(frame, chain, self.acks.in_chain[frame.seat], self.queues[frame.seat])
+            if why is not None:
+                self._events.append(FrameRejected(why))
+                return
             self._append(frame)
 
     def _unparked(self) -> bool:
         """Parked frames whose queue has room again take their place (True if one did)."""
-        moved = False
-        for chain in self.chains:
-            parked = chain.parked
-            if parked is not None and self.quotas.may_queue(parked, self.queues[parked.seat]):
-                chain.parked, moved = None, True
-                try:
-                    self._in_order(parked)
-                except Misbehaviour as fault:
-                    self.blame(fault)
-        return moved
+        ready = [c.parked for c in self.chains if c.parked is not None]
+        ready = [p for p in ready if self.quotas.unpark(self.chains[p.seat], self.queues[p.seat])]
+        for parked in ready:
+            try:
+                self._in_order(parked)
+            except Misbehaviour as fault:
+                self.blame(fault)
+        return bool(ready)
 
     def _recover_own(self, envelope: Envelope) -> None:
         """A frame of ours the others held beyond our saved file (its signature is checked): taken
