@@ -78,7 +78,7 @@ from protocol.chains import MAX_BUFFERED, MAX_BUFFERED_BYTES
 from protocol.config import TableConfig
 from protocol.events import Blamed, SessionEvent, TimerRequest
 from protocol.messages import MAX_FRAME, SIDE_KINDS, Ack, Envelope, seal
-from protocol.quotas import MAX_CHAT, SIDE_WINDOW_BYTES, SIDE_WINDOW_FRAMES
+from protocol.quotas import MAX_CHAT, SIDE_WINDOW_BYTES, SIDE_WINDOW_FRAMES, Quotas
 from protocol.relays import MAX_SERVED
 from protocol.session import Session
 from tests.protocol.harness import Net, frame_kind
@@ -108,6 +108,14 @@ class Plan:
     """Bursts sent once the game has stopped (the flooder keeps going after being blamed)."""
     lies: int = 2048
     """relay: the lying echoes in all."""
+
+
+class _FloodQuotas(Quotas):
+    """The flooder sends what it likes: its own side frames are never held back (an honest
+    session sends echoes and wants only within its share of the quotas)."""
+
+    def may_send(self, size: int) -> bool:
+        return True
 
 
 class _FloodAcks(Acknowledgements):
@@ -143,6 +151,7 @@ class Flooder(Session):
         self._forced_acks: list[Ack] | None = None
         self._chats = 0
         self.acks = _FloodAcks(self)
+        self.quotas = _FloodQuotas(self.players, seat)
         self.only_to: dict[bytes, tuple[int, ...]] = {}
         """Frames sent to these seats only (the relay channel's lies)."""
         self.lied: set[tuple[int, int]] = set()
