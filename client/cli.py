@@ -637,12 +637,27 @@ def cmd_discover(args: argparse.Namespace) -> int:
     return 0
 
 
+class _VersionAction(argparse.Action):
+    """`--version`: "skyjo-lan 0.1.0 (crypto: ...)", the backend of `protocol.crypto.group`."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from protocol.crypto import group
+
+        print(f"skyjo-lan {version()} (crypto: {group.backend()})")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="skyjo-lan",
         description="SKYJO, SKYJO ACTION and SKIP-BO with friends on a home network.",
     )
-    parser.add_argument("--version", action="version", version=f"skyjo-lan {version()}")
+    parser.add_argument(
+        "--version", action=_VersionAction, help="show the version and the crypto backend, and exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("scenario", help="play a scripted game from a JSON file and print the table")

@@ -64,6 +64,7 @@ from protocol.crypto.group import (
     decode_scalar,
     encode_scalar,
     lincomb,
+    lincomb_public,
     mul,
     mul_base,
     point_sum,
@@ -583,7 +584,7 @@ def _chain_commitments(proof: ShuffleProof, h: Point) -> list[Point]:
     out: list[Point] = []
     prev = h
     for s_hat, s_prime, link in zip(proof.s_hat, proof.s_prime, proof.chain, strict=True):
-        out.append(lincomb([(s_hat, BASE), (s_prime, prev), (-e, link)]))
+        out.append(lincomb_public([(s_hat, BASE), (s_prime, prev), (-e, link)]))
         prev = link
     return out
 
@@ -629,13 +630,13 @@ def _check(
     u_prod = 1
     for uj in u:
         u_prod = u_prod * uj % L
-    c_hat_bar = sub(proof.chain[-1], mul(u_prod, h))
-    if lincomb([(proof.s1, BASE), (-e, c_bar)]) != proof.t1:
+    c_hat_bar = lincomb_public([(1, proof.chain[-1]), (-u_prod, h)])
+    if lincomb_public([(proof.s1, BASE), (-e, c_bar)]) != proof.t1:
         return "t1 (sum of permutation commitments)"
-    if lincomb([(proof.s2, BASE), (-e, c_hat_bar)]) != proof.t2:
+    if lincomb_public([(proof.s2, BASE), (-e, c_hat_bar)]) != proof.t2:
         return "t2 (end of the commitment chain)"
     neg_eu = [(-e * uj) % L for uj in u]
-    t3 = lincomb(
+    t3 = lincomb_public(
         [
             (proof.s3, BASE),
             *zip(s_prime, hs, strict=True),
@@ -644,7 +645,7 @@ def _check(
     )
     if t3 != proof.t3:
         return "t3 (permutation commitment opening)"
-    t41 = lincomb(
+    t41 = lincomb_public(
         [
             *zip(s_prime, (c.c2 for c in outputs), strict=True),
             *zip(neg_eu, (c.c2 for c in inputs), strict=True),
@@ -653,7 +654,7 @@ def _check(
     )
     if t41 != proof.t41:
         return "t4,1 (re-encryption of the c2 components)"
-    t42 = lincomb(
+    t42 = lincomb_public(
         [
             *zip(s_prime, (c.c1 for c in outputs), strict=True),
             *zip(neg_eu, (c.c1 for c in inputs), strict=True),
@@ -822,7 +823,7 @@ class ShuffleChainVerifier:
             if k is not None:
                 terms.append((k, p))
         if terms:
-            self._acc = add(self._acc, lincomb(terms)) if self._acc != IDENTITY else lincomb(terms)
+            self._acc = lincomb_public([*terms, (1, self._acc)])
 
 
 def _accumulate(
