@@ -598,6 +598,47 @@ def in_mul_units(results: dict[str, Any], mul_s: float) -> dict[str, float]:
     return out
 
 
+def bench_compare(
+    peers: list[int], repeats: int, reveals: int, latency: float, path: str | None, mul_s: float
+) -> dict[str, Any]:
+    """`--compare`: the deal, the flip and `verify` with the compiled multi-scalar multiplication
+    switched off and on (`group.use_extension`), side by side in this run, each pair measured one
+    right after the other; every figure also in units of `group.mul` (u)."""
+    if group._msm_module is None:
+        raise SystemExit("--compare needs the compiled extension: reinstall with a C compiler present")
+    out: dict[str, dict[str, Any]] = {"pure Python": {}, "compiled": {}}
+    if path is None:  # one transcript for both, so that the two verifications check the same game
+        import tempfile
+
+        path = str(Path(tempfile.mkdtemp(prefix="skyjo-lan-bench-")) / "verify.skyjo")
+    measures: list[tuple[str, Callable[[], dict[str, Any]]]] = [
+        ("deal", lambda: bench_deal(peers, repeats)),
+        ("reveal", lambda: bench_reveal(reveals, latency)),
+        ("verify", lambda: bench_verify(repeats, path)),
+    ]
+    was = group.use_extension(True)
+    try:
+        for name, run in measures:
+            for label, enabled in (("pure Python", False), ("compiled", True)):
+                group.use_extension(enabled)
+                out[label][name] = run()
+    finally:
+        group.use_extension(was)
+    return {label: {**r, "in_mul_units": in_mul_units(r, mul_s)} for label, r in out.items()}
+
+
+def print_compare(compare: dict[str, Any], mul_s: float) -> None:
+    off, on = compare["pure Python"]["in_mul_units"], compare["compiled"]["in_mul_units"]
+    print(
+        f"Without and with the compiled multi-scalar multiplication (u = one group.mul, {mul_s * 1e6:.1f} us)"
+    )
+    print(f"  {'figure':<48} {'pure Python':>12} {'compiled':>12} {'change':>8}")
+    for label, value in off.items():
+        new = on.get(label, float("nan"))
+        print(f"  {label:<48} {value:>10,.0f} u {new:>10,.0f} u {100 * (new / value - 1):>7.0f}%")
+    print()
+
+
 def print_verify(r: dict[str, Any]) -> None:
     met = "met" if r["s_per_10k_frames"] < 2.0 else "NOT met"
     print(f"skyjo-lan verify of a 4-peer whole SKYJO game (verify_bytes, CPU, median of {r['runs']} runs)")
@@ -904,6 +945,11 @@ def main() -> int:
     parser.add_argument(
         "--insured", action="store_true", help="seat insurance on every table (key escrow at the keys step)"
     )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="the deal, the flip and verify without and with the compiled extension, side by side",
+    )
     parser.add_argument("--profile", action="store_true", help="print a cProfile of one deal")
     parser.add_argument("--profile-peers", type=int, default=8)
     parser.add_argument("--raw-profile", action="store_true", help="with --profile: print pstats too")
@@ -918,6 +964,21 @@ def main() -> int:
     chosen = args.only or ["deal", "reveal", "traffic", "verify"]
     results: dict[str, Any] = {"machine": machine()}
     mul_s = calibrate_mul()
+    print(f"crypto backend: {group.backend()}", file=sys.stderr)
+    if args.compare:
+        results["compare"] = bench_compare(
+            args.peers or [8], args.repeats, args.reveals, args.latency, args.verify_file, mul_s
+        )
+        results["mul_us"] = mul_s * 1e6
+        results["mul_us_after"] = calibrate_mul() * 1e6
+        if args.json_file:
+            Path(args.json_file).write_text(json.dumps(results, indent=2) + "\n")
+        print(f"machine: {results['machine']}\n")
+        print_compare(results["compare"], mul_s)
+        print(
+            f"group.mul: {results['mul_us']:.1f} us at the start, {results['mul_us_after']:.1f} us at the end"
+        )
+        return 0
     if "deal" in chosen:
         results["deal"] = bench_deal(args.peers or [2, 4, 8], args.repeats)
     if "reveal" in chosen:
