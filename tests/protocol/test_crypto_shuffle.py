@@ -137,7 +137,7 @@ def test_wire_round_trip() -> None:
 SCALAR_FIELDS = ["challenge", "s1", "s2", "s3", "s4"]
 VECTOR_SCALAR_FIELDS = ["s_hat", "s_prime"]
 POINT_FIELDS = ["t1", "t2", "t3", "t41", "t42"]
-VECTOR_POINT_FIELDS = ["commitments", "chain"]
+VECTOR_POINT_FIELDS = ["commitments", "chain", "t_hat"]
 
 
 @pytest.fixture(scope="module")
@@ -396,8 +396,17 @@ def test_incremental_verifier_refuses_a_wrong_challenge_on_arrival() -> None:
     verifier = ShuffleChainVerifier(decks[0], t.y)
     verifier.add(decks[1], proofs[0], contexts[0])
     with pytest.raises(InvalidProof) as info:
-        verifier.add(decks[2], _tampered(proofs[1], "s_prime", 0), contexts[1])
+        verifier.add(decks[2], _tampered(proofs[1], "t_hat", 0), contexts[1])  # hashed: no batch needed
     assert info.value.index == 1
+    # a wrong response is not hashed: the batch finds it, and still names the proof
+    verifier = ShuffleChainVerifier(decks[0], t.y)
+    verifier.add(decks[1], proofs[0], contexts[0])
+    verifier.add(decks[2], _tampered(proofs[1], "s_prime", 0), contexts[1])
+    verifier.add(decks[3], proofs[2], contexts[2])
+    with pytest.raises(InvalidProof) as info:
+        verifier.finish()
+    assert info.value.index == 1
+    assert "t^_1" in info.value.reason
 
 
 def test_batched_chain_costs_five_multiplications_per_card_and_shuffle(
