@@ -120,6 +120,30 @@ def version() -> str:
         return "unknown"
 
 
+class _VerifyProgress:
+    """`verify`'s progress line on a terminal (standard error), for files long enough to wait
+    for: "checking: 1,200 of 4,287 frames (28 %)", rewritten in place, erased at the end."""
+
+    SHOW_FROM = 500
+    """Frames to replay from which the line is shown."""
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+        self.shown = False
+
+    def __call__(self, checked: int, total: int) -> None:
+        if total < self.SHOW_FROM:
+            return
+        if checked >= total:
+            if self.shown:
+                self.out.write("\r\x1b[K")
+                self.out.flush()
+            return
+        self.out.write(f"\rchecking: {checked:,} of {total:,} frames ({100 * checked // total} %)")
+        self.out.flush()
+        self.shown = True
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """`skyjo-lan verify FILE`: exit 0 valid (finished or unfinished), 1 invalid, 2 unreadable or
     not this game's transcript (its genesis does not match the signed frames)."""
@@ -127,8 +151,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     from .storage import verify_file
 
+    progress = _VerifyProgress(sys.stderr) if sys.stderr.isatty() and not args.json else None
     try:
-        verdict = verify_file(args.file).verdict
+        verdict = verify_file(args.file, progress=progress).verdict
     except OSError as exc:
         print(f"skyjo-lan verify: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
