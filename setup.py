@@ -14,7 +14,7 @@ setup(
             "protocol.crypto._msm",
             sources=["protocol/crypto/_msm.c"],
             optional=True,
-            extra_compile_args=["-O2"],
+            extra_compile_args=["-O3"],
         )
     ]
 )
