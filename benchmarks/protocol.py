@@ -361,6 +361,8 @@ def profile_reveals(samples: int) -> pstats.Stats:
 
 
 CATEGORIES = (
+    ("lincomb_public_vartime", "multi-scalar multiplication (compiled extension)"),
+    ("crypto/signatures.py:verify", "Ed25519 signature verification (libsodium)"),
     ("crypto_scalarmult_ristretto255_base", "fixed-base scalar multiplication (libsodium)"),
     ("crypto_scalarmult_ristretto255", "variable-base scalar multiplication (libsodium)"),
     ("crypto_core_ristretto255_is_valid_point", "point validation in decode_point (libsodium)"),
