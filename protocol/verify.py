@@ -502,19 +502,25 @@ def verify_stream(
     limit: int | None = MAX_TRANSCRIPT,
     keep_order: bool = False,
     progress: Progress | None = None,
+    surveyed: Callable[[TableConfig, list[Envelope | bytes]], None] | None = None,
 ) -> Verified:
     """Check a transcript read as a stream (`protocol.transcript.Records`: `read` is a binary
     file's read; `size` its size when known, refused over `limit`). Raises `MalformedMessage`
     at the first record that proves it is not a transcript, having read no further. The file is
     read once; memory holds one record at a time plus the distinct frames of the game (copies
     of a frame are counted, not kept: `Verdict.duplicates`). `progress`, if given, is called every
-    `PROGRESS_EVERY` frames of the replay and once at its end."""
+    `PROGRESS_EVERY` frames of the replay and once at its end. `surveyed(config, order)`, if
+    given (with `keep_order`), is called once the file is read and its signatures checked, with
+    the frames in the order they will be replayed, before the replay that gives the verdict
+    (`skyjo-lan replay` shows the game from there while the check goes on)."""
     stream = Records(read, size=size, limit=limit)
     config = stream.config
     keys = verifiers_for(config)
     survey = _Survey(config, keys, order=[] if keep_order else None)
     for frame in stream:
         survey.add(frame)
+    if surveyed is not None:
+        surveyed(config, survey.order or [])
     verdict = _judge(config, keys, survey, stream.truncated, progress)
     return Verified(config, verdict, survey.order or [])
 
