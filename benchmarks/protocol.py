@@ -565,6 +565,49 @@ def bench_verify(repeats: int, path: str | None = None) -> dict[str, Any]:
 # --- every figure in units of one variable-base multiplication ---------------------------------------
 
 
+def bench_replay(repeats: int, path: str | None = None) -> dict[str, Any]:
+    """`skyjo-lan replay`'s loading (`client.ui.replay.replay_beside_check`) of one 4-peer game:
+    CPU until the first screen can be drawn (the first steps published) and until the verdict,
+    against the check-then-replay of before issue 29 (`verify_file`, then `replay_of`)."""
+    import tempfile
+
+    from client.storage import verify_file
+    from client.ui.replay import Replay, replay_beside_check, replay_of
+
+    if path is None or not Path(path).exists():
+        data, _ = verify_game("verify:4:0")
+        path = path or str(Path(tempfile.mkdtemp(prefix="skyjo-lan-bench-")) / "replay.skyjo")
+        Path(path).write_bytes(data)
+    first: list[float] = []
+    verdict: list[float] = []
+    before: list[float] = []
+    frames = 0
+    for _ in range(repeats):
+        start = time.process_time()
+        seen: list[float] = []
+        holder: list[Replay] = []
+
+        def progress(done: int, total: int, holder: list[Replay] = holder, seen: list[float] = seen) -> None:
+            if not seen and holder and holder[0].steps:
+                seen.append(time.process_time())
+
+        replay_beside_check(path, holder.append, progress)
+        verdict.append(time.process_time() - start)
+        first.append(seen[0] - start)
+        start = time.process_time()
+        checked = verify_file(path, keep_order=True)
+        replay_of(checked)
+        before.append(time.process_time() - start)
+        frames = checked.verdict.frames
+    return {
+        "runs": repeats,
+        "frames": frames,
+        "s_first_screen_median": statistics.median(first),
+        "s_verdict_median": statistics.median(verdict),
+        "s_first_screen_before_median": statistics.median(before),
+    }
+
+
 def calibrate_mul(loops: int = 5, count: int = 200) -> float:
     """Seconds (CPU) per variable-base multiplication `group.mul`: median of `loops` timed loops."""
     point = group.mul_base(group.random_scalar())
@@ -592,6 +635,11 @@ def in_mul_units(results: dict[str, Any], mul_s: float) -> dict[str, float]:
         out["reveal (4 peers): CPU, busiest peer"] = r["cpu_max_peer_median"] / mul_s
     for n, r in results.get("traffic", {}).items():
         out[f"whole game {n} peers: CPU per peer"] = r["cpu_per_peer_per_game_median"] / mul_s
+    if "replay" in results:
+        r = results["replay"]
+        out["replay (4-peer game): first screen"] = r["s_first_screen_median"] / mul_s
+        out["replay (4-peer game): verdict"] = r["s_verdict_median"] / mul_s
+        out["replay (4-peer game): first screen before issue 29"] = r["s_first_screen_before_median"] / mul_s
     if "verify" in results:
         r = results["verify"]
         out["verify (4-peer game): per game"] = r["s_per_game_median"] / mul_s
@@ -932,7 +980,7 @@ def machine() -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--only", choices=("deal", "reveal", "traffic", "verify", "experiments"), action="append"
+        "--only", choices=("deal", "reveal", "traffic", "verify", "replay", "experiments"), action="append"
     )
     parser.add_argument("--peers", type=int, action="append", help="peer counts for the deal (2, 4, 8)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per deal measurement")
@@ -993,6 +1041,8 @@ def main() -> int:
         results["traffic_paced"] = bench_traffic([2, 4], args.games, paced=True)
     if "verify" in chosen:
         results["verify"] = bench_verify(args.repeats, args.verify_file)
+    if "replay" in chosen:
+        results["replay"] = bench_replay(args.repeats, args.verify_file)
     results["mul_us"] = mul_s * 1e6
     results["in_mul_units"] = in_mul_units(results, mul_s)
     if "experiments" in chosen:

@@ -84,6 +84,8 @@ from protocol.crypto.randomness import SYSTEM, RandomSource
 GENERATORS_LABEL: Final[str] = "skyjo-lan/v1/shuffle/generators"
 CHALLENGES_LABEL: Final[str] = "skyjo-lan/v1/shuffle/challenges"
 SHUFFLE_LABEL: Final[str] = "skyjo-lan/v1/shuffle/proof"
+WEIGHTS_LABEL: Final[str] = "skyjo-lan/v1/shuffle/batch-weights"
+"""The verifier's own weights of the chain equations (never sent: not part of the protocol)."""
 
 # --- generators (GetGenerators), cached once per process ---------------------------------------
 
@@ -749,8 +751,9 @@ class ShuffleChainVerifier:
     `add(outputs, proof, context)` takes shuffle k (decks[k] -> outputs). It checks that proof's
     Fiat-Shamir challenge exactly, from the sent commitments t (hashing only: a wrong challenge
     raises at once), then adds every equation t = t' of CheckShuffleProof (t1, t2, t3, t4,1, t4,2
-    and the N chain equations t^_i), each multiplied by a fresh random scalar from `rng` (252
-    bits), to one running linear combination that must be the identity (random-linear-combination
+    and the N chain equations t^_i), each multiplied by its own secret random weight (five
+    fresh 252-bit scalars from `rng` per proof, the N chain weights hashed from them), to one
+    running linear combination that must be the identity (random-linear-combination
     batch verification, the small exponents test of M. Bellare, J. Garay, T. Rabin, "Fast batch
     verification for modular exponentiation and digital signatures", EUROCRYPT 1998, Section 3;
     a false equation survives with probability about 1/L). `finish` evaluates what is left and
@@ -891,10 +894,15 @@ def _accumulate(
     terms += [(r42 * sp, c.c1) for sp, c in zip(s_prime, outputs, strict=True)]
     terms += [(-r42 * e * uj, c.c1) for uj, c in zip(u, inputs, strict=True)]
     terms += [(-r42 * proof.s4, BASE), (-r42, proof.t42)]
-    # t^'_i = s^_i G + s'_i c^_{i-1} - e c^_i (c^_0 = h), one rho per step of the chain
+    # t^'_i = s^_i G + s'_i c^_{i-1} - e c^_i (c^_0 = h), one weight per step of the chain,
+    # hashed from the five secret random weights above: as unpredictable to the prover, and the
+    # verifier's draws from `rng` stay five per proof (what the seeded tests replay)
+    seed = hash512(WEIGHTS_LABEL, [r1, r2, r3, r41, r42])
     prev = h
-    for s_hat, sp, link, sent in zip(proof.s_hat, s_prime, proof.chain, proof.t_hat, strict=True):
-        rho = random_scalar(rng=rng)
+    for i, (s_hat, sp, link, sent) in enumerate(
+        zip(proof.s_hat, s_prime, proof.chain, proof.t_hat, strict=True)
+    ):
+        rho = hash_to_scalar(seed, i)
         terms += [(rho * s_hat, BASE), (rho * sp, prev), (-rho * e, link), (-rho, sent)]
         prev = link
     for k, p in terms:
