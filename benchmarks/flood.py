@@ -67,7 +67,8 @@ from protocol.config import TableConfig
 from protocol.events import Blamed, SessionEvent, TimerRequest
 from protocol.messages import MAX_FRAME, SIDE_KINDS, Ack, Envelope, seal
 from protocol.quotas import MAX_CHAT, SIDE_WINDOW_BYTES, SIDE_WINDOW_FRAMES
-from protocol.session import MAX_SERVED, Session
+from protocol.relays import MAX_SERVED
+from protocol.session import Session
 from tests.protocol.harness import Net, frame_kind
 
 CHANNELS = ("ahead", "echo", "chat", "evidence", "want", "halt")
@@ -192,11 +193,11 @@ class Flooder(Session):
             # for every other seat, a frame far past anything it will ever sign
             self._forced_acks = [(seat, FAR + n, os.urandom(32)) for seat in others]
             before = self.flood_bytes
-            acked = list(self._acked)
+            acked = list(self.acks.acked)
             try:
                 self._side("echo", {})
             finally:
-                self._forced_acks, self._acked = None, acked
+                self._forced_acks, self.acks.acked = None, acked
             sent += self.flood_bytes - before
             n += 1
 
@@ -227,7 +228,7 @@ class Flooder(Session):
         for seat in range(self.players):
             if seat == self.me:
                 continue
-            for start in range(0, self._chains[seat].next_seq, 64):
+            for start in range(0, self.chains[seat].next_seq, 64):
                 self._side("want", {"seat": seat, "from": start})
 
     def _burst_halt(self) -> None:
@@ -336,8 +337,8 @@ def _noise(event: object) -> bool:
 
 def honest_state(session: Session) -> tuple[int, int]:
     """(frames held ahead of gaps, echo claims kept) in an honest session."""
-    ahead = sum(len(chain.ahead) for chain in session._chains)
-    return ahead, sum(len(v) for v in session._echo_claims.values())
+    ahead = sum(len(chain.ahead) for chain in session.chains)
+    return ahead, sum(len(v) for v in session.acks.claims.values())
 
 
 def run(plan: Plan, players: int = 3, options: dict[str, Any] | None = None, flooder: int = 1) -> Result:

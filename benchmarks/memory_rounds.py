@@ -55,7 +55,7 @@ def install(log_path: Path, trace_dir: Path | None, trace_rounds: set[int]) -> N
     def sample(runner: PeerRunner, label: str, round_number: int) -> None:
         rss = rss_mib()
         session = runner.session
-        chains = getattr(session, "_chains", [])
+        chains = getattr(session, "chains", [])
         record: dict[str, Any] = {
             "seat": runner.seat,
             "event": label,

@@ -3,13 +3,16 @@ what it buffers ahead of a gap.
 
 Why a module of its own: the chain is plain bookkeeping (the frames since the last signed round,
 those ahead of a gap, the digests that tell a second version), with no say in what a frame
-means; the Session decides that (see `Session._accept`).
+means; the Session decides that (see `Session._accept`). The one rule it enforces itself: two
+different signed frames with one sequence number are proof that their signer equivocated.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from .errors import Misbehaviour
 from .messages import Envelope
 
 MAX_BUFFERED = 256
@@ -30,6 +33,8 @@ class Chain:
     frames: dict[int, Envelope] = field(default_factory=dict)
     """Frames since the last round every seat signed (older ones are on disk, see `compact`)."""
     ahead: dict[int, Envelope] = field(default_factory=dict)
+    """Frames received ahead of a gap, waiting for the frames before them."""
+    ahead_bytes: int = 0
     digests: dict[int, bytes] = field(default_factory=dict)
     """The digests of another seat's side frames since the last compaction (enough to tell a
     second version)."""
@@ -44,6 +49,40 @@ class Chain:
             return (known.frame,)
         side = self.side.get(seq)
         return () if side is None else (side,)
+
+    def check_held(self, envelope: Envelope) -> None:
+        """A frame at a number we already hold: a duplicate (a resend), or `Misbehaviour` of its
+        signer if it differs from ours (our copy, or its digest, is the evidence beside it)."""
+        known = self.frames.get(envelope.seq)
+        if known is not None:
+            if known.digest != envelope.digest:
+                raise _equivocation(envelope, (known.frame,))
+            return
+        recorded = self.digests.get(envelope.seq)  # a side frame, or from rounds long signed
+        if recorded is not None and recorded != envelope.digest:
+            raise _equivocation(envelope, self.first_version(envelope.seq))
+
+    def hold_ahead(self, envelope: Envelope, max_frames: int, max_bytes: int) -> bool:
+        """Keep a frame that came ahead of a gap; False (dropped) if the bounds are reached.
+        Two versions ahead are equivocation too (`Misbehaviour`)."""
+        waiting = self.ahead.get(envelope.seq)
+        if waiting is not None:
+            if waiting.digest != envelope.digest:
+                raise _equivocation(envelope, (waiting.frame,))
+            return True
+        size = len(envelope.frame)
+        if len(self.ahead) >= max_frames or self.ahead_bytes + size > max_bytes:
+            return False
+        self.ahead[envelope.seq] = envelope
+        self.ahead_bytes += size
+        return True
+
+    def take_ahead(self) -> Iterator[Envelope]:
+        """The frames ahead that now follow the chain, in order (the caller appends each)."""
+        while self.next_seq in self.ahead:
+            waiting = self.ahead.pop(self.next_seq)
+            self.ahead_bytes -= len(waiting.frame)
+            yield waiting
 
     def digest_of(self, seq: int) -> bytes | None:
         known = self.frames.get(seq)
@@ -62,3 +101,11 @@ class Chain:
             del self.side[seq]
         for seq in [q for q in self.digests if q < upto]:
             del self.digests[seq]
+
+
+def _equivocation(envelope: Envelope, ours: tuple[bytes, ...]) -> Misbehaviour:
+    return Misbehaviour(
+        envelope.seat,
+        f"equivocation: two different signed frames #{envelope.seq}",
+        (*ours, envelope.frame),
+    )

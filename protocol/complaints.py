@@ -12,7 +12,7 @@ keeps only the bookkeeping (which packets it consumed, which complaints wait for
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -20,8 +20,10 @@ from . import crypto
 from .config import TableConfig
 from .crypto import CryptoError
 from .errors import BadSignature, MalformedMessage, Misbehaviour
+from .escrows import Escrows
 from .jobs.base import crypto_fault
 from .messages import Envelope, open_frame
+from .relays import Relays
 
 
 class SealedPacket(NamedTuple):
@@ -103,3 +105,108 @@ def verdict(
         f"complained about private shares from seat {sender + 1} that do check",
         (complaint.frame, frame),
     )
+
+
+class ComplaintContext(Protocol):
+    """What the complaint bookkeeping needs of its session."""
+
+    me: int | None
+    config: TableConfig
+    public_keys: list[crypto.Point]
+
+    @property
+    def verifiers(self) -> Mapping[int, Ed25519PublicKey]: ...
+
+    escrows: Escrows
+    relays: Relays
+
+    def accept(self, envelope: Envelope) -> None: ...
+
+
+class Complaints:
+    """Which packets of private shares a session consumed, and the complaints that wait for them.
+
+    A complaint about a frame this peer has not consumed yet (it is behind in the game's order)
+    waits for it; it is judged when the packet (or the escrow box) is consumed."""
+
+    def __init__(self, ctx: ComplaintContext) -> None:
+        self.ctx = ctx
+        self.sealed: dict[tuple[int, int], dict[int, SealedPacket]] = {}
+        """(sender, seq) -> recipient -> the consumed packet (until its round is signed)."""
+        self.waiting: dict[tuple[int, int], list[Envelope]] = {}
+        """Complaints about packets or escrow boxes this peer has not consumed yet."""
+
+    def sealed_packet(
+        self,
+        envelope: Envelope,
+        packet: crypto.PrivateShares,
+        ciphertexts: list[crypto.Ciphertext],
+        context: bytes,
+    ) -> None:
+        """Remember a consumed packet of private shares, so a complaint about it can be judged."""
+        key = (envelope.seat, envelope.seq)
+        sealed = SealedPacket(packet, ciphertexts, context, envelope.frame)
+        self.sealed.setdefault(key, {})[packet.to] = sealed
+        for complaint in self.waiting.pop(key, []):
+            if complaint.seat == packet.to:
+                self.judge(complaint, key)
+
+    def escrow_kept(self, dealer: int, seq: int) -> None:
+        """`dealer`'s escrow box (its frame `seq`) was consumed: judge the complaints about it."""
+        for waiting in self.waiting.pop((dealer, seq), []):
+            self.judge_escrow(waiting, dealer)
+
+    def complaint(self, complaint: Envelope) -> None:
+        """A seat says the private shares sent to it in a frame do not check: judge it.
+
+        The disputed frame travels inside the complaint and is taken in as if received directly.
+        A complaint about a frame that holds no packet for its author is false.
+        """
+        ctx = self.ctx
+        disputed = disputed_frame(complaint, ctx.config, ctx.verifiers)
+        if disputed.seat != ctx.me:
+            with ctx.relays.taking():
+                ctx.accept(disputed)
+        key = (disputed.seat, disputed.seq)
+        if disputed.kind == "escrow":
+            kept = ctx.escrows.boxes.get(disputed.seat)
+            if kept is not None and kept[2].seq == disputed.seq:
+                self.judge_escrow(complaint, disputed.seat)
+            else:
+                self.waiting.setdefault(key, []).append(complaint)
+        elif complaint.seat in self.sealed.get(key, {}):
+            self.judge(complaint, key)
+        else:
+            self.waiting.setdefault(key, []).append(complaint)
+
+    def judge_escrow(self, complaint: Envelope, dealer: int) -> None:
+        """A holder says its escrow box from `dealer` does not check: anyone can tell who lies
+        (`crypto.judge_escrow_complaint`); either way a seat is blamed and the game stops."""
+        ctx = self.ctx
+        deal, terms, escrow = ctx.escrows.boxes[dealer]
+        holders = ctx.config.escrow_holders(dealer)
+        shown = (escrow.frame, complaint.frame)
+        if complaint.seat not in holders:
+            raise Misbehaviour(complaint.seat, "complained about an escrow box that is not its own", shown)
+        try:
+            opened = crypto.EscrowComplaint.from_wire([complaint.data["key"], *complaint.data["proof"]])
+            cheated = crypto.judge_escrow_complaint(opened, deal, terms, holders.index(complaint.seat))
+        except crypto.CryptoError as exc:
+            raise Misbehaviour(
+                complaint.seat, f"made a complaint that does not check: {exc}", shown
+            ) from None
+        if cheated:
+            raise Misbehaviour(
+                dealer, "escrowed a key share that does not check (shown by a complaint)", shown
+            )
+        raise Misbehaviour(complaint.seat, "complained about an escrow share that checks", shown)
+
+    def judge(self, complaint: Envelope, key: tuple[int, int]) -> None:
+        """Judge a complaint about a consumed packet: raises the verdict (`Misbehaviour`)."""
+        ctx = self.ctx
+        sealed = self.sealed[key][complaint.seat]
+        raise verdict(complaint, key[0], sealed, ctx.config, ctx.verifiers, ctx.public_keys)
+
+    def round_signed(self) -> None:
+        """A round was signed: no complaint about its packets can come any more."""
+        self.sealed.clear()

@@ -39,182 +39,78 @@ The states of one program's current attempt (the table in PROTOCOL.md 10.9):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from collections import deque
+from collections.abc import Iterable
+from typing import Any, Protocol
 
-from . import takeover
+from skyjo_p2p.core.state import TableState
+
+from . import crypto, takeover
+from .acks import Acknowledgements
+from .ballots import Ballots, Held
+from .chains import Chain
 from .config import TableConfig
 from .errors import Misbehaviour
-from .events import Rewound, SeatReturned, TimerRequest
+from .events import Left, Rewound, SeatReturned, SeatTakenOver, SessionEvent, TableSilent, TimerRequest
+from .jobs.base import crypto_fault
 from .messages import Envelope
-
-Held = takeover.Held
-"""seat -> (how many of its frames a voter holds, the digest of the last)."""
-
-AHEAD = 8
-"""A vote or answer may name an attempt at most this far beyond the receiver's current one (a
-voter can be a few attempts ahead of a peer still catching up; further is no honest peer's)."""
 
 QUIET_RETRIES = 3
 """How many times a voter waits once more for the other voters' answers while they are alive
 but silent about the attempt, before it names the program and them absent."""
-
-Counts = Callable[[int, int], bool]
-"""(seat, seq) -> whether that frame of the seat counts (the table did not play the seat then)."""
-
-
-@dataclass
-class Attempt:
-    """One program's current attempt: the votes and answers of its number."""
-
-    number: int
-    votes: dict[int, Held] = field(default_factory=dict)
-    """voter -> what it held (its first vote of this attempt)."""
-    vote_seqs: dict[int, int] = field(default_factory=dict)
-    """voter -> the sequence number of that vote in its chain."""
-    answers: dict[int, tuple[str, int]] = field(default_factory=dict)
-    """voter -> its first answer ("uphold" or "withdraw") and its sequence number."""
-    decided: Held | None = None
-    """The frames that count of each seat of the program, once every required voter upheld."""
-    lifted: bool = False
-    """(the voted program's own peer) twice the grace passed since the first vote without a
-    decision: the attempt no longer holds its jobs back (a vote nobody withdraws cannot stall it)."""
-    heard: int = 0
-    """(the voted program's own peer) the first sequence number of ours signed after the latest
-    vote of this attempt reached us: such a frame acknowledges the vote (it is there)."""
-    marks: dict[int, int] = field(default_factory=dict)
-    """(our own vote) seat -> how many frames of it we had received when we voted: a voter whose
-    count has not moved since is silent, not merely of another opinion."""
-    retries: int = 0
+MAX_WATCH_RESTARTS = 4
+"""How many times a wait starts afresh because the waited program sent something meanwhile (it is
+there) before the game stops naming it absent anyway (it never sends what the game needs)."""
+ISOLATED_WAITS = 8
+"""How many whole waits in a row in which no other program sent us anything (we are cut off,
+`TableSilent`) before we stop (`cut_off`): the table has long played our seat or ended, and
+`--resume` takes the seat back where the table still plays."""
 
 
-class Ballots:
-    """The votes and answers of each program's current attempt, and the table's decisions.
+class InsuranceContext(Protocol):
+    """What seat insurance reads and changes of its session: the narrow interface (as
+    `protocol.jobs.JobContext` is the jobs'). Everything else is the insurance's own state."""
 
-    Pure bookkeeping: the caller says which frames count (`Counts`) and which seats left."""
+    config: TableConfig
+    me: int | None
+    players: int
+    halted: str | None
+    final: bool
+    replaying: bool
+    jobs_paused: bool
+    state: TableState | None
+    joint_key: crypto.Point | None
+    public_keys: list[crypto.Point]
+    chains: list[Chain]
+    queues: list[deque[Envelope]]
+    consumed_upto: list[int]
+    acks: Acknowledgements
+    stand_ins: dict[int, takeover.StandIn]
+    taken_over: dict[int, str]
 
-    def __init__(self, config: TableConfig) -> None:
-        self.config = config
-        self.attempts: dict[int, Attempt] = {}
-        """owner -> its current attempt (open, counted or decided)."""
+    def report(self, event: SessionEvent) -> None: ...
 
-    def attempt(self, owner: int) -> Attempt:
-        found = self.attempts.get(owner)
-        if found is None:
-            found = self.attempts[owner] = Attempt(0)
-        return found
+    def emit(self, kind: str, data: dict[str, Any]) -> Envelope | None: ...
 
-    def seats_of(self, owner: int) -> list[int]:
-        owners = self.config.owners
-        return [s for s in range(self.config.players) if owners[s] == owner]
+    def publish(self, frames: Iterable[bytes]) -> None: ...
 
-    def required(self, owner: int, left: set[int]) -> list[int]:
-        """The seats whose vote (and answer) a decision about `owner` needs: every seat of every
-        other program, but those that left with their key share (they are the table's)."""
-        owners = self.config.owners
-        return [s for s in range(self.config.players) if owners[s] != owner and s not in left]
+    def want_later(self, seat: int) -> None: ...
 
-    def decided(self, owner: int) -> bool:
-        found = self.attempts.get(owner)
-        return found is not None and found.decided is not None
+    def stop(self, reason: str, culprit: int | None = None, absent: tuple[int, ...] = ()) -> None: ...
 
-    def check(self, envelope: Envelope) -> tuple[int, int, Held | None]:
-        """A vote's or an answer's program, attempt and (a vote's) holdings; `Misbehaviour` of
-        its signer for one no honest peer sends."""
-        voter, owner, number = envelope.seat, envelope.data["owner"], envelope.data["attempt"]
-        owners = self.config.owners
-        fault = None
-        if not self.config.insured:
-            fault = "asked the table to play a seat, but the table is not insured"
-        elif owner >= self.config.players or owners[owner] != owner:
-            fault = f"asked the table to play program {owner + 1}, which runs no seat of its own"
-        elif owners[voter] == owner:
-            fault = "asked the table to play its own program's seats"
-        elif number > self.attempt(owner).number + AHEAD:
-            fault = f"voted in attempt {number}, far beyond the table's ({self.attempt(owner).number})"
-        held: Held | None = None
-        if fault is None and envelope.kind == "vacate":
-            held = {}
-            for seat, count, digest in envelope.data["held"]:
-                held[seat] = (count, digest)
-            if sorted(held) != self.seats_of(owner) or len(held) != len(envelope.data["held"]):
-                fault = "a vote that does not list exactly the program's seats"
-        if fault is not None:
-            raise Misbehaviour(voter, fault, (envelope.frame,))
-        return owner, number, held
+    def blame(self, fault: Misbehaviour, halt: bool = True) -> None: ...
 
-    def place(self, owner: int, number: int) -> str:
-        """ "now" (the current attempt), "later" (one that opens here later) or "stale"."""
-        current = self.attempt(owner).number
-        return "now" if number == current else "later" if number > current else "stale"
+    def advance(self) -> None: ...
 
-    def vote(self, voter: int, owner: int, held: Held, seq: int) -> bool:
-        """Record a vote of the current attempt (the first of each voter); True if new."""
-        attempt = self.attempt(owner)
-        if voter in attempt.votes or attempt.decided is not None:
-            return False
-        attempt.votes[voter] = held
-        attempt.vote_seqs[voter] = seq
-        return True
+    def restart_watch(self) -> None: ...
 
-    def answer(self, voter: int, owner: int, kind: str, seq: int) -> bool:
-        """Record an answer of the current attempt (the first of each voter, and only a voter's:
-        an answer without a vote before it is no answer); True if new."""
-        attempt = self.attempt(owner)
-        if voter in attempt.answers or voter not in attempt.votes or attempt.decided is not None:
-            return False
-        attempt.answers[voter] = (kind, seq)
-        return True
+    def has_queued(self, seat: int) -> bool: ...
 
-    def discount(self, owner: int, counts: Counts) -> list[int]:
-        """Forget the votes and answers of the current attempt that no longer count (their
-        signer's seat turned out to be played by the table when it signed them); their voters."""
-        attempt = self.attempt(owner)
-        if attempt.decided is not None:
-            return []
-        gone = [v for v, seq in attempt.vote_seqs.items() if not counts(v, seq)]
-        gone += [v for v, (_, seq) in attempt.answers.items() if not counts(v, seq) and v not in gone]
-        for voter in gone:
-            attempt.votes.pop(voter, None)
-            attempt.vote_seqs.pop(voter, None)
-            attempt.answers.pop(voter, None)
-        return gone
+    def left_table(self, seat: int, reason: str) -> None: ...
 
-    def counted(self, owner: int, left: set[int]) -> Held | None:
-        """The frames that count of each seat (the most any voter held; the first voter in seat
-        order with that count gives the digest), once every required vote is held."""
-        attempt = self.attempt(owner)
-        if attempt.decided is not None:
-            return attempt.decided
-        required = self.required(owner, left)
-        if not required or any(s not in attempt.votes for s in required):
-            return None
-        return {
-            seat: max((attempt.votes[s][seat] for s in required), key=lambda held: held[0])
-            for seat in self.seats_of(owner)
-        }
+    def check_postponed(self) -> None: ...
 
-    def withdrawn(self, owner: int) -> bool:
-        return any(kind == "withdraw" for kind, _ in self.attempt(owner).answers.values())
-
-    def decide(self, owner: int, left: set[int]) -> Held | None:
-        """The decision, once every required voter upheld (None until then, or for ever if one
-        withdrew: the attempt is over)."""
-        attempt = self.attempt(owner)
-        if attempt.decided is not None:
-            return None
-        counted = self.counted(owner, left)
-        if counted is None or self.withdrawn(owner):
-            return None
-        if any(attempt.answers.get(s, ("", 0))[0] != "uphold" for s in self.required(owner, left)):
-            return None
-        attempt.decided = counted
-        return counted
-
-    def close(self, owner: int) -> None:
-        """The attempt is over (withdrawn, or its seats are back): the next one opens."""
-        self.attempts[owner] = Attempt(self.attempt(owner).number + 1)
+    def game_over(self) -> bool: ...
 
 
 class SeatInsurance:
@@ -224,9 +120,7 @@ class SeatInsurance:
     `_frozen`, the chains and queues, `_emit`, `_publish`, `_halt`, `report`); every rule about
     votes, decisions and returns is here."""
 
-    def __init__(self, session: Any) -> None:
-        # `session` is the `protocol.session.Session` this belongs to (not imported: the session
-        # imports this module, and the layers test refuses import circles)
+    def __init__(self, session: InsuranceContext) -> None:
         self.session = session
         self.config = session.config
         self.ballots = Ballots(session.config)
@@ -240,6 +134,20 @@ class SeatInsurance:
         self.returning = False
         self.foreseen: dict[int, list[Held]] = {}
         """An offline check: owner -> the decisions the file holds, in order (`foresee`)."""
+        self.offline = False
+        """An offline check: the votes are known before any frame is fed (`foresee`)."""
+        self.frozen: dict[int, int] = {}
+        """seat -> the first sequence number of its frames we may not consume: we asked the table
+        to play it (`vacate`), or the table decided to; what we held then is all that counts."""
+        self.watch_mark: dict[int, int] = {}
+        """seat -> frames received of it when our current wait began: a vote needs a whole wait
+        with nothing of the waited program (`wait_ran_out`)."""
+        self.watch_restarts = 0
+        self.watched: str | None = None
+        self.isolated_waits = 0
+        self.cut_off = False
+        """We stopped because no other program answered for `ISOLATED_WAITS` waits in a row: this
+        program was cut off, not the others; the game may go on without it (`--resume`)."""
 
     # --- what the session asks ----------------------------------------------------------------
 
@@ -294,16 +202,187 @@ class SeatInsurance:
             answer = attempt.answers.get(seat)
             if answer is not None and answer[0] == "withdraw":
                 continue
-            if seat in attempt.votes or session._acks_in_chain[seat].get(me, -1) < attempt.heard:
+            if seat in attempt.votes or session.acks.in_chain[seat].get(me, -1) < attempt.heard:
                 return False
         return True
 
     def foreseen_any(self) -> bool:
-        return bool(self.session._foreseen)
+        return self.offline
 
     def my_vote(self, owner: int) -> Held | None:
         me = self.session.me
         return None if me is None else self.ballots.attempt(owner).votes.get(me)
+
+    # --- our waits: a vote is an observation ---------------------------------------------------
+
+    def received(self, seat: int) -> int:
+        """How many frames of `seat` we have received (in its chain, and ahead of a gap)."""
+        chain = self.session.chains[seat]
+        return chain.next_seq + len(chain.ahead)
+
+    def holds_from(self, seat: int, seq: int) -> bool:
+        """Whether we hold a frame of `seat` at sequence number `seq` or beyond."""
+        chain = self.session.chains[seat]
+        return chain.next_seq > seq or any(q >= seq for q in chain.ahead)
+
+    def watch(self, name: str) -> None:
+        """Our wait for the step `name` begins (or begins afresh): what we have received of each
+        seat now is the mark a vote compares with (`wait_ran_out`)."""
+        if name != self.watched:
+            self.watched = name
+            self.watch_restarts = 0
+        self.watch_mark = {s: self.received(s) for s in range(self.session.players)}
+
+    def wait_ran_out(self, seats: tuple[int, ...]) -> bool:
+        """Our whole wait for `seats` ran out (the second expiry). True if it is handled here: we
+        voted (nothing of their program came during the whole wait: our own observation), or we
+        wait afresh (something came: it is there; or nobody at all answers us: we are the one cut
+        off). False: the game stops, naming them absent (a program that is there yet never sends
+        what the game needs; or an uninsured table)."""
+        session = self.session
+        me = session.me
+        if me is None:
+            return False
+        owners = self.config.owners
+        if self.config.insured and session.state is not None:
+            # (only once the game started: before, not every key is escrowed yet)
+            programs = sorted({owners[s] for s in seats})
+            if owners[me] not in programs:
+                waited = [s for o in programs for s in self.seats_of(o)]
+                spoke = any(self.received(s) > self.watch_mark.get(s, 0) for s in waited)
+                if not spoke and not any(self.decided(o) for o in programs):
+                    for owner in programs:  # the table may play on without them
+                        self.vote(owner)
+                    return True
+                if self.watch_restarts < MAX_WATCH_RESTARTS:
+                    # a frame of the waited program came during our wait (it is there, slow or
+                    # waiting itself), or the table plays it and the frames it counted are on their
+                    # way: wait afresh. A vote needs a whole wait with nothing of it.
+                    self.watch_restarts += 1
+                    session.restart_watch()
+                    return True
+                # there, yet never sending what the game needs: stop, naming it absent (no vote:
+                # the table never plays, nor discloses the cards of, a seat that is there)
+        if self._cut_off():
+            # nobody at all sent us anything for the whole wait: most likely we are the one cut
+            # off; a stop of ours would stop the others once the link is back. Wait, and say so.
+            self.isolated(tuple(s for s in range(self.config.players) if owners[s] != owners[me]))
+            if not session.halted:
+                session.restart_watch()
+            return True
+        return False
+
+    def isolated(self, seats: tuple[int, ...]) -> None:
+        """A whole wait passed with nothing from any other program (`TableSilent`); after
+        `ISOLATED_WAITS` of them in a row, stop (`cut_off`), naming nobody absent: from here a
+        lost link of ours and a table that went on without us look the same."""
+        self.isolated_waits += 1
+        self.session.report(TableSilent(seats))
+        if self.isolated_waits >= ISOLATED_WAITS:
+            self.cut_off = True
+            self.session.stop(
+                "nobody at the table answered for a long time: this program was cut off (the table "
+                "may have gone on without it; --resume takes the seat back if it still plays)"
+            )
+
+    def _cut_off(self) -> bool:
+        """Whether no other program sent us anything during our whole wait, at a table of three
+        programs or more (with two, a silent other and a lost link look the same: we stop)."""
+        me = self.session.me
+        if me is None:
+            return False
+        owners = self.config.owners
+        others = [s for s in range(self.config.players) if owners[s] != owners[me]]
+        if len({owners[s] for s in others}) < 2:
+            return False
+        return all(self.received(s) <= self.watch_mark.get(s, 0) for s in others)
+
+    # --- the seats the table plays --------------------------------------------------------------
+
+    def stands_in(self, seat: int, boundary: bool = False) -> bool:
+        """Whether the table plays `seat` now: its player left (or vanished) and every game
+        message of its chain the table counts is consumed. The first time, the takeover begins
+        (reported). At a turn boundary of the seat (`boundary`) a vanished player who is back
+        retakes it (`back`)."""
+        session = self.session
+        stand_in = session.stand_ins.get(seat)
+        if stand_in is None or session.halted:
+            return False
+        if boundary and stand_in.started and stand_in.how == "vanished" and self.back(seat, stand_in) != "no":
+            return False  # the player's again ("back"), or its frames are on their way ("wait")
+        if session.has_queued(seat):
+            return False
+        if session.chains[seat].next_seq < stand_in.limit:
+            return False  # the table counts frames of the seat we lack: they come (`want`)
+        if not stand_in.started and stand_in.how == "vanished":
+            if session.state is None:
+                return False  # voted before the keys were escrowed (another peer's vote): wait
+            self._take_over(seat, stand_in, session.state)
+        if not stand_in.started:
+            if not stand_in.key or session.joint_key is None:
+                # left before the keys were agreed (no key share): the game cannot go on
+                session.left_table(seat, stand_in.reason)
+                return False
+            try:
+                stand_in.secret = takeover.check_left_key(stand_in.key, session.public_keys[seat])
+            except crypto.CryptoError as exc:
+                raise crypto_fault(
+                    seat, "left with a key share that is not its own", exc, stand_in.frame
+                ) from None
+            assert session.state is not None
+            self._take_over(seat, stand_in, session.state)
+        return True
+
+    def leave_frame(self, envelope: Envelope) -> None:
+        """A seat signed a `leave`: the table plays it from the first job that needs it
+        (`stands_in`), where every peer is at the same point; its key share is checked there (the
+        keys may not be agreed yet here, as when a saved game is read back)."""
+        session = self.session
+        if envelope.seat == session.me:
+            if session.replaying and not session.halted:  # our own leave, read back after a restart
+                session.left_table(envelope.seat, envelope.data["reason"])
+            return
+        if session.halted or session.game_over():
+            return  # the game already stopped, or is over: a leave changes nothing
+        session.check_postponed()  # a batch of proofs we put off may show a fault first
+        if session.halted:
+            return
+        session.publish([envelope.frame])  # a peer whose link to the leaver was down gets it too
+        seat, reason = envelope.seat, envelope.data["reason"]
+        session.stand_ins[seat] = takeover.StandIn(
+            seat,
+            "left",
+            envelope.data["key"],
+            takeover.common_bot(self.config.session_id, self.config.game, seat),
+            reason=reason,
+            frame=envelope.frame,
+        )
+        session.report(Left(seat, reason))
+
+    def _take_over(self, seat: int, stand_in: takeover.StandIn, state: TableState) -> None:
+        stand_in.started = True
+        self.session.taken_over[seat] = stand_in.how
+        self.session.report(SeatTakenOver(seat, stand_in.how, len(takeover.undisclosed(state, seat))))
+
+    def witnessed(self, seat: int, seq: int) -> bool:
+        """(A live observer, a spectator, on an insured table) whether every other seat still
+        playing acknowledged the game frame `seq` of `seat`: only then is it consumed. The
+        observer holds what one player relays, in that player's order, which may put a vanished
+        seat's frames the table will not count before the votes. A voter that held the frame
+        counted it; one that did not acknowledges it only after its vote, which the observer then
+        holds first (and waits for the verdict). So the observer reaches `verify`'s verdict
+        whatever the order it is given frames in."""
+        session = self.session
+        return all(
+            session.acks.in_chain[other].get(seat, -1) >= seq
+            for other in range(self.config.players)
+            if other != seat and other not in session.stand_ins
+        )
+
+    def drop_void(self, seat: int) -> None:
+        """Forget the queued game messages of `seat` the table did not count."""
+        queues = self.session.queues
+        queues[seat] = deque(e for e in queues[seat] if not self.void(seat, e.seq))
 
     # --- voting -------------------------------------------------------------------------------
 
@@ -319,14 +398,14 @@ class SeatInsurance:
         attempt = self.ballots.attempt(owner)
         held: Held = {}
         for seat in self.seats_of(owner):
-            chain = session._chains[seat]
+            chain = session.chains[seat]
             held[seat] = (chain.next_seq, chain.last_digest)
         data = {"owner": owner, "held": [[s, n, d] for s, (n, d) in held.items()], "attempt": attempt.number}
-        sent = session._emit("vacate", data)
+        sent = session.emit("vacate", data)
         if sent is None:
             return
         self.ballots.vote(me, owner, held, sent.seq)
-        attempt.marks = {seat: session.received(seat) for seat in range(self.config.players)}
+        attempt.marks = {seat: self.received(seat) for seat in range(self.config.players)}
         self.refreeze(owner)
         self._vacate_timer(owner)
         self.progress(owner)
@@ -350,20 +429,20 @@ class SeatInsurance:
         if not self.counts(signer, envelope.seq):
             return  # signed while the table played the signer's seat: not the table's
         if signer != session.me:
-            session._publish([envelope.frame])  # every voter must see every vote and answer
+            session.publish([envelope.frame])  # every voter must see every vote and answer
         elif not session.replaying:
             return  # our own, recorded when we sent it
         if held is not None:
             first = not self.ballots.attempt(owner).votes
             if self.ballots.vote(signer, owner, held, envelope.seq) and session.me is not None:
-                self.ballots.attempt(owner).heard = session._chains[session.me].next_seq
+                self.ballots.attempt(owner).heard = session.chains[session.me].next_seq
             me = session.me
             if first and me is not None and owner == self.config.owners[me] and not session.replaying:
                 grace = float(self.config.grace_seconds or 1)
                 session.report(TimerRequest(f"vacate:{owner}:{number}", 2 * grace))
             if signer == session.me:
                 self.ballots.attempt(owner).marks = {
-                    seat: session.received(seat) for seat in range(self.config.players)
+                    seat: self.received(seat) for seat in range(self.config.players)
                 }
                 self.refreeze(owner)
         elif self.ballots.answer(signer, owner, envelope.kind, envelope.seq) and envelope.kind == "withdraw":
@@ -374,6 +453,8 @@ class SeatInsurance:
     def appended(self, envelope: Envelope) -> None:
         """A frame of any seat was accepted: it may show a voted seat is there (it acknowledges a
         vote, or lies beyond what the votes counted), or bring a frame the decision counts."""
+        if envelope.seat != self.session.me:
+            self.isolated_waits = 0  # someone answers us: we are not cut off
         owner = self.config.owners[envelope.seat]
         attempt = self.ballots.attempts.get(owner)
         if attempt is not None and attempt.votes and attempt.decided is None:
@@ -382,7 +463,7 @@ class SeatInsurance:
     def progress(self, owner: int) -> None:
         """Answer our vote when we can, and decide when every answer is in."""
         session = self.session
-        if session.halted and session._final:
+        if session.halted and session.final:
             return
         attempt = self.ballots.attempt(owner)
         if attempt.decided is not None:
@@ -401,11 +482,11 @@ class SeatInsurance:
                 self._answer(owner, "withdraw")
                 return
             if counted is not None:
-                lacking = [s for s, (count, _) in counted.items() if session._chains[s].next_seq < count]
+                lacking = [s for s, (count, _) in counted.items() if session.chains[s].next_seq < count]
                 if not lacking:
                     self._answer(owner, "uphold")
                 for seat in lacking:
-                    session._want_later(seat)  # another voter holds them
+                    session.want_later(seat)  # another voter holds them
         decision = self.ballots.decide(owner, left)
         if decision is not None:
             self._decided(owner, decision)
@@ -417,17 +498,17 @@ class SeatInsurance:
         session = self.session
         attempt = self.ballots.attempt(owner)
         for seat in self.seats_of(owner):
-            acked = session._acks_in_chain[seat]
+            acked = session.acks.in_chain[seat]
             if any(acked.get(voter, -1) >= seq for voter, seq in attempt.vote_seqs.items()):
                 return True
-            if counted is not None and session.holds_from(seat, counted[seat][0]):
+            if counted is not None and self.holds_from(seat, counted[seat][0]):
                 return True
         return False
 
     def _answer(self, owner: int, kind: str) -> None:
         session = self.session
         attempt = self.ballots.attempt(owner)
-        sent = session._emit(kind, {"owner": owner, "attempt": attempt.number})
+        sent = session.emit(kind, {"owner": owner, "attempt": attempt.number})
         if sent is None or session.me is None:
             return
         self.ballots.answer(session.me, owner, kind, sent.seq)
@@ -445,12 +526,12 @@ class SeatInsurance:
 
     def _read_later(self, owner: int) -> None:
         for envelope in self.later.pop(owner, []):
-            if self.session.halted and self.session._final:
+            if self.session.halted and self.session.final:
                 return
             try:
                 self.frame(envelope)
             except Misbehaviour as fault:  # (checked when it came: cannot happen)
-                self.session._blame(fault)
+                self.session.blame(fault)
                 return
 
     def refreeze(self, owner: int) -> None:
@@ -462,15 +543,15 @@ class SeatInsurance:
         foreseen = self.foreseen.get(owner)
         for seat in self.seats_of(owner):
             if attempt.decided is not None:
-                session._frozen[seat] = attempt.decided[seat][0]
+                self.frozen[seat] = attempt.decided[seat][0]
             elif seat in session.stand_ins and session.stand_ins[seat].how == "vanished":
-                session._frozen[seat] = session.stand_ins[seat].limit
+                self.frozen[seat] = session.stand_ins[seat].limit
             elif mine is not None:
-                session._frozen[seat] = mine[seat][0]
+                self.frozen[seat] = mine[seat][0]
             elif foreseen:
-                session._frozen[seat] = foreseen[0][seat][0]
+                self.frozen[seat] = foreseen[0][seat][0]
             else:
-                session._frozen.pop(seat, None)
+                self.frozen.pop(seat, None)
 
     def _decided(self, owner: int, counted: Held) -> None:
         """Every required voter upheld: the table plays the program's seats from what counted."""
@@ -479,12 +560,12 @@ class SeatInsurance:
         if foreseen:
             foreseen.pop(0)
         for seat, (count, _) in counted.items():
-            if seat == session.me and session._consumed_upto[seat] > count and not session.replaying:
+            if seat == session.me and session.consumed_upto[seat] > count and not session.replaying:
                 # we played on, cut off from the table, beyond what it counted: those moves are
                 # void; rebuilt from the saved transcript, this session goes on from the table's
                 why = f"the table played seat {seat + 1} from its frame #{count}; ours after it are void"
                 session.report(Rewound(why))
-                session._paused = True
+                session.jobs_paused = True
             if seat not in session.stand_ins:
                 session.stand_ins[seat] = takeover.StandIn(
                     seat,
@@ -493,8 +574,8 @@ class SeatInsurance:
                     takeover.common_bot(self.config.session_id, self.config.game, seat),
                     limit=count,
                 )
-            if session._chains[seat].next_seq < count:
-                session._want_later(seat)
+            if session.chains[seat].next_seq < count:
+                session.want_later(seat)
         self.refreeze(owner)
         # votes and answers signed by the seats now played, beyond what counted, count nowhere
         for other in list(self.ballots.attempts):
@@ -525,22 +606,22 @@ class SeatInsurance:
             return
         if owner == self.config.owners[me]:
             attempt.lifted = True  # a vote about us nobody answered: it no longer holds us back
-            session._advance()
+            session.advance()
             return
         left = self.left()
         required = [s for s in self.ballots.required(owner, left) if s != me]
         pending = [s for s in required if s not in attempt.votes or s not in attempt.answers]
-        silent = [s for s in pending if session.received(s) <= attempt.marks.get(s, 0)]
+        silent = [s for s in pending if self.received(s) <= attempt.marks.get(s, 0)]
         seats = tuple(self.seats_of(owner))
         if required and len(silent) == len(required):
-            session.isolated(tuple(sorted({*seats, *silent})))
+            self.isolated(tuple(sorted({*seats, *silent})))
             if not session.halted:
                 self._vacate_timer(owner)  # cut off ourselves, most likely: wait
             return
         if silent:
             absent = tuple(sorted({*seats, *silent}))[:8]
             names = ", ".join(str(s + 1) for s in absent)
-            session._halt(
+            session.stop(
                 f"seat(s) {names} did not answer in time (the table could not agree to play on)",
                 absent=absent,
             )
@@ -554,7 +635,7 @@ class SeatInsurance:
             return
         absent = tuple(sorted({*seats, *pending}))[:8]
         names = ", ".join(str(s + 1) for s in absent)
-        session._halt(f"seat(s) {names} did not answer in time (the table could not agree)", absent=absent)
+        session.stop(f"seat(s) {names} did not answer in time (the table could not agree)", absent=absent)
 
     # --- the return ---------------------------------------------------------------------------
 
@@ -573,7 +654,7 @@ class SeatInsurance:
         stand_in = session.stand_ins.get(me)
         if stand_in is not None and stand_in.how == "vanished":
             self.returning = True
-            sent = session._emit("return", {})
+            sent = session.emit("return", {})
             if sent is not None:
                 self.returns.setdefault(me, []).append(sent.seq)
 
@@ -586,7 +667,7 @@ class SeatInsurance:
         session = self.session
         witnessed = max(
             (
-                session._consumed_acks[other].get(seat, -1)
+                session.acks.consumed[other].get(seat, -1)
                 for other in range(self.config.players)
                 if other != seat and other not in session.stand_ins
             ),
@@ -594,8 +675,8 @@ class SeatInsurance:
         )
         if witnessed < stand_in.limit:
             return "no"
-        if session._chains[seat].next_seq <= witnessed:
-            session._want_later(seat)
+        if session.chains[seat].next_seq <= witnessed:
+            session.want_later(seat)
             return "wait"
         returns = [r for r in self.returns.get(seat, []) if stand_in.limit <= r <= witnessed]
         if not returns:
@@ -607,9 +688,9 @@ class SeatInsurance:
         session = self.session
         del session.stand_ins[seat]
         session.taken_over.pop(seat, None)
-        session._frozen.pop(seat, None)
+        self.frozen.pop(seat, None)
         self.voids.setdefault(seat, []).append((stand_in.limit, back))
-        session.drop_void(seat)
+        self.drop_void(seat)
         session.report(SeatReturned(seat))
         if seat == session.me:
             self.returning = False  # should the table play it again, we say so again
@@ -658,9 +739,10 @@ class SeatInsurance:
             decision = ballots.decide(owner, left)
             if decision is not None:
                 found.setdefault(owner, []).append(decision)
+        self.offline = True
         self.foreseen = found
         for owner in found:
             self.refreeze(owner)
 
 
-__all__ = ["AHEAD", "Attempt", "Ballots", "Held", "SeatInsurance"]
+__all__ = ["ISOLATED_WAITS", "MAX_WATCH_RESTARTS", "QUIET_RETRIES", "InsuranceContext", "SeatInsurance"]

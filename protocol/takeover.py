@@ -27,6 +27,7 @@ decision and the return are in `protocol.insurance`.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from skyjo_p2p.bots import Bot, make_bot
@@ -92,3 +93,17 @@ def bot_move(stand_in: StandIn, state: TableState) -> Move:
     """The common bot's move for its seat: from the seat's view, which after disclosure holds
     only public values, so every peer computes the same move."""
     return stand_in.bot.choose(view(state, stand_in.seat), stand_in.seat)
+
+
+def stand_in_shares(stand_in: StandIn, ciphertexts: Sequence[crypto.Ciphertext]) -> list[crypto.Point]:
+    """The decryption shares of a seat the table plays with its published key share, as every
+    peer computes them (kept: a card is often asked for again)."""
+    assert stand_in.secret is not None
+    out = []
+    for ciphertext in ciphertexts:
+        key = bytes(ciphertext.c1)
+        share = stand_in.shares.get(key)
+        if share is None:
+            share = stand_in.shares[key] = crypto.decryption_share(stand_in.secret, ciphertext)
+        out.append(share)
+    return out

@@ -51,7 +51,7 @@ from .events import (
     SessionEvent,
 )
 from .messages import Envelope, open_frame, verifiers_for
-from .session import Session
+from .session import NOT_THE_SAME_GAME, Session
 from .transcript import MAX_TRANSCRIPT, Read, Records, reader
 
 VerdictKind = Literal["finished", "unfinished", "invalid"]
@@ -394,6 +394,11 @@ class _Report:
             elif isinstance(event, Halted):
                 if event.left is not None and self.left is None and self.stopped is None:
                     self.left = event.left
+                if event.culprit is None and event.reason.startswith(NOT_THE_SAME_GAME):
+                    # a chain that starts from another genesis: the file mixes two tables; it is
+                    # invalid, and nothing signed names anyone (PROTOCOL.md 6)
+                    self.fault = self.fault or event.reason
+                    continue
                 if event.culprit is None:
                     # a stop that proves nothing against anyone (a seat left, a timeout, a halt
                     # another seat sent): the game is unfinished, not invalid
@@ -438,8 +443,6 @@ def _after_the_end(observer: Session) -> list[str]:
     state = observer.state
     if state is None or state.phase != "game_over":
         return []
-    if getattr(observer, "_queues", None) is None:  # without the queues, what the session says
-        return observer.unconsumed() if observer.settled else []
     step = None if observer.settled else _blocked(observer)
     job = step[0] if step is not None and step[1] == "roundsig" else None
     late = [e for e in _queued(observer) if not (e.kind == "roundsig" and e.data.get("job") == job)]

@@ -700,9 +700,10 @@ class Host:
                     listener,
                     own_addresses,
                     make_bot(opts.bot_level, opts.game, secrets.token_hex(8)),
-                    save=False,
+                    save=opts.save,
                     think_time=opts.think_time,
                     genesis_signature=signature,
+                    bot_level=opts.bot_level,
                 )
                 nursery.start_soon(bot.play)
             await me.play(self.say)

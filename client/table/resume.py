@@ -18,7 +18,7 @@ from protocol.transcript import header, valid_prefix
 from skyjo_p2p.bots import make_bot
 
 from .peer import PeerRunner
-from .saved import ResumeInfo
+from .saved import ResumeInfo, bots_of
 from .seat import Peer, Say, open_listener, print_line
 
 log = logging.getLogger("skyjo_lan.net")
@@ -62,7 +62,39 @@ async def restore(
     )
     peer.build(restored=(frames, info.secrets), keep=keep)
     say(f"resuming {config.game} as seat {info.seat + 1} from {len(frames)} saved frames")
+    for bot in bots_of(info):
+        try:
+            peer.companions.append(await _restore_bot(bot, say))
+        except (LinkError, OSError, ValueError) as exc:  # its seat stays silent: the table plays it
+            log.warning("resume: the bot of seat %d cannot be resumed: %s", bot.seat + 1, exc)
+            say(f"the bot of seat {bot.seat + 1} cannot be resumed ({exc}): the table plays its seat")
     return peer
+
+
+async def _restore_bot(info: ResumeInfo, say: Say) -> Peer:
+    """A seat one of the host's bots played, rebuilt from its own saved game and identity."""
+    keep, frames, cut = _saved_frames(info)
+    config = TableConfig.decode(info.genesis)
+    identity = Ed25519PrivateKey.from_private_bytes(info.identity)
+    if config.identities[info.seat] != identity.public_key().public_bytes_raw():
+        raise LinkError("its saved identity key is not its seat's")
+    if cut:
+        log.warning("resume (bot of seat %d): %s", info.seat + 1, cut)
+    listener = await open_listener(info.host, info.port)
+    bot = Peer(
+        config,
+        info.seat,
+        identity,
+        listener,
+        info.addresses,
+        make_bot(info.bot, config.game, secrets.token_hex(8)),
+        resume=info,
+        genesis_signature=info.genesis_signature,
+        bot_level=info.bot,
+    )
+    bot.build(restored=(frames, info.secrets), keep=keep)
+    say(f"resuming the bot of seat {info.seat + 1} from {len(frames)} saved frames")
+    return bot
 
 
 def _saved_frames(info: ResumeInfo) -> tuple[int, list[bytes], str]:

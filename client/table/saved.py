@@ -37,6 +37,11 @@ class ResumeInfo:
     over: bool = False
     """The game is over for this peer (finished or stopped): nothing left to resume. Set when
     the file is kept after the end (its transcript did not verify), so it is not offered."""
+    bot: str = ""
+    """Set for a seat a host's bot plays (its level): resumed with the host's seat (`bots_of`),
+    never offered on its own."""
+    identity: bytes = b""
+    """A host's bot's own identity key (a person's is the machine's, kept elsewhere)."""
 
     @property
     def path(self) -> Path:
@@ -57,6 +62,8 @@ class ResumeInfo:
                 "finished": self.finished,
                 "gsig": self.genesis_signature,
                 "over": self.over,
+                "bot": self.bot,
+                "identity": self.identity,
             },
             use_bin_type=True,
         )
@@ -96,6 +103,8 @@ class ResumeInfo:
             finished=raw.get("finished", False),
             genesis_signature=raw.get("gsig", b""),
             over=bool(raw.get("over", False)),
+            bot=str(raw.get("bot", "")),
+            identity=bytes(raw.get("identity", b"")),
         )
 
 
@@ -158,3 +167,43 @@ def _genesis_of(transcript: Path) -> bytes | None:
             return Records(handle.read, limit=None).config.encode()
     except (OSError, MalformedMessage):
         return None
+
+
+def bots_folder() -> Path:
+    """Where a host's bots save their seats' games (not among the player's games: `history`
+    and `--resume` do not list them; they are resumed with the host's seat)."""
+    return storage.games_dir() / "bots"
+
+
+def bots_of(info: ResumeInfo) -> list[ResumeInfo]:
+    """The seats of the same game that the host's bots played on this machine and that can be
+    resumed with the host's seat (their `.resume` files, in seat order)."""
+    folder = bots_folder()
+    found: list[ResumeInfo] = []
+    for path in sorted(folder.glob("*.resume")) if folder.is_dir() else []:
+        try:
+            bot = ResumeInfo.load(path)
+        except (OSError, ValueError, KeyError, TypeError, msgpack.UnpackException):
+            log.info("not resumable: %s is not a resume file", path)
+            continue
+        if bot.genesis != info.genesis or not bot.bot or len(bot.identity) != 32:
+            continue
+        if bot.finished or bot.over or not bot.transcript.is_file():
+            continue
+        found.append(bot)
+    return sorted(found, key=lambda b: b.seat)
+
+
+def remove_bots_of(genesis: bytes) -> None:
+    """The game is over: the files its host's bots kept for a resume go (their key shares with
+    them). Nothing is said if one cannot be removed: it is never offered again."""
+    folder = bots_folder()
+    for path in sorted(folder.glob("*.resume")) if folder.is_dir() else []:
+        try:
+            bot = ResumeInfo.load(path)
+        except (OSError, ValueError, KeyError, TypeError, msgpack.UnpackException):
+            continue
+        if bot.genesis == genesis and bot.bot:
+            bot.remove()
+            with contextlib.suppress(OSError):
+                bot.transcript.unlink()

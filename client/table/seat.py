@@ -12,6 +12,7 @@ import contextlib
 import logging
 import os
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,7 +33,7 @@ from skyjo_p2p.bots import make_bot
 from skyjo_p2p.bots.base import Bot
 
 from .peer import LogEntry, PeerRunner
-from .saved import ResumeInfo
+from .saved import ResumeInfo, bots_folder, remove_bots_of
 from .textlog import describe
 
 log = logging.getLogger("skyjo_lan.net")
@@ -72,6 +73,11 @@ class Peer:
     writer: TranscriptWriter | None = None
     genesis_signature: bytes = b""
     """The host's signature of `config` (see `mesh.sign_genesis`)."""
+    bot_level: str = ""
+    """A host's bot (its level): its game is saved apart (`saved.bots_folder`), with its own
+    identity key in its `.resume` file, so `host --resume` brings it back with the host's seat."""
+    companions: list[Peer] = field(default_factory=list)
+    """The host's bots resumed with this seat (`resume.restore`): they play while it plays."""
     mesh: Mesh | None = field(default=None, init=False)
     """This seat's mesh while it plays (the host tells its seats how many watch through it)."""
     withdrawn: bool = field(default=False, init=False)
@@ -87,6 +93,10 @@ class Peer:
         writer: TranscriptWriter | None = None
         if self.save:
             path = self.resume.transcript if self.resume is not None else None
+            if path is None and self.bot_level:
+                stamp = time.strftime("%Y%m%d-%H%M%S")
+                sid = self.config.session_id[:4].hex()
+                path = bots_folder() / f"{stamp}-{self.config.game}-{sid}-seat{self.seat + 1}.skyjo"
             writer = TranscriptWriter(self.config, path, keep=keep)
             self.writer = writer
             host, port = self.listener.socket.getsockname()[:2]
@@ -99,6 +109,8 @@ class Peer:
                     int(port),
                     self.addresses,
                     genesis_signature=self.genesis_signature,
+                    bot=self.bot_level,
+                    identity=self.identity.private_bytes_raw() if self.bot_level else b"",
                 )
                 self.resume.save()
         timeouts = session_timeouts(self.config)
@@ -206,6 +218,8 @@ class Peer:
         self.mesh = mesh
         try:
             async with trio.open_nursery() as nursery:
+                for bot in self.companions:
+                    nursery.start_soon(bot.play)
                 if say is not None:
                     nursery.start_soon(_narrate, runner, say)
                 await mesh.run()
@@ -216,6 +230,14 @@ class Peer:
             saved = runner.final_save() if self.writer is not None else None
             if self.writer is not None:
                 self.writer.close()
+                if self.bot_level:
+                    # a host's bot: its files exist only for `host --resume` (the host's saved
+                    # game is the record); once the game is over they go, else they stay
+                    if runner.done and self.resume is not None:
+                        self.resume.remove()
+                        with contextlib.suppress(OSError):
+                            self.writer.path.unlink()
+                    saved = None
         if saved is not None:
             await self._settle(runner, *saved, say)
         return runner
@@ -251,6 +273,7 @@ class Peer:
                 log.warning("closed before %s was verified: %s is kept", path, resume.path)
                 raise
             if fault is None:
+                remove_bots_of(resume.genesis)
                 why = resume.remove()
                 if why is None:
                     if on_disk == total:

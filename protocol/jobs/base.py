@@ -46,6 +46,46 @@ def crypto_fault(seat: int, what: str, exc: Exception, frame: bytes) -> Misbehav
     return Misbehaviour(seat, f"{what}: {reason}", (frame,))
 
 
+class PacketBook(Protocol):
+    """Consumed packets of private shares, kept so a complaint about one can be judged
+    (`protocol.complaints.Complaints`)."""
+
+    def sealed_packet(
+        self,
+        envelope: Envelope,
+        packet: crypto.PrivateShares,
+        ciphertexts: list[crypto.Ciphertext],
+        context: bytes,
+    ) -> None:
+        """Remember a consumed packet of private shares."""
+        ...
+
+
+class EscrowBook(Protocol):
+    """The key escrows of an insured table (`protocol.escrows.Escrows`)."""
+
+    @property
+    def shares(self) -> dict[int, int]:
+        """dealer -> our share of its key (we hold its escrow)."""
+        ...
+
+    def holders(self, seat: int) -> tuple[int, ...]:
+        """The seats holding shares of `seat`'s key."""
+        ...
+
+    def point(self, dealer: int, holder: int) -> crypto.Point:
+        """The public image s_h G of holder `holder`'s share of `dealer`'s key."""
+        ...
+
+    def terms(self, dealer: int, transcript_hash: bytes) -> crypto.EscrowTerms:
+        """What `dealer`'s key escrow is about (holders, threshold, context)."""
+        ...
+
+    def keep(self, envelope: Envelope, deal: crypto.EscrowDeal, terms: crypto.EscrowTerms) -> None:
+        """Keep a checked escrow; open our box if we hold one (a bad box: complaint, blame)."""
+        ...
+
+
 class JobContext(Protocol):
     """What a job sees of the session (the Session implements it).
 
@@ -165,14 +205,9 @@ class JobContext(Protocol):
         """The submitted move cannot be played: tell the player (and ask again)."""
         ...
 
-    def sealed_packet(
-        self,
-        envelope: Envelope,
-        packet: crypto.PrivateShares,
-        ciphertexts: list[crypto.Ciphertext],
-        context: bytes,
-    ) -> None:
-        """Remember a consumed packet of private shares, so a complaint about it can be judged."""
+    @property
+    def complaints(self) -> PacketBook:
+        """Where consumed packets of private shares are kept (a complaint may come)."""
         ...
 
     def coin_secret(self, number: int) -> crypto.CoinContribution | None:
@@ -213,24 +248,9 @@ class JobContext(Protocol):
         """Whether a seat the table plays vanished: its shares are rebuilt from its escrow."""
         ...
 
-    def escrow_holders(self, seat: int) -> tuple[int, ...]:
-        """The seats holding shares of `seat`'s key (insured tables)."""
-        ...
-
-    def escrow_share(self, dealer: int) -> int:
-        """Our share of `dealer`'s key (we hold its escrow)."""
-        ...
-
-    def escrow_point(self, dealer: int, holder: int) -> crypto.Point:
-        """The public image s_h G of holder `holder`'s share of `dealer`'s key."""
-        ...
-
-    def escrow_terms(self, dealer: int, transcript_hash: bytes) -> crypto.EscrowTerms:
-        """What `dealer`'s key escrow is about (holders, threshold, context)."""
-        ...
-
-    def keep_escrow(self, envelope: Envelope, deal: crypto.EscrowDeal, terms: crypto.EscrowTerms) -> None:
-        """Keep a checked escrow; open our box if we hold one (a bad box: complaint, blame)."""
+    @property
+    def escrows(self) -> EscrowBook:
+        """The key escrows of an insured table (`protocol.escrows`)."""
         ...
 
     def stand_in_move(self, seat: int) -> Move:

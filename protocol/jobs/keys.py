@@ -62,7 +62,7 @@ class KeysJob(Job):
             self.escrow_hash = ctx.transcript_hash
             if me is not None and not ctx.has_queued(me):
                 assert ctx.secret is not None
-                deal = crypto.deal_escrow(ctx.secret, ctx.escrow_terms(me, self.escrow_hash), rng=ctx.rng)
+                deal = crypto.deal_escrow(ctx.secret, ctx.escrows.terms(me, self.escrow_hash), rng=ctx.rng)
                 ctx.emit("escrow", {"deal": deal.to_wire()})
         while self.next_seat < ctx.players:
             seat = self.next_seat
@@ -70,14 +70,14 @@ class KeysJob(Job):
             if envelope is None:
                 ctx.stands_in(seat)  # a seat that left now stops the game: no escrow
                 return False
-            terms = ctx.escrow_terms(seat, self.escrow_hash)
+            terms = ctx.escrows.terms(seat, self.escrow_hash)
             try:
                 deal = crypto.EscrowDeal.from_wire(envelope.data["deal"], terms.threshold, terms.holders)
                 crypto.check_deal(deal, terms)
             except CryptoError as exc:
                 raise crypto_fault(seat, "key escrow refused", exc, envelope.frame) from None
             ctx.consume(envelope)
-            ctx.keep_escrow(envelope, deal, terms)
+            ctx.escrows.keep(envelope, deal, terms)
             self.next_seat += 1
         ctx.start_game()
         return True

@@ -166,7 +166,7 @@ class RevealsJob(Job):
                     cards.published(handle)[seat] = share
             for packet, (to, sealed_handles) in zip(packets, sealed, strict=True):
                 ciphertexts = [cards.ciphertexts[h] for h in sealed_handles]
-                ctx.sealed_packet(envelope, packet, ciphertexts, context)
+                ctx.complaints.sealed_packet(envelope, packet, ciphertexts, context)
                 if to == ctx.me:
                     self._open(ctx, envelope, packet, sealed_handles, ciphertexts, context)
             self.next_index += 1
@@ -190,13 +190,13 @@ class RevealsJob(Job):
         """A vanished seat owes shares here: note them, and send our partials if we hold its key."""
         self.rebuild[dealer] = owed
         me = ctx.acting
-        if me is None or me not in ctx.escrow_holders(dealer) or not owed:
+        if me is None or me not in ctx.escrows.holders(dealer) or not owed:
             return
         if any(e.data["dealer"] == dealer for e in ctx.own_queued("partials", self.number)):
             return  # already sent (we resumed from a saved game)
         batch = crypto.make_partials(
-            ctx.escrow_share(dealer),
-            ctx.escrow_point(dealer, me),
+            ctx.escrows.shares[dealer],
+            ctx.escrows.point(dealer, me),
             [ctx.cards.ciphertexts[h] for h in owed],
             ctx.context(me, self.start_hash),
             dealer,
@@ -213,7 +213,7 @@ class RevealsJob(Job):
             owed = self.rebuild[dealer]
             if not owed:
                 continue
-            holders = ctx.escrow_holders(dealer)
+            holders = ctx.escrows.holders(dealer)
             got = self.partials.setdefault(dealer, [])
             ciphertexts = [ctx.cards.ciphertexts[h] for h in owed]
             while len(got) < len(holders):
@@ -236,7 +236,7 @@ class RevealsJob(Job):
                 try:
                     batch = crypto.ShareBatch.from_wire(envelope.data["batch"], expected_len=len(owed))
                     points = crypto.verify_partials(
-                        ctx.escrow_point(dealer, holder),
+                        ctx.escrows.point(dealer, holder),
                         ciphertexts,
                         batch,
                         ctx.context(holder, self.start_hash),

@@ -145,6 +145,31 @@ def test_kill_9_mid_round_then_resume(lab, tmp_path):
     assert len({json.dumps((r["totals"], r["winners"])) for r in results}) == 1
 
 
+def test_issue25_2_host_resume_brings_back_the_hosts_bots(lab, tmp_path):
+    # The issue's case: a host that runs a bot is killed mid-round; `host --resume` brings back
+    # its own seat AND its bot's (before: only its own, and the table stopped the game 20 s later,
+    # "bot 1 (seat 3) stopped answering"). Every seat finishes and every file verifies.
+    host, (second,) = start_table(lab, tmp_path, host_args=[*FAST, "--bots", "1"], joining=(2,))
+    assert wait_for(second, "game starts", 90), logs(host, second)
+    assert wait_for(second, ": flip", 60) or wait_for(second, ": replace", 30), logs(host, second)
+    bots = tmp_path / "data1" / "skyjo-lan" / "games" / "bots"
+    assert len(list(bots.glob("*.resume"))) == 1, logs(host, second)  # the bot's seat, saved apart
+    os.killpg(host.pid, signal.SIGKILL)
+    host.wait(timeout=10)
+    resumed = lab.python(
+        1, ["-m", "client", "host", "--resume", "--bot", "greedy"], env_for(tmp_path, 1), log="resumed.log"
+    )
+    codes = wait_all([second, resumed], timeout=300)
+    assert codes == [0, 0], logs(second, resumed)
+    assert "resuming skyjo as seat 1" in output(resumed), output(resumed)
+    assert "resuming the bot of seat 3" in output(resumed), output(resumed)
+    assert "stopped answering" not in output(second), output(second)
+    for i in (1, 2):
+        result = verdict(tmp_path, i)
+        assert result["valid"] and result["finished"], result
+    assert not list(bots.glob("*")), "the bot's files go once the game is over"
+
+
 def test_link_cut_and_restored(lab, tmp_path):
     host, (second, third) = start_table(lab, tmp_path)
     assert wait_for(second, "game starts", 60), logs(host, second, third)

@@ -19,6 +19,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from protocol.acks import Acknowledgements
 from protocol.config import TableConfig
 from protocol.events import Blamed, FrameRejected, YourMove
 from protocol.loopback import Loopback, bots_for, frame_kind, make_table, seats
@@ -30,6 +31,23 @@ Filter = Callable[[int, int, bytes], list[bytes]]
 
 Tamper = Callable[[Session, str, dict[str, Any]], dict[str, Any]]
 """(the cheating session, message kind, data it is about to sign) -> the data it signs instead."""
+
+
+class _TamperingAcks(Acknowledgements):
+    """The acknowledgements every frame of a `TamperingSession` carries go through its `tamper`
+    too, as kind "acks"."""
+
+    def __init__(self, session: TamperingSession) -> None:
+        super().__init__(session)
+        self.session = session
+
+    def pending(self) -> list[Ack]:
+        acks = super().pending()
+        tamper = self.session.tamper
+        if tamper is not None and acks:
+            rewritten = tamper(self.session, "acks", {"acks": [list(a) for a in acks]})["acks"]
+            acks = [(s, q, d) for s, q, d in rewritten]
+        return acks
 
 
 class TamperingSession(Session):
@@ -50,19 +68,12 @@ class TamperingSession(Session):
     ) -> None:
         super().__init__(config, seat, identity, **kwargs)
         self.tamper = tamper
+        self.acks = _TamperingAcks(self)
 
     def _emit(self, kind: str, data: dict[str, Any]) -> Envelope:
         if self.tamper is not None:
             data = self.tamper(self, kind, data)
         return super()._emit(kind, data)
-
-    def _pending_acks(self) -> list[Ack]:
-        """The acknowledgements every frame carries go through `tamper` too, as kind "acks"."""
-        acks = super()._pending_acks()
-        if self.tamper is not None and acks:
-            rewritten = self.tamper(self, "acks", {"acks": [list(a) for a in acks]})["acks"]
-            acks = [(s, q, d) for s, q, d in rewritten]
-        return acks
 
 
 def cheater(

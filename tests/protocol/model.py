@@ -609,7 +609,7 @@ class Model:
         owner = programs[0] if deviation.targets == () else owners[deviation.targets[0]]
         attempt = session.insurance.ballots.attempt(owner).number
         seats = [s for s in range(self.players) if owners[s] == owner]
-        held = [[s, session.next_seq_of(s), session._chains[s].last_digest] for s in seats]
+        held = [[s, session.next_seq_of(s), session.chains[s].last_digest] for s in seats]
         try:
             session._emit("vacate", {"owner": owner, "held": held, "attempt": attempt})
             session._emit("uphold", {"owner": owner, "attempt": attempt})
@@ -709,7 +709,7 @@ class Model:
             if not envelope.acks:  # every frame carries acknowledgements; this one none
                 return None
             acks = [list(a) for a in envelope.acks]
-            chains = self.sessions[self.adversary]._chains
+            chains = self.sessions[self.adversary].chains
             choices = [
                 i
                 for i, (seat, seq, _) in enumerate(acks)

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
+from protocol.acks import ACK_DELAY
 from protocol.events import TimerRequest
 from protocol.loopback import Loopback, bots_for, frame_kind, make_table, seats
 from protocol.messages import Envelope, open_frame
-from protocol.session import ACK_DELAY, Session
+from protocol.session import Session
 from tests.protocol.harness import Fork, Net, assert_blamed
 
 GAMES = [
@@ -154,8 +155,8 @@ def test_whole_games_finish_in_both_loopback_modes(game: str, options: dict[str,
     for seat, session in enumerate(lb.sessions):
         for other in range(3):
             if other != seat:
-                latest = session._latest[other]
-                assert latest is not None and session._acked[other] == latest[0]
+                latest = session.acks.latest[other]
+                assert latest is not None and session.acks.acked[other] == latest[0]
 
 
 def test_bots_first_carries_almost_every_acknowledgement() -> None:

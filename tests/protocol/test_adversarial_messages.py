@@ -45,7 +45,7 @@ def mid_game() -> Net:
 
 def next_frame(net: Net, seat: int, kind: str = "chat", data: dict | None = None, **changes) -> bytes:
     """A frame `seat` could send next (right seq and prev), signed with its key."""
-    chain = net.sessions[seat]._chains[seat]
+    chain = net.sessions[seat].chains[seat]
     fields = {"seq": chain.next_seq, "prev": chain.last_digest, **changes}
     return seal(
         net.config, net.keys[seat], seat, fields["seq"], fields["prev"], kind, data or {"text": "hello"}
@@ -105,7 +105,7 @@ def test_altered_body_is_refused(mid_game: Net) -> None:
 def test_frame_signed_with_another_seats_key_is_refused(mid_game: Net) -> None:
     # seat 1's key (the receiver's own) and a third key sign a body that claims seat 0
     net = mid_game.clone()
-    chain = net.sessions[SENDER]._chains[SENDER]
+    chain = net.sessions[SENDER].chains[SENDER]
     body = encode_body(net.config, SENDER, chain.next_seq, chain.last_digest, "chat", {"text": "hi"})
     frames = [
         msgpack.packb([body, key.sign(body)]) for key in (net.keys[RECEIVER], Ed25519PrivateKey.generate())
@@ -125,7 +125,7 @@ def test_frame_of_another_session_is_refused(mid_game: Net) -> None:
     # and one numbered to fit this game's chain, are both refused
     net = mid_game.clone()
     other = dataclasses.replace(net.config, session_id=secrets.token_bytes(32))
-    chain = net.sessions[SENDER]._chains[SENDER]
+    chain = net.sessions[SENDER].chains[SENDER]
     frames = [
         seal(
             other, net.keys[SENDER], SENDER, 0, other.genesis_hash, "keycommit", {"commit": bytes(32)}
@@ -239,7 +239,7 @@ def test_frame_that_skips_and_rewrites_history_is_blamed(mid_game: Net) -> None:
     # seat 0 signs a second, different frame #k for a k the receiver already has (a rewritten
     # past): equivocation, with both signed frames as evidence
     net = mid_game.clone()
-    chain = net.sessions[RECEIVER]._chains[SENDER]
+    chain = net.sessions[RECEIVER].chains[SENDER]
     seq = chain.next_seq - 3
     (original,) = chain.first_version(seq)  # a game frame, or a side frame kept as bytes
     rewritten = forge(net.config, net.keys[SENDER], original, kind="chat", data={"text": "rewritten"})
@@ -273,7 +273,7 @@ DRAW = {"seat": 0, "move": "draw", "from": "deck"}
 def test_signed_malformed_message_is_blamed(mid_game: Net, kind: str, acks: Any, data: Any) -> None:
     # the signature shows who sent it: a malformed message is its sender's fault, not noise
     net = mid_game.clone()
-    chain = net.sessions[SENDER]._chains[SENDER]
+    chain = net.sessions[SENDER].chains[SENDER]
     code = KINDS.index(kind) if kind in KINDS else 99
     body = msgpack.packb(
         [

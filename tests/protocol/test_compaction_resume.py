@@ -30,7 +30,7 @@ def test_a_peer_resumed_after_two_signed_rounds_finishes_the_game() -> None:
             break
     assert signed_rounds(net, CRASHED) >= 2, "eight games in a row ended before two rounds were signed"
     honest = net.sessions[0]
-    assert any(chain.digests for chain in honest._chains), "nothing was compacted"
+    assert any(chain.digests for chain in honest.chains), "nothing was compacted"
     # the crash: what the peer received last never reached its disk (its own frames did: a frame
     # is written before it is sent)
     old = net.sessions[CRASHED]

@@ -61,7 +61,7 @@ def test_flood_ahead_of_gap_is_dropped_and_memory_bounded() -> None:
     assert flooder.flood_bytes > 40 * MiB
     finished_unblamed(net)
     for seat, grown in zip(HONEST, growth, strict=True):
-        held = net.sessions[seat]._chains[FLOODER].ahead
+        held = net.sessions[seat].chains[FLOODER].ahead
         assert sum(len(e.frame) for e in held.values()) <= 4 * MiB and len(held) <= 256
         assert grown < BOUND, f"seat {seat} grew by {grown / MiB:.1f} MiB"
 
@@ -74,8 +74,8 @@ def test_flood_echo_claims_far_ahead_are_not_kept() -> None:
     finished_unblamed(net)
     for seat in HONEST:
         session = net.sessions[seat]
-        assert not session._echo_claims and not session._claim_frames
-        assert all(q < 1 << 20 for q in session._echo_max.values()), session._echo_max
+        assert not session.acks.claims and not session.acks.claim_frames
+        assert all(q < 1 << 20 for q in session.acks.echo_max.values()), session.acks.echo_max
         assert not session.disputes
 
 
@@ -160,7 +160,7 @@ def test_flood_evidence_under_the_quota_stays_within_the_bound() -> None:
 
     def sample() -> None:  # the flooded frames the honest peers hold (before the round is signed)
         for s in HONEST:
-            chain = net.sessions[s]._chains[FLOODER]
+            chain = net.sessions[s].chains[FLOODER]
             held = sum(len(e.frame) + len(e.body) for e in chain.frames.values())
             held += sum(len(f) for f in chain.side.values())
             peak[0] = max(peak[0], held)

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from protocol.chains import MAX_BUFFERED
 from protocol.errors import MalformedSignedFrame, ProtocolError
 from protocol.events import Blamed, ChatReceived, FrameRejected, Halted, TimerRequest, Updated
 from protocol.messages import MAX_FRAME, SCHEMAS, encode_body, open_frame
-from protocol.session import MAX_BUFFERED
 from tests.protocol.harness import Net
 
 
@@ -292,7 +292,7 @@ def test_session_survives_fuzzed_evidence(recorded: dict[str, Any], data: st.Dat
     )
     if len(inner) > MAX_FRAME - 1024:
         return
-    chain = session._chains[relayer]
+    chain = session.chains[relayer]
     body = encode_body(net.config, relayer, chain.next_seq, chain.last_digest, "evidence", {"frame": inner})
     session.receive_frame(msgpack.packb([body, net.keys[relayer].sign(body)]))
     events = session.next_events()
@@ -305,7 +305,7 @@ def test_a_flood_of_frames_ahead_of_a_gap_is_bounded(recorded: dict[str, Any]) -
     # then refused; the receiver neither grows without bound nor stops
     net: Net = recorded["snapshots"][2][0].clone()
     receiver = net.sessions[1]
-    chain = receiver._chains[0]
+    chain = receiver.chains[0]
     key = net.keys[0]
     for offset in range(MAX_BUFFERED + 5):
         body = encode_body(net.config, 0, chain.next_seq + 10 + offset, bytes(32), "chat", {"text": "x"})

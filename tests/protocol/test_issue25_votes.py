@@ -41,7 +41,7 @@ def nobody_taken_over(net: Net) -> None:
 
 def vote_about(session: Session, owner: int, attempt: int = 0) -> bytes:
     """`session`'s program signs one valid vote about `owner` (no wait of its own ran out)."""
-    held = [[s, session.next_seq_of(s), session._chains[s].last_digest] for s in (owner,)]
+    held = [[s, session.next_seq_of(s), session.chains[s].last_digest] for s in (owner,)]
     sent = session._emit("vacate", {"owner": owner, "held": held, "attempt": attempt})
     assert sent is not None
     return sent.frame

@@ -152,7 +152,7 @@ def test_a_game_message_after_a_leave_blames_the_leaver() -> None:
     # signed after its leave: a seat that left plays no more
     envelope = Session._emit(leaver, "roundsig", {"job": 999, "round": 0, "hash": b"\0" * 32})
     assert envelope is None, "the leaver's own session sends no game message any more"
-    chain = leaver._chains[LEAVER]
+    chain = leaver.chains[LEAVER]
     late = seal(
         net.config,
         net.keys[LEAVER],
@@ -184,7 +184,7 @@ def test_a_remaining_peer_restarts_after_a_takeover_and_finishes_alike() -> None
 
 def test_a_forged_leave_is_refused_and_changes_nothing() -> None:
     net = dealt_table()
-    chain = net.sessions[0]._chains[LEAVER]
+    chain = net.sessions[0].chains[LEAVER]
     # a leave signed by seat 1 claiming to be seat 2's: the signature does not verify
     forged = seal(
         net.config,
@@ -205,7 +205,7 @@ def test_a_forged_leave_is_refused_and_changes_nothing() -> None:
 def test_a_leave_relayed_with_a_bad_signature_blames_the_relayer() -> None:
     net = dealt_table()
     liar = net.sessions[1]
-    chain = net.sessions[LEAVER]._chains[LEAVER]
+    chain = net.sessions[LEAVER].chains[LEAVER]
     real = seal(
         net.config,
         net.keys[LEAVER],
@@ -255,7 +255,7 @@ def test_a_leave_survives_a_restart_of_the_leaver() -> None:
 def test_the_leave_schema() -> None:
     net = dealt_table()
     session = net.sessions[0]
-    chain = session._chains[0]
+    chain = session.chains[0]
     frame = seal(
         net.config, net.keys[0], 0, chain.next_seq, chain.last_digest, "leave", {"reason": "r", "key": b""}
     )

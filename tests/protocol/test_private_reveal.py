@@ -174,11 +174,11 @@ def test_a12_peek_line_false_complaint_blames_the_complainer() -> None:
     # the recipient of the re-reveal got a good packet from the keeper; it complains anyway,
     # with a true opening of the key: every peer opens the box, finds good shares, blames it
     (sender, recipient) = next(
-        (key[0], to) for session in net.sessions for key, by in session._sealed.items() for to in by
+        (key[0], to) for session in net.sessions for key, by in session.complaints.sealed.items() for to in by
     )
     session = net.sessions[recipient]
-    key = next(k for k, by in session._sealed.items() if recipient in by and k[0] == sender)
-    packet, _, _, frame = session._sealed[key][recipient]
+    key = next(k for k, by in session.complaints.sealed.items() if recipient in by and k[0] == sender)
+    packet, _, _, frame = session.complaints.sealed[key][recipient]
     z, proof = crypto.make_complaint(
         session.secret or 0,
         session.public_keys[recipient],

@@ -345,7 +345,7 @@ def test_issue17_3_a_player_cut_off_who_played_on_is_rewound_then_retakes_its_se
     net.withhold = lambda seat, frame: seat == GONE
     net.pump()
     mine = net.sessions[GONE]
-    played = mine._consumed_upto[GONE]
+    played = mine.consumed_upto[GONE]
     net.fire_timers([0, 1], prefix="job:", until=lambda: all(net.sessions[s].taken_over for s in (0, 1)))
     net.pump(play=False)
     limit = net.sessions[0].stand_ins[GONE].limit
@@ -486,7 +486,7 @@ def _wrong_secret(session: Session, data: dict[str, Any]) -> dict[str, Any]:
     # a polynomial whose constant term is not the dealer's key share: C_0 (= X_i, never sent)
     # does not match, so every holder's Feldman check fails
     assert session.me is not None and session.secret is not None
-    terms = session.escrow_terms(session.me, session._job.escrow_hash)  # type: ignore[union-attr]
+    terms = session.escrows.terms(session.me, session._job.escrow_hash)  # type: ignore[union-attr]
     coefficients = [random_scalar() for _ in range(terms.threshold)]
     return {"deal": deal_polynomial(coefficients, terms).to_wire()}
 
@@ -532,8 +532,8 @@ def test_issue17_3_a_holder_that_complains_about_a_good_box_is_blamed() -> None:
     net = insured("skyjo", moves=0)
     holder, dealer = 0, 1
     session = net.sessions[holder]
-    escrow = session._escrows[dealer][2]
-    deal, terms, _ = session._escrows[dealer]
+    escrow = session.escrows.boxes[dealer][2]
+    deal, terms, _ = session.escrows.boxes[dealer]
     assert session.secret is not None
     position = net.config.escrow_holders(dealer).index(holder)
     complaint = crypto.make_escrow_complaint(deal, terms, position, session.secret).to_wire()
@@ -569,7 +569,7 @@ def test_issue17_3_no_escrow_at_a_table_that_is_not_insured() -> None:
 
 def _vote(net: Net, voter: int, owner: int, seats: list[int]) -> bytes:
     session = net.sessions[voter]
-    held = [[s, session.next_seq_of(s), session._chains[s].last_digest] for s in seats]
+    held = [[s, session.next_seq_of(s), session.chains[s].last_digest] for s in seats]
     sent = session._emit("vacate", {"owner": owner, "held": held, "attempt": 0})
     assert sent is not None
     return sent.frame
@@ -643,7 +643,7 @@ def test_issue17_3_a_frame_that_reached_one_peer_only_counts_at_every_peer() -> 
     net.pump()
     behind, ahead = net.sessions[1], net.sessions[0]
     assert ahead.next_seq_of(GONE) > behind.next_seq_of(GONE)
-    assert ahead._consumed_upto[GONE] > behind._consumed_upto[GONE], "seat 1 acted on the move"
+    assert ahead.consumed_upto[GONE] > behind.consumed_upto[GONE], "seat 1 acted on the move"
     # seat 2 runs out of patience first: it votes with less than seat 1 holds. Seat 1 does not
     # vote on its word (a vote is an observation, issue 25): it waits for seat 2's shares.
     net.fire_timers([1], prefix="job:")
@@ -716,7 +716,7 @@ def test_issue17_4_after_a_takeover_only_revealed_cards_shares_of_the_vanished_s
         if e.kind == "partials" and e.data["dealer"] == GONE:
             partials.setdefault(e.data["job"], {})[e.seat] = list(e.data["batch"][0])
     assert partials, "the table rebuilt shares of the vanished seat"
-    mine = curious.escrow_share(GONE)
+    mine = curious.escrows.shares[GONE]
     share_of = {bytes(mul(secret, c.c1)): h for h, c in cards.ciphertexts.items()}
     computable: set[int] = set()
     own = {h: mul(mine, c.c1) for h, c in cards.ciphertexts.items()}

@@ -26,7 +26,7 @@ def test_want_and_echo_timers_lapse_when_settled() -> None:
     session = net.sessions[0]
     seq = session.next_seq_of(1) - 1
     assert not session.timer_needed(f"want:1:{seq}"), "that frame is here"
-    assert session.timer_needed(f"want:1:{session.next_seq_of(1)}") == (session._final is False)
+    assert session.timer_needed(f"want:1:{session.next_seq_of(1)}") == (session.final is False)
     assert not session.timer_needed("echo:1:0"), "no dispute"
     assert not session.timer_needed("bogus:x:y") and not session.timer_needed("want:x:y")
 

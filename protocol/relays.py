@@ -1,0 +1,215 @@
+"""Relays: passing on signed frames of other seats, as evidence or because a peer lacks them.
+
+A frame one seat signed is taken by every peer exactly as if received directly, whoever relays
+it (`take`): so two different signed frames with one sequence number meet, whichever came first,
+and a peer that was sent another version of a frame reaches the same verdict as the others.
+Three things relay:
+
+* **Evidence** (`publish`): the signed frames that prove a fault, or that a waited seat may lack,
+  are sent to every peer once each, inside our own `evidence` frames.
+* **Gaps** (`want_later`, `serve_want`): an acknowledgement that shows a frame we lack starts a
+  short `want:<seat>:<seq>` timer; when it runs out we ask with a `want`, and any peer answers by
+  relaying the frames (at most 64 at a time, each frame at most `MAX_SERVED` times).
+* **Who may lack what** (`unacknowledged`): the frames a seat we wait for has not acknowledged.
+
+Every relay is within our own relay budget (`Quotas.may_relay`), which is below every quota the
+others apply to us, so relaying never makes an honest peer look like a flooder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from .acks import Acknowledgements
+from .chains import Chain
+from .errors import BadSignature, MalformedMessage, MalformedSignedFrame, Misbehaviour
+from .events import SessionEvent, TimerRequest
+from .messages import SIDE_KINDS, Envelope
+from .quotas import Quotas
+
+WANT_DELAY = 1.0
+"""Seconds to wait for a frame an acknowledgement showed exists before asking the others for it."""
+MAX_SERVED = 3
+"""How often one frame is relayed in answer to `want`s (a flood of wants amplifies nothing)."""
+
+
+class RelayContext(Protocol):
+    """What the relays need of their session."""
+
+    me: int | None
+    players: int
+    chains: list[Chain]
+    final: bool
+
+    @property
+    def quotas(self) -> Quotas: ...
+
+    def report(self, event: SessionEvent) -> None: ...
+
+    def emit(self, kind: str, data: dict[str, Any]) -> Envelope | None: ...
+
+    def accept(self, envelope: Envelope) -> None: ...
+
+    def open(self, frame: bytes) -> Envelope: ...
+
+    acks: Acknowledgements
+
+
+class Relays:
+    """One session's relays: what it published, asked for and served."""
+
+    def __init__(self, ctx: RelayContext) -> None:
+        self.ctx = ctx
+        self.published: set[bytes] = set()
+        """SHA-256 of every frame we relayed as evidence (each goes out once)."""
+        self.wanted: set[tuple[int, int]] = set()
+        """(seat, seq) we asked a `want:` timer for."""
+        self.served: dict[tuple[int, int], int] = {}
+        """(seat, seq) -> how often we relayed it in answer to `want`s."""
+        self.relaying = False
+        """True while a relayed frame is taken in (evidence inside it is only compared)."""
+
+    @contextmanager
+    def taking(self) -> Iterator[None]:
+        """Take frames in as relayed ones (see `take`)."""
+        outer, self.relaying = self.relaying, True
+        try:
+            yield
+        finally:
+            self.relaying = outer
+
+    def take(self, sender: int, frame: bytes) -> None:
+        """A frame of another seat that `sender` relays as evidence: taken as if received directly.
+
+        Evidence relayed inside relayed evidence is only compared, not taken in (no deeper
+        nesting); a frame of ours is ignored (we know what we signed).
+        """
+        ctx = self.ctx
+        try:
+            other = ctx.open(frame)
+        except MalformedSignedFrame as exc:
+            if exc.seat == ctx.me:
+                return  # we know what we signed (the relayer only passed on what it got)
+            raise Misbehaviour(exc.seat, exc.reason, (exc.frame,)) from None
+        except (MalformedMessage, BadSignature) as exc:
+            raise Misbehaviour(sender, f"sent evidence that is not a valid frame: {exc.reason}") from None
+        if other.seat == ctx.me:
+            return
+        if not (self.relaying and other.kind == "evidence"):
+            with self.taking():
+                ctx.accept(other)
+            return
+        chain = ctx.chains[other.seat]
+        known = chain.frames.get(other.seq) or chain.ahead.get(other.seq)
+        if known is not None and known.digest != other.digest:
+            raise Misbehaviour(
+                other.seat,
+                f"equivocation: two different signed frames #{other.seq}",
+                (known.frame, other.frame),
+            )
+        if known is None and chain.digests.get(other.seq, other.digest) != other.digest:
+            raise Misbehaviour(
+                other.seat,
+                f"equivocation: two different signed frames #{other.seq}",
+                (*chain.first_version(other.seq), other.frame),
+            )
+
+    def publish(self, frames: Iterable[bytes]) -> None:
+        """Relay signed frames that prove a fault to the other peers, once each."""
+        ctx = self.ctx
+        for frame in frames:
+            mark = hashlib.sha256(frame).digest()
+            if ctx.me is None or mark in self.published or not ctx.quotas.may_relay(len(frame)):
+                continue
+            self.published.add(mark)
+            try:
+                ctx.emit("evidence", {"frame": frame})
+            except ValueError:  # too large to wrap: the others received it directly
+                continue
+
+    def unacknowledged(self, seats: Iterable[int]) -> list[bytes]:
+        """Frames that one of `seats` may lack and need, in chain order (ours included).
+
+        A seat that acknowledged a seat's game frame #q holds all of that seat's frames up to q
+        (a chain is taken in order); it may lack the frames after the last one it acknowledged,
+        up to that seat's last game frame (side frames between included: the chain needs them).
+        Ours too: a link that stalled may have held back what we sent, and the waited seat may be
+        waiting for it.
+        """
+        waited = tuple(seats)
+        missing: list[bytes] = []
+        for owner, chain in enumerate(self.ctx.chains):
+            games = [q for q, e in chain.frames.items() if e.kind not in SIDE_KINDS]
+            if not games:
+                continue
+            start = max(games) + 1
+            for seat in waited:
+                if seat != owner:
+                    echoed = max((q for q in games if self.ctx.acks.echoed(seat, owner, q)), default=-1)
+                    start = min(start, echoed + 1)
+            for q in range(start, max(games) + 1):
+                missing.extend(chain.first_version(q))
+        return missing
+
+    # --- gaps ---------------------------------------------------------------------------------
+
+    def want_later(self, seat: int) -> None:
+        """An acknowledgement showed that a frame of `seat` exists that we lack: ask for it shortly."""
+        ctx = self.ctx
+        if ctx.me is None:
+            return
+        key = (seat, ctx.chains[seat].next_seq)
+        if key not in self.wanted:
+            self.wanted.add(key)
+            ctx.report(TimerRequest(f"want:{seat}:{key[1]}", WANT_DELAY))
+
+    def want_needed(self, rest: str) -> bool:
+        """Whether a `want:<seat>:<seq>` timer is still of use (the frame has not come)."""
+        seat_text, _, seq_text = rest.partition(":")
+        try:
+            seat, seq = int(seat_text), int(seq_text)
+        except ValueError:
+            return False
+        ctx = self.ctx
+        return not ctx.final and 0 <= seat < ctx.players and ctx.chains[seat].next_seq <= seq
+
+    def want_timeout(self, name: str) -> None:
+        """`want:<seat>:<seq>` ran out: if the frame has not come, ask every peer for it."""
+        _, seat_text, seq_text = name.split(":")
+        seat, seq = int(seat_text), int(seq_text)
+        ctx = self.ctx
+        if ctx.final or ctx.me is None or ctx.chains[seat].next_seq > seq:
+            return  # it came meanwhile
+        ctx.emit("want", {"seat": seat, "from": seq})
+
+    def serve_want(self, asker: int, seat: int, start: int) -> None:
+        """Relay the frames of `seat` that `asker` lacks (at most 64 at a time, each a few times)."""
+        ctx = self.ctx
+        if ctx.me is None or seat >= ctx.players or seat == asker:
+            return
+        chain = ctx.chains[seat]
+        for seq in range(start, min(chain.next_seq, start + 64)):
+            key = (seat, seq)
+            # side frames too (their bytes are kept until compaction): a seat the table voted to
+            # play cannot send them again, and its later frames cannot be taken without them
+            held = chain.first_version(seq)
+            if self.served.get(key, 0) >= MAX_SERVED or not held:
+                continue
+            self.served[key] = self.served.get(key, 0) + 1
+            frame = held[0]
+            if not ctx.quotas.may_relay(len(frame)):
+                return
+            try:
+                ctx.emit("evidence", {"frame": frame})
+            except ValueError:  # too large to wrap: it went out directly
+                continue
+
+    def compact(self, signed: Mapping[int, int]) -> None:
+        """A round was signed: forget the serve counts of frames nobody will ask for again."""
+        self.served = {k: n for k, n in self.served.items() if k[1] >= signed.get(k[0], 0)}
+
+
+__all__ = ["MAX_SERVED", "WANT_DELAY", "RelayContext", "Relays"]
