@@ -241,7 +241,10 @@ def _print_verdict(verdict: Any) -> None:
         if not verdict.finished and getattr(verdict, "left", None) is not None:
             _say(f"  {verdict.stops_at}")  # "stopped: Anna (seat 2) left the table"
         elif not verdict.finished:
-            _say(f"  stops {verdict.stops_at or 'before the end of the game'}")
+            where = verdict.stops_at or "before the end of the game"
+            if where.startswith(("in ", "after ", "before ")):  # "in round 2, at job 57: waits for ..."
+                where = f"stops {where}"  # else a sentence of its own: "the game was stopped: ..."
+            _say(f"  {where}")
             _say("  everything up to there checks; nothing after it can be judged")
         if verdict.truncated:
             _say("  note: the file ends with an incomplete record (a crash?); checked up to it")
@@ -324,16 +327,18 @@ def _has_terminal() -> bool:
 
 
 def _password(args: argparse.Namespace, *, hosting: bool) -> str | None:
-    """The table password for `--password`, as SPAKE2 will use it, or None without `--password`.
+    """The table password for `--password`, as SPAKE2 will use it, or None without `--password`
+    and without $SKYJO_LAN_PASSWORD.
 
-    From $SKYJO_LAN_PASSWORD, else asked at the terminal. A host that gives none (Enter at the
+    From $SKYJO_LAN_PASSWORD (set, it is the password even without `--password`), else asked at
+    the terminal. A host that gives none (Enter at the
     prompt, or no terminal at all) gets a generated word code, printed so it can be read aloud;
     a joiner without a terminal or the variable gets a line saying how to give it. Word codes are
     rewritten to one spelling here, on both sides (`wordcode.canonical`), so that a joiner typing
     "42 Guitarist revenge hurricane" matches the host's "42-guitarist-revenge-hurricane"."""
-    if not args.password:
-        return None
     env = os.environ.get(PASSWORD_ENV)
+    if not args.password and not (env or "").strip():
+        return None  # (a password in the variable is used without `--password` too: issue 28)
     if env is not None:
         if not env.strip():
             raise InputError(
@@ -394,6 +399,38 @@ def _default_nick() -> str:
     return "player"
 
 
+def _player_nick(args: argparse.Namespace, given: str | None, option: str) -> str:
+    """The player's name at a network table, as `play` finds it: the one given (kept as this
+    user's name when none is kept yet, so that `join --name Ben` is Ben next time too), else the
+    kept one, else asked at a terminal (the first time, as `play` asks) and kept, else the
+    default (`_default_nick`)."""
+    from . import storage
+
+    if given is not None:
+        nick = cmdline.nick(given, option)
+        if storage.stored_name() is None:
+            storage.store_name(nick)
+        return nick
+    stored = storage.stored_name()
+    if stored is None and getattr(args, "bot", None) is None and _has_terminal():
+        from .ui.caps import detect_lang
+        from .ui.i18n import tr
+
+        default = _default_nick()
+        try:
+            typed = input(tr(detect_lang(args.lang), "play.ask_name", default=default)).strip()
+        except (EOFError, UnicodeDecodeError):
+            typed = ""
+        try:
+            nick = cmdline.nick(typed) if typed else default
+        except InputError as exc:
+            print(f"skyjo-lan: {exc}; playing as {default}", file=sys.stderr)
+            nick = default
+        storage.store_name(nick)
+        return nick
+    return _default_nick()
+
+
 NAME_NOTICE = "--name now names the player; use --table for the table"
 """What `host --name X` without `--table` prints: X still names the table, as it used to."""
 
@@ -416,7 +453,7 @@ def _network_args(args: argparse.Namespace) -> None:
             raise InputError("give the table once: as --table NAME or as the first argument")
         args.table = args.table_flag
     given = player if player is not None else args.nick
-    args.nick = _default_nick() if given is None else cmdline.nick(given, "--name" if player else "--nick")
+    args.nick = _player_nick(args, given, "--name" if player else "--nick")
     if args.games is not None and args.games < 0:
         raise InputError(f"--games is 0 (no bound) or more, not {args.games}")
     if args.interface is not None:
@@ -626,7 +663,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def _pick_table(tables: list[Any]) -> Any:
     for number, ad in enumerate(tables, start=1):
         lock = " (password)" if ad.password else ""
-        print(f"  {number}. {ad.name}: {ad.game}, {ad.taken}/{ad.seats} seated, {ad.host}:{ad.port}{lock}")
+        print(f"  {number}. {ad.name}: {ad.game}, {_seated(ad)}, {ad.host}:{ad.port}{lock}")
     while True:
         try:
             answer = input("table number (Enter for 1, q to quit): ").strip().lower()
@@ -638,6 +675,15 @@ def _pick_table(tables: list[Any]) -> Any:
             return tables[0]
         if answer.isdigit() and 1 <= int(answer) <= len(tables):
             return tables[int(answer) - 1]
+
+
+def _seated(ad: Any) -> str:
+    """A table's seats as a list shows them: "2/3 seated", "full (3/3)", or "playing (watch it)"."""
+    if ad.playing:
+        return f"playing, {ad.taken}/{ad.seats} (`skyjo-lan watch` follows it)"
+    if ad.taken >= ad.seats:
+        return f"full ({ad.taken}/{ad.seats})"
+    return f"{ad.taken}/{ad.seats} seated"
 
 
 def cmd_discover(args: argparse.Namespace) -> int:
@@ -656,7 +702,7 @@ def cmd_discover(args: argparse.Namespace) -> int:
     for ad in tables:
         if ad.compatible:
             lock = ", password" if ad.password else ""
-            print(f"{ad.name}: {ad.game}, {ad.taken}/{ad.seats} seated{lock}, {ad.host}:{ad.port}")
+            print(f"{ad.name}: {ad.game}, {_seated(ad)}{lock}, {ad.host}:{ad.port}")
         else:
             print(f"{ad.name}: incompatible ({ad.problem})")
     return 0
@@ -675,6 +721,23 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+class _DefaultsShown(argparse.HelpFormatter):
+    """Help that shows each option's default ("(default: 3)"), unless its text already says it or
+    there is none worth saying (no value, a flag that is off)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (
+            not action.option_strings
+            or "default" in text
+            or action.default is None
+            or action.default is False
+            or action.default == argparse.SUPPRESS
+        ):
+            return action.help
+        return f"{text} (default: %(default)s)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="skyjo-lan",
@@ -685,57 +748,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("scenario", help="play a scripted game from a JSON file and print the table")
-    p.add_argument("file", help="the scenario file, or - for standard input")
-    p.set_defaults(func=cmd_scenario)
-
-    p = sub.add_parser("simulate", help="play many games with random legal moves and print statistics")
-    p.add_argument("--game", choices=GAMES, default="skyjo")
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--games", type=int, default=100)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
-    p.add_argument(
-        "--no-timing",
-        action="store_true",
-        help="leave out wall time and speed (output depends on the seed only)",
-    )
-    p.set_defaults(func=cmd_simulate)
-
-    p = sub.add_parser("tournament", help="play bots against each other and print win rates and scores")
-    p.add_argument("--game", choices=GAMES, default="skyjo")
-    p.add_argument(
-        "--seats", default="strong,greedy,greedy,greedy", help="bot level per seat, comma-separated"
-    )
-    p.add_argument("--games", type=int, default=200)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (use 2 for both cores)")
-    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--csv", metavar="FILE", help="also write the table to FILE as CSV")
-    p.set_defaults(func=cmd_tournament)
-
-    p = sub.add_parser("verify", help="re-check a saved game: every signature, proof, move and score")
-    p.add_argument("file", help="a transcript file (saved games are under $XDG_DATA_HOME/skyjo-lan/games/)")
-    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
-    p.set_defaults(func=cmd_verify)
-
-    p = sub.add_parser("history", help="list this machine's saved games, each verified, newest first")
-    p.add_argument("--game", dest="only", choices=GAMES, default=None, help="this game only")
-    p.add_argument("--limit", type=int, default=20, metavar="N", help="show the N newest (default 20)")
-    p.add_argument("--all", action="store_true", help="show every saved game")
-    p.add_argument("--json", action="store_true", help="print the listing as JSON")
-    p.add_argument("--dir", metavar="FOLDER", help="the games of FOLDER (default: this machine's)")
-    p.set_defaults(func=cmd_history)
-
-    p = sub.add_parser("ranking", help="rate each player per game from the verified, finished games")
-    p.add_argument("--game", dest="only", choices=GAMES, default=None, help="this game only")
-    p.add_argument("--json", action="store_true", help="print the rankings as JSON")
-    p.add_argument("--dir", metavar="FOLDER", help="the games of FOLDER (default: this machine's)")
-    p.set_defaults(func=cmd_ranking)
-
     def screen_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--lang", choices=("en", "fr"), help="the screen's language (default: the locale's)")
+        p.add_argument(
+            "--lang", choices=("en", "fr", "de"), help="the screen's language (default: the locale's)"
+        )
         p.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR=1, TERM=dumb)")
         p.add_argument(
             "--ascii",
@@ -743,10 +759,14 @@ def build_parser() -> argparse.ArgumentParser:
             help="ASCII drawing only (chosen for you if the locale is not UTF-8)",
         )
 
-    p = sub.add_parser("play", help="play on this machine against bots (no network needed)")
-    p.add_argument("--game", choices=GAMES, default="skyjo")
+    p = sub.add_parser(
+        "play", help="play on this machine against bots (no network needed)", formatter_class=_DefaultsShown
+    )
+    p.add_argument("--game", choices=GAMES, default="skyjo", help="the game")
     p.add_argument("--bots", type=int, default=3, help="how many bots sit at the table")
-    p.add_argument("--bot-level", choices=("random", "greedy", "strong"), default="greedy")
+    p.add_argument(
+        "--bot-level", choices=("random", "greedy", "strong"), default="greedy", help="how well they play"
+    )
     p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
     p.add_argument(
         "--name", help="your name at the table (default: the name given before; asked on the first run)"
@@ -756,11 +776,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     screen_options(p)
     p.set_defaults(func=cmd_play)
-
-    p = sub.add_parser("replay", help="step through a saved game, forward and back")
-    p.add_argument("file", help="a saved game (under $XDG_DATA_HOME/skyjo-lan/games/)")
-    screen_options(p)
-    p.set_defaults(func=cmd_replay)
 
     def network_options(p: argparse.ArgumentParser) -> None:
         p.add_argument(
@@ -812,15 +827,15 @@ def build_parser() -> argparse.ArgumentParser:
             action="store_true",
             help="log everything to standard error too (without a screen)",
         )
-        p.add_argument("--lang", choices=("en", "fr"), default=None, help="language of the screen")
+        p.add_argument("--lang", choices=("en", "fr", "de"), default=None, help="language of the screen")
         p.add_argument("--no-color", action="store_true", help="no colours (also NO_COLOR or TERM=dumb)")
         p.add_argument("--ascii", action="store_true", help="ASCII drawing instead of Unicode")
         p.add_argument(
             "--no-bell", action="store_true", help="no bell (and no window title) when your turn comes"
         )
 
-    p = sub.add_parser("host", help="open a table on the LAN and play")
-    p.add_argument("--game", choices=GAMES, default="skyjo")
+    p = sub.add_parser("host", help="open a table on the LAN and play", formatter_class=_DefaultsShown)
+    p.add_argument("--game", choices=GAMES, default="skyjo", help="the game")
     p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
     p.add_argument(
         "--table",
@@ -830,7 +845,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seats", type=int, default=4, help="players at the table, bots included")
     p.add_argument("--bots", type=int, default=0, help="bot peers this machine adds")
-    p.add_argument("--bot-level", choices=("random", "greedy", "strong"), default="greedy")
+    p.add_argument(
+        "--bot-level", choices=("random", "greedy", "strong"), default="greedy", help="how well they play"
+    )
     p.add_argument("--port", default="0", help="the lobby's TCP port, 1-65535 (default 0: any free port)")
     p.add_argument("--no-mdns", action="store_true", help="do not announce the table (join with HOST:PORT)")
     p.add_argument(
@@ -870,7 +887,9 @@ def build_parser() -> argparse.ArgumentParser:
     network_options(p)
     p.set_defaults(func=cmd_host)
 
-    p = sub.add_parser("join", help="find a table on the LAN (or HOST:PORT) and play")
+    p = sub.add_parser(
+        "join", help="find a table on the LAN (or HOST:PORT) and play", formatter_class=_DefaultsShown
+    )
     p.add_argument(
         "table", nargs="?", help="a table name, or HOST:PORT; without it, choose from the tables found"
     )
@@ -878,7 +897,9 @@ def build_parser() -> argparse.ArgumentParser:
     network_options(p)
     p.set_defaults(func=cmd_join)
 
-    p = sub.add_parser("watch", help="follow a running table read-only, as a spectator")
+    p = sub.add_parser(
+        "watch", help="follow a running table read-only, as a spectator", formatter_class=_DefaultsShown
+    )
     p.add_argument("table", nargs="?", help="a table name, or HOST:PORT; without it, the first table found")
     p.add_argument("--table", dest="table_flag", metavar="TABLE", help="the same as the first argument")
     p.add_argument(
@@ -889,16 +910,73 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--plain", action="store_true", help="print the game as lines, even in a terminal")
     p.add_argument("-v", "--verbose", action="store_true", help="log everything to standard error too")
-    p.add_argument("--lang", choices=("en", "fr"), default=None, help="language of the screen")
+    p.add_argument("--lang", choices=("en", "fr", "de"), default=None, help="language of the screen")
     p.add_argument("--no-color", action="store_true", help="no colours (also NO_COLOR or TERM=dumb)")
     p.add_argument("--ascii", action="store_true", help="ASCII drawing instead of Unicode")
     p.set_defaults(func=cmd_watch)
 
-    p = sub.add_parser("discover", help="list the tables announced on the LAN")
+    p = sub.add_parser(
+        "discover", help="list the tables announced on the LAN", formatter_class=_DefaultsShown
+    )
     p.add_argument("--json", action="store_true")
     p.add_argument("--seconds", type=float, default=3.0, help="how long to listen")
     p.add_argument("--interface", default=None, metavar="IP")
     p.set_defaults(func=cmd_discover)
+
+    p = sub.add_parser("history", help="list this machine's saved games, each verified, newest first")
+    p.add_argument("--game", dest="only", choices=GAMES, default=None, help="this game only")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="show the N newest (default 20)")
+    p.add_argument("--all", action="store_true", help="show every saved game")
+    p.add_argument("--json", action="store_true", help="print the listing as JSON")
+    p.add_argument("--dir", metavar="FOLDER", help="the games of FOLDER (default: this machine's)")
+    p.set_defaults(func=cmd_history)
+
+    p = sub.add_parser("ranking", help="rate each player per game from the verified, finished games")
+    p.add_argument("--game", dest="only", choices=GAMES, default=None, help="this game only")
+    p.add_argument("--json", action="store_true", help="print the rankings as JSON")
+    p.add_argument("--dir", metavar="FOLDER", help="the games of FOLDER (default: this machine's)")
+    p.set_defaults(func=cmd_ranking)
+
+    p = sub.add_parser("verify", help="re-check a saved game: every signature, proof, move and score")
+    p.add_argument("file", help="a transcript file (saved games are under $XDG_DATA_HOME/skyjo-lan/games/)")
+    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("replay", help="step through a saved game, forward and back")
+    p.add_argument("file", help="a saved game (under $XDG_DATA_HOME/skyjo-lan/games/)")
+    screen_options(p)
+    p.set_defaults(func=cmd_replay)
+
+    # for developers: scripted games, statistics, bot tournaments
+    p = sub.add_parser("scenario", help="play a scripted game from a JSON file and print the table")
+    p.add_argument("file", help="the scenario file, or - for standard input")
+    p.set_defaults(func=cmd_scenario)
+
+    p = sub.add_parser("simulate", help="play many games with random legal moves and print statistics")
+    p.add_argument("--game", choices=GAMES, default="skyjo")
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
+    p.add_argument(
+        "--no-timing",
+        action="store_true",
+        help="leave out wall time and speed (output depends on the seed only)",
+    )
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("tournament", help="play bots against each other and print win rates and scores")
+    p.add_argument("--game", choices=GAMES, default="skyjo")
+    p.add_argument(
+        "--seats", default="strong,greedy,greedy,greedy", help="bot level per seat, comma-separated"
+    )
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (use 2 for both cores)")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--csv", metavar="FILE", help="also write the table to FILE as CSV")
+    p.set_defaults(func=cmd_tournament)
     return parser
 
 

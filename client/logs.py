@@ -117,10 +117,22 @@ def saved_game() -> Path | None:
     return path if isinstance(path, Path) else None
 
 
+RESUME = {
+    "join": "skyjo-lan join --resume",
+    "host": "skyjo-lan host --resume",
+    "resume": "skyjo-lan join --resume",
+}
+"""The command that brings an interrupted player back to a network game (`interrupted`)."""
+
+
 def interrupted(command: str) -> str:
-    """The line Ctrl-C ends a command with."""
+    """The line Ctrl-C ends a command with: where the game is saved and, for a network game
+    (the table plays on without this program), the command that brings the player back."""
     saved = saved_game()
     where = f": the game is saved in {saved}" if saved is not None else ""
+    back = RESUME.get(command) if saved is not None else None
+    if back is not None:
+        where += f"; the table goes on: `{back}` brings you back to your seat"
     return f"skyjo-lan {command}: Interrupted{where}"
 
 

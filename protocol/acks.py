@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from .chains import Chain
+from .config import TableConfig, named_seats
 from .events import SessionEvent, TimerRequest
 from .messages import SIDE_KINDS, Ack, Envelope
 
@@ -42,6 +43,7 @@ class AckContext(Protocol):
 
     me: int | None
     players: int
+    config: TableConfig
     chains: list[Chain]
     replaying: bool
     halted: str | None
@@ -228,9 +230,9 @@ class Acknowledgements:
         if liars and (seat, seq) in self.disputes:
             # Nobody can prove who lied (the author may have signed another version for the
             # echoer only): the game stops, naming nobody.
-            names = ", ".join(str(s + 1) for s in liars)
+            who = named_seats(self.ctx.config, liars)
             self.ctx.stop(
-                f"seat(s) {names} echoed a frame #{seq} of seat {seat + 1} other than ours "
+                f"{who} echoed a frame #{seq} of {named_seats(self.ctx.config, [seat])} other than ours "
                 "and showed no signed version",
                 absent=tuple(liars),
             )

@@ -224,3 +224,11 @@ def _check_settings(table: Mapping[str, Any], players: int) -> None:
 
 def seat_names(config: TableConfig) -> Sequence[str]:
     return config.names or tuple(f"seat {s + 1}" for s in range(config.players))
+
+
+def named_seats(config: TableConfig, seats: Sequence[int]) -> str:
+    """Seats for a person: "Anna (seat 1)", "Anna (seat 1) and Ben (seat 2)" (counted from 1;
+    a table without names says "seat 1")."""
+    names = config.names
+    who = [f"{names[s]} (seat {s + 1})" if names and 0 <= s < len(names) else f"seat {s + 1}" for s in seats]
+    return who[0] if len(who) == 1 else f"{', '.join(who[:-1])} and {who[-1]}"

@@ -49,7 +49,7 @@ from . import crypto, takeover
 from .acks import Acknowledgements
 from .ballots import Ballots, Held
 from .chains import Chain
-from .config import TableConfig
+from .config import TableConfig, named_seats
 from .errors import Misbehaviour
 from .events import Left, Rewound, SeatReturned, SeatTakenOver, SessionEvent, TableSilent, TimerRequest
 from .jobs.base import crypto_fault
@@ -608,6 +608,10 @@ class SeatInsurance:
             attempt.lifted = True  # a vote about us nobody answered: it no longer holds us back
             session.advance()
             return
+        if me not in attempt.votes:
+            # our vote no longer counts (signed while the table played our own seat: we were cut
+            # off): nothing of this attempt is ours to settle; the voters' own timers settle it
+            return
         left = self.left()
         required = [s for s in self.ballots.required(owner, left) if s != me]
         pending = [s for s in required if s not in attempt.votes or s not in attempt.answers]
@@ -620,9 +624,9 @@ class SeatInsurance:
             return
         if silent:
             absent = tuple(sorted({*seats, *silent}))[:8]
-            names = ", ".join(str(s + 1) for s in absent)
+            who = named_seats(self.config, absent)
             session.stop(
-                f"seat(s) {names} did not answer in time (the table could not agree to play on)",
+                f"{who} did not answer in time (the table could not agree to play on)",
                 absent=absent,
             )
             return
@@ -634,8 +638,8 @@ class SeatInsurance:
             self._vacate_timer(owner)
             return
         absent = tuple(sorted({*seats, *pending}))[:8]
-        names = ", ".join(str(s + 1) for s in absent)
-        session.stop(f"seat(s) {names} did not answer in time (the table could not agree)", absent=absent)
+        who = named_seats(self.config, absent)
+        session.stop(f"{who} did not answer in time (the table could not agree)", absent=absent)
 
     # --- the return ---------------------------------------------------------------------------
 

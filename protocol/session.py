@@ -60,7 +60,7 @@ from skyjo_p2p.engine import apply, disclose, legal_moves, new_game, rules_for
 from . import complaints, crypto, takeover
 from .acks import Acknowledgements
 from .chains import MAX_BUFFERED, MAX_BUFFERED_BYTES, Chain
-from .config import TableConfig, seat_names
+from .config import TableConfig, named_seats, seat_names
 from .crypto.group import encode_scalar
 from .crypto.randomness import SYSTEM, RandomSource
 from .deck import CardStore
@@ -88,7 +88,6 @@ from .quotas import Quotas
 from .relays import Relays
 from .transcript import extend, transcript_start
 from .verdicts import HaltClaims
-
 
 NOT_THE_SAME_GAME = "not the same game"
 """How a stop begins when a seat's chain starts from another genesis (PROTOCOL.md 6)."""
@@ -184,6 +183,11 @@ class Session:
         self.jobs_paused = False
         """True while the jobs may not run (a saved transcript is read back; a rewind)."""
         self._coin_secrets: dict[int, crypto.CoinContribution] = {}
+        self.recovering = False
+        """After a restore: our own frames beyond what our saved file held may be held by the
+        others (a lost tail); nothing of ours is signed until they are back (`peer_holds`)."""
+        self._holds: dict[int, int] = {}
+        """seat -> how many frames of our chain it holds (`peer_holds`), while recovering."""
         # the parts (see the module's docstring), each reading this session through its Protocol
         self.acks = Acknowledgements(self)
         self.relays = Relays(self)
@@ -344,6 +348,7 @@ class Session:
         identity: Ed25519PrivateKey,
         saved: dict[str, Any],
         frames: Iterable[bytes],
+        recover: bool = False,
         **options: Any,
     ) -> Session:
         """Rebuild a peer's session after a crash from its saved transcript and `secrets()`.
@@ -351,6 +356,12 @@ class Session:
         Every saved frame (ours included) is fed back with the jobs paused, then the game's order
         is replayed: our own messages come from the transcript, never made anew (making them anew
         would be equivocation), and the first job whose message of ours is missing makes it now.
+
+        `recover`: the file may have lost its tail (a disk that acknowledged a write it never
+        made, a backup, a dead battery), and the others may hold frames of ours it lacks. Then
+        nothing of ours is signed until every other seat said how much of our chain it holds
+        (`peer_holds`) and we hold as much (`chain_frames` on their side), or a `recover` timer
+        ran out with no seat holding more (PROTOCOL.md 10.10).
         """
         session = cls(config, seat, identity, **options)
         if "x" in saved:
@@ -370,9 +381,51 @@ class Session:
             e for e in session._events if isinstance(e, Blamed | Left | Halted | FrameRejected)
         ]
         session.insurance.resumed()
+        if recover and not session.halted and not session.settled:
+            session.recovering = True
+            session._events.append(TimerRequest("recover", session.step_timeout))
         session.advance()
         session.acks.arm_timer()  # what we received but never acknowledged before the crash
         return session
+
+    def peer_holds(self, seat: int, count: int) -> None:
+        """(While recovering) `seat` holds the first `count` frames of our chain (the driver's
+        link said so). When every other seat still playing said it and we hold as much, we go on."""
+        if not self.recovering or self.me is None or seat == self.me or not 0 <= seat < self.players:
+            return
+        self._holds[seat] = max(self._holds.get(seat, 0), count)
+        self._recovered(timer=False)
+
+    def missing_own(self) -> int | None:
+        """(While recovering) the first frame of ours to ask the others for, if one of them said
+        it holds more of our chain than we do; None otherwise."""
+        if not self.recovering or self.me is None:
+            return None
+        ours = self.chains[self.me].next_seq
+        return ours if any(count > ours for count in self._holds.values()) else None
+
+    def chain_frames(self, seat: int, start: int, most: int = 256) -> list[bytes]:
+        """The frames of `seat`'s chain we hold from `start` on (at most `most`): what a seat
+        recovering a lost tail of its own file asks us for."""
+        if not 0 <= seat < self.players:
+            return []
+        chain = self.chains[seat]
+        out: list[bytes] = []
+        for seq in range(max(0, start), min(chain.next_seq, max(0, start) + most)):
+            out.extend(chain.first_version(seq)[:1])
+        return out
+
+    def _recovered(self, timer: bool) -> None:
+        assert self.me is not None
+        ours = self.chains[self.me].next_seq
+        if any(count > ours for count in self._holds.values()):
+            return  # a seat holds frames of ours we lack: they come first
+        waited = [s for s in range(self.players) if s != self.me and s not in self.stand_ins]
+        if not timer and any(s not in self._holds for s in waited):
+            return
+        self.recovering = False
+        self.advance()
+        self.acks.arm_timer()
 
     def receive_frame(self, frame: bytes) -> None:
         """Take one frame from any peer. Faults become events; this never raises."""
@@ -450,6 +503,8 @@ class Session:
             return self.acks.timer_needed(kind, rest)
         if kind == "vacate":
             return self.insurance.timer_needed(name)
+        if kind == "recover":
+            return self.recovering
         return self._blocked is not None and self._blocked.name == name
 
     def leave(self, reason: str = "left the table") -> bool:
@@ -599,6 +654,12 @@ class Session:
         if name.startswith("vacate:"):
             self.insurance.timer(name)
             return
+        if name == "recover":
+            if self.recovering:
+                self._recovered(timer=True)
+                if self.recovering:  # a seat holds frames of ours still on their way: wait more
+                    self._events.append(TimerRequest("recover", self.step_timeout))
+            return
         if self.acks.disputes or self.insurance.paused():
             return  # nobody is late while we wait for the outcome of a dispute or of a vote
         blocked = self._blocked
@@ -616,8 +677,8 @@ class Session:
         # insured table the others may vote to play on without the seat (`SeatInsurance`).
         if self.insurance.wait_ran_out(blocked.seats):
             return
-        names = ", ".join(str(s + 1) for s in blocked.seats)
-        self.halt(f"seat(s) {names} did not answer in time ({name})", absent=blocked.seats)
+        who = named_seats(self.config, blocked.seats)
+        self.halt(f"{who} did not answer in time", absent=blocked.seats)
 
     @property
     def disputes(self) -> list[tuple[int, int]]:
@@ -667,6 +728,9 @@ class Session:
 
     def _accept(self, envelope: Envelope) -> None:
         chain = self.chains[envelope.seat]
+        if self.recovering and envelope.seat == self.me and envelope.seq >= chain.next_seq:
+            self._recover_own(envelope)
+            return
         if envelope.seat == self.me and envelope.seq >= chain.next_seq and not self.replaying:
             self._events.append(FrameRejected("a frame signed with this peer's own key that it did not send"))
             return
@@ -682,6 +746,22 @@ class Session:
         self._append(envelope)
         for waiting in chain.take_ahead():
             self._append(waiting)
+
+    def _recover_own(self, envelope: Envelope) -> None:
+        """A frame of ours the others held beyond our saved file (its signature is checked): taken
+        in as one read back from the file, and recorded by the driver like any accepted frame."""
+        chain = self.chains[envelope.seat]
+        if envelope.seq > chain.next_seq:
+            chain.hold_ahead(envelope, self.max_ahead_frames, self.max_ahead_bytes)
+            return
+        outer, self.replaying = self.replaying, True
+        try:
+            self._append(envelope)
+            for waiting in chain.take_ahead():
+                self._append(waiting)
+        finally:
+            self.replaying = outer
+        self._recovered(timer=False)
 
     def _append(self, envelope: Envelope) -> None:
         chain = self.chains[envelope.seat]
@@ -761,6 +841,8 @@ class Session:
         assert self.me is not None and self._key is not None
         if self.halted and kind not in SIDE_KINDS:
             return None
+        if self.recovering:
+            return None  # frames of ours the others hold may be missing here: sign nothing yet
         # every frame acknowledges what we hold: no frame of ours acts on an unacknowledged one
         acks = self.acks.pending()
         chain = self.chains[self.me]
@@ -779,7 +861,7 @@ class Session:
     # --- the jobs -------------------------------------------------------------------------------
 
     def advance(self) -> None:
-        if self.jobs_paused or self.insurance.paused():
+        if self.jobs_paused or self.recovering or self.insurance.paused():
             self._held_back = True
             return
         if self._held_back:  # a move asked for while held back could not be made: ask again

@@ -623,7 +623,9 @@ def _judge(
         verdict.stops_at = f"stopped: {_seat_from_one(verdict, report.left)} left the table"
     elif report.stopped is not None:
         verdict.kind, verdict.finished = "unfinished", False
-        verdict.stops_at = f"the game was stopped: {report.stopped}"
+        # a seat's halt frame already says who stopped it: "Anna (seat 1) stopped the game: ..."
+        stopped = " stopped the game: " in report.stopped
+        verdict.stops_at = report.stopped if stopped else f"the game was stopped: {report.stopped}"
     elif state is not None and state.phase == "game_over" and observer.settled:
         verdict.kind, verdict.finished = "finished", True
     else:

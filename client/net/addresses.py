@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 import trio
 
 from .framing import FramingError
+from .hints import REFUSED, TIMED_OUT, UNREACHABLE
 from .link import HANDSHAKE_TIMEOUT, Refused
 from .linkproto import LinkError, unpack
 
@@ -247,6 +248,33 @@ def _why(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def attempts_failed(exc: OSError, address: tuple[str, int]) -> OSError:
+    """trio's "all attempts to connect to HOST:PORT failed" with the reason of each attempt
+    (refused, timed out, no route: from each attempt's OSError, its cause), as one OSError that
+    keeps `exc` as its cause (so `hints.reach_hint` still finds the failure's kind)."""
+    cause = exc.__cause__
+    attempts = list(cause.exceptions) if isinstance(cause, BaseExceptionGroup) else [exc]
+    reasons = list(dict.fromkeys(_reason(a) for a in attempts[:8]))
+    host, port = address
+    failed = OSError(f"could not connect to {host}:{port}: {', '.join(reasons)}")
+    failed.__cause__ = exc
+    return failed
+
+
+def _reason(exc: BaseException) -> str:
+    """One attempt's failure in a few words."""
+    code = getattr(exc, "winerror", None) or (exc.errno if isinstance(exc, OSError) else None)
+    if code in REFUSED:
+        return "connection refused (nothing listens on that port)"
+    if code in UNREACHABLE:
+        return "no route to that address"
+    if code in TIMED_OUT or isinstance(exc, TimeoutError):
+        return "timed out"
+    if isinstance(exc, OSError) and exc.errno:
+        return os.strerror(exc.errno).lower()
+    return str(exc) or type(exc).__name__
+
+
 class TimedOut(LinkError):
     """One attempt got no connection, or no handshake, in time."""
 
@@ -328,6 +356,8 @@ async def dial_first(
         if isinstance(ordered[0], TimedOut):
             host, port = candidates[0]
             raise TimedOut(f"{host}:{port}: {ordered[0]}")
+        if isinstance(ordered[0], OSError) and ordered[0].errno is None:  # trio's "all attempts ... failed"
+            raise attempts_failed(ordered[0], candidates[0])
         raise ordered[0]
     for exc in ordered:
         if isinstance(exc, Refused):

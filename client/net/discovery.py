@@ -2,7 +2,10 @@
 
 A host announces ``<table name>._skyjo-lan._tcp.local.`` with its addresses and port and a TXT
 record (``v`` protocol version, ``game``, ``seats`` "taken/total", ``pw`` "1" if a password is
-needed, ``key`` the host's identity key in base64, which the joiner's handshake then requires).
+needed, ``key`` the host's identity key in base64, which the joiner's handshake then requires,
+``state`` "lobby" or "playing"). The host keeps the seat count up to date as people come and go,
+and keeps announcing the table while a game is played (``state=playing``: spectators find it
+by name; a joiner is told it is playing).
 `browse` lists what answers within a few seconds. python-zeroconf runs its own threads: its calls
 go through `trio.to_thread.run_sync`, and browser callbacks come back into trio through the trio
 token. IPv4 only by default; `interfaces` restricts announcing and listening to given addresses.
@@ -55,6 +58,8 @@ class TableAd:
     """Every address the table announced, in its order (`host` is the first)."""
     key: bytes = b""
     """The host's identity key, when the announcement states it (b"": an older host)."""
+    playing: bool = False
+    """A game is being played at the table (it can be watched; its lobby is not open)."""
 
     @property
     def endpoints(self) -> list[tuple[str, int]]:
@@ -71,6 +76,7 @@ class TableAd:
             "addresses": [f"{a}:{self.port}" for a in self.addresses],
             "compatible": self.compatible,
             "problem": self.problem or None,
+            "playing": self.playing,
         }
 
 
@@ -100,6 +106,7 @@ def parse_service(name: str, info: ServiceInfo | None) -> TableAd:
         ad.version = props.get("v", "")
         ad.game = props.get("game", "")
         ad.password = props.get("pw") == "1"
+        ad.playing = props.get("state") == "playing"
         if props.get("key"):
             ad.key = base64.b64decode(props["key"], validate=True)
             if len(ad.key) != 32:
@@ -168,7 +175,7 @@ class Advertiser:
         self._zc: Zeroconf | None = None
         self._info: ServiceInfo | None = None
 
-    def _make_info(self, taken: int) -> ServiceInfo:
+    def _make_info(self, taken: int, playing: bool = False) -> ServiceInfo:
         return ServiceInfo(
             SERVICE,
             f"{self.table}.{SERVICE}",
@@ -179,6 +186,7 @@ class Advertiser:
                 "game": self.game,
                 "seats": f"{taken}/{self.seats}",
                 "pw": "1" if self.password else "0",
+                "state": "playing" if playing else "lobby",
                 **({"key": base64.b64encode(self.key).decode()} if self.key else {}),
             },
             server=self.server,
@@ -197,21 +205,32 @@ class Advertiser:
         tag = self.key.hex()[:8] if self.key else secrets.token_hex(4)
         return f"{host.strip('-')[:40] or 'skyjo-lan'}-skyjo-{tag}.local."
 
-    async def start(self, taken: int) -> None:
+    @property
+    def running(self) -> bool:
+        """Whether the table is announced now."""
+        return self._zc is not None
+
+    async def start(self, taken: int, playing: bool = False) -> None:
+        """Announce the table (an announced one is updated instead)."""
+        if self._zc is not None:
+            await self.update(taken, playing)
+            return
+
         def go() -> None:
             self._zc = _zeroconf(self.interfaces)
-            self._info = self._make_info(taken)
+            self._info = self._make_info(taken, playing)
             self._zc.register_service(self._info, allow_name_change=True)
 
         await trio.to_thread.run_sync(go)
 
-    async def update(self, taken: int) -> None:
+    async def update(self, taken: int, playing: bool = False) -> None:
+        """Announce a new seat count, or that a game is being played."""
         if self._zc is None:
             return
         zc = self._zc
 
         def go() -> None:
-            self._info = self._make_info(taken)
+            self._info = self._make_info(taken, playing)
             zc.update_service(self._info)
 
         await trio.to_thread.run_sync(go)

@@ -14,7 +14,9 @@ guesses against offline; a wrong password only fails the key confirmation):
                                     <-  accepted {...} | refused {reason}
 
 After that: ``frame`` (a session frame), ``ping`` / ``pong`` (heartbeats), ``resend`` (after a
-reconnection: "send me your frames from seq n on"), lobby messages (``lobby``, ``start``) and
+reconnection: "send me your frames from seq n on", which also tells the other end how much of its
+own chain we hold), ``mine`` (after a restore whose file lost its tail: "send me my own frames
+from seq n on"), lobby messages (``lobby``, ``start``) and
 ``bye``. Unknown types and malformed maps are refused and the connection closed.
 """
 

@@ -129,6 +129,8 @@ class MeshRunner(Protocol):
     async def stop(self, reason: str, culprit: int | None = None) -> None: ...
     async def next_seq_of(self, seat: int) -> int: ...
     async def own_frames_from(self, seq: int) -> list[bytes]: ...
+    async def peer_holds(self, seat: int, count: int) -> int | None: ...
+    async def chain_frames(self, seat: int, start: int) -> list[bytes]: ...
     def deliver(self, frame: bytes) -> None: ...
     def set_watching(self, count: int) -> None: ...
     @property
@@ -380,7 +382,14 @@ class Mesh:
                 self.runner.deliver(field(message, "f", bytes, most=1 << 20))
             elif kind == "resend":
                 start = field(message, "from", int, most=1 << 40)
+                missing = await self.runner.peer_holds(seat, start)
+                if missing is not None:  # it holds frames of ours our saved file lost: ask for them
+                    link.send({"t": "mine", "from": missing})
                 for frame in await self.runner.own_frames_from(start):
+                    link.send({"t": "frame", "f": frame})
+            elif kind == "mine":  # it lost the tail of its file: its own frames we hold
+                start = field(message, "from", int, most=1 << 40)
+                for frame in await self.runner.chain_frames(seat, start):
                     link.send({"t": "frame", "f": frame})
             elif kind == "ping":
                 link.send({"t": "pong"})

@@ -5,7 +5,9 @@ Plackett-Luce model (Weng & Lin, "A Bayesian Approximation Method for Online Ran
 2011, algorithm 4): each player's skill is a normal belief (mu, sigma), updated
 after each game from the order the players finished in. The number shown is the *ordinal*,
 mu - 3 sigma: a skill the player is very likely (99.7 %) to be above, which rises with wins and
-with the number of games played.
+with the number of games played. Until an identity has `SETTLED_AFTER` rated games its rating is
+provisional (noise: three steady second places can outrate two wins) and it is placed after the
+settled ones, by wins and then average.
 
 Who is rated: an identity (an Ed25519 key; shown by its fingerprint and the name it played
 under last) for each seat it played in a game that counts (`GameEntry.counts`), the seats the
@@ -32,6 +34,11 @@ from .history import GameEntry
 HIGHEST_WINS = frozenset({"skip-bo"})
 """Games whose highest total wins (the others: the lowest)."""
 
+SETTLED_AFTER = 5
+"""Rated games an identity must have played before its rating is more than noise. Until then
+its rating is *provisional*: shown marked, and it ranks after the settled ones, by wins and
+then by average (the numbers people read first), not by a rating a single game can swing."""
+
 
 @dataclass
 class Standing:
@@ -44,6 +51,8 @@ class Standing:
     mu: float = 0.0
     sigma: float = 0.0
     games: int = 0
+    rated: int = 0
+    """Its games that moved its rating (two rated seats or more)."""
     wins: int = 0
     points: int = 0
     """The sum of its final totals (for the average)."""
@@ -58,7 +67,13 @@ class Standing:
 
     @property
     def average(self) -> float:
+        """Its mean final total."""
         return self.points / self.games if self.games else 0.0
+
+    @property
+    def provisional(self) -> bool:
+        """Whether its rating rests on fewer than `SETTLED_AFTER` rated games."""
+        return self.rated < SETTLED_AFTER
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -72,6 +87,8 @@ class Standing:
             "games": self.games,
             "wins": self.wins,
             "average": round(self.average, 2),
+            "rated_games": self.rated,
+            "provisional": self.provisional,
         }
 
 
@@ -137,6 +154,8 @@ def rank(entries: Iterable[GameEntry], game: str | None = None) -> dict[str, Ran
         if len(people) < 2:
             continue
         table.rated_games += 1
+        for seat in people:
+            by_key[seat.key].rated += 1
         teams = [[ratings[(checked.game, s.key)]] for s in people]
         places = order(checked.game, [s.total or 0 for s in people])
         updated = rate.rate(teams, ranks=[float(p) for p in places])
@@ -146,12 +165,22 @@ def rank(entries: Iterable[GameEntry], game: str | None = None) -> dict[str, Ran
         for standing in table.standings:
             rating = ratings[(name, standing.key)]
             standing.mu, standing.sigma = float(rating.mu), float(rating.sigma)
-        table.standings.sort(key=lambda s: (-round(s.rating, 9), -s.games, s.fingerprint))
+        sign = -1 if name in HIGHEST_WINS else 1
+        table.standings.sort(key=lambda s: (*_place_key(s, sign), -s.games, s.fingerprint))
         for index, standing in enumerate(table.standings):
             previous = table.standings[index - 1] if index else None
-            same = previous is not None and round(previous.rating, 9) == round(standing.rating, 9)
+            same = previous is not None and _place_key(previous, sign) == _place_key(standing, sign)
             standing.rank = previous.rank if same and previous is not None else index + 1
     return rankings
+
+
+def _place_key(standing: Standing, sign: int) -> tuple[float, ...]:
+    """What places an identity: settled ratings first, best first; then the provisional ones by
+    wins, then average (lower first, higher in SKIP-BO), then rating."""
+    rating = -round(standing.rating, 9)
+    if not standing.provisional:
+        return (0, rating, 0.0, 0.0)
+    return (1, -standing.wins, sign * round(standing.average, 9), rating)
 
 
 def records(rankings: Mapping[str, Ranking]) -> dict[str, dict[str, PlayerRecord]]:

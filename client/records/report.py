@@ -13,7 +13,7 @@ from typing import Any
 from skyjo_p2p import registry
 
 from .history import GameEntry, ScanResult, SeatResult
-from .ranking import Ranking
+from .ranking import SETTLED_AFTER, Ranking, order
 
 METHOD = "openskill Plackett-Luce; rating = mu - 3 sigma"
 
@@ -55,6 +55,18 @@ def _notes(seat: SeatResult) -> str:
     return ", ".join(notes)
 
 
+def _by_place(game: str, seats: tuple[SeatResult, ...]) -> list[tuple[int | None, SeatResult]]:
+    """The seats of a game with their places, best first (a shared place once per seat, equal);
+    a game without final totals keeps the seat order, without places (they would read as ones)."""
+    if not seats or any(s.total is None for s in seats):
+        return [(None, s) for s in seats]
+    places = order(game, [s.total or 0 for s in seats])
+    if any(s.winner for s in seats):  # the game's result names the winners: they come first
+        places = [1 if s.winner else max(p, 2) for s, p in zip(seats, places, strict=True)]
+    ranked = sorted(zip(places, seats, strict=True), key=lambda pair: (pair[0], pair[1].seat))
+    return [(place, seat) for place, seat in ranked]
+
+
 def history_lines(result: ScanResult, games: list[GameEntry], shown: int) -> list[str]:
     """The listing for people: `games` (newest first), `shown` of them."""
     if result.missing or not games:
@@ -70,10 +82,13 @@ def history_lines(result: ScanResult, games: list[GameEntry], shown: int) -> lis
             head += f"  {len(checked.seats)} players"
         lines.append(f"{head}  {entry.path.name}")
         width = max((len(s.name) for s in checked.seats), default=0)
-        for seat in checked.seats:
+        previous: int | None = None
+        for place, seat in _by_place(checked.game, checked.seats):
             total = "" if seat.total is None else str(seat.total)
             notes = _notes(seat)
-            line = f"  {seat.seat + 1}. {seat.name:<{width}}  {seat.fingerprint}  {total:>5}"
+            shown_place = f"{place}." if place is not None and place != previous else ""
+            previous = place
+            line = f"  {shown_place:<3}{seat.name:<{width}}  {seat.fingerprint}  {total:>5}"
             lines.append(f"{line}  {notes}".rstrip())
         why = entry.why_not
         lines.append("  counts" if why is None else f"  does not count: {why}")
@@ -134,13 +149,19 @@ def ranking_lines(result: ScanResult, rankings: dict[str, Ranking]) -> list[str]
             lines.append("")
         lines.append(f"{title(game)}: {table.games} game(s) counted, {table.rated_games} rated")
         width = max([len("name"), *(len(s.name) for s in table.standings)])
-        lines.append(f"  rank  {'name':<{width}}  fingerprint          rating  games  wins  average")
+        lines.append(f"  rank  {'name':<{width}}  fingerprint          games  wins  average   rating")
         for s in table.standings:
+            mark = "?" if s.provisional else " "
             lines.append(
-                f"  {s.rank:>4}  {s.name:<{width}}  {s.fingerprint}  {s.rating:>6.2f}  "
-                f"{s.games:>5}  {s.wins:>4}  {s.average:>7.1f}"
+                f"  {s.rank:>4}  {s.name:<{width}}  {s.fingerprint}  {s.games:>5}  {s.wins:>4}  "
+                f"{s.average:>7.1f}  {s.rating:>6.2f}{mark}".rstrip()
             )
     lines.append("")
+    if any(s.provisional for t in rankings.values() for s in t.standings):
+        lines.append(
+            f"?: provisional, fewer than {SETTLED_AFTER} rated games: placed after the others, "
+            "by wins, then average"
+        )
     lines.append(
         f"rating: {METHOD} (docs/ranking.md); from verified, finished games only; "
         "the host's bots are not ranked"

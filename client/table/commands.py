@@ -178,11 +178,14 @@ def run_join(opts: JoinOptions, say: Say = print_line) -> int:
 
 def run_resume(headless: str | None, say: Say = print_line) -> int:
     """`--resume`: continue this machine's latest unfinished game."""
+    from .which import told
+
     identity = storage.load_identity()
     info = latest_resumable()
     if info is None:
         print("skyjo-lan: no unfinished game to resume on this machine", file=sys.stderr, flush=True)
         return 2
+    told(info, say, None)  # which game, who answers (a bot waits for them)
 
     async def main() -> int:
         return _exit_code(await resume(identity, info, headless, say))

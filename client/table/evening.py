@@ -3,7 +3,7 @@
 `host` and `join` keep one `Evening` while the table stays open between games ("play again"):
 each finished game adds its `GameResult` (read from this seat's own session, which checked every
 frame of the game), and the lobby between games and the game-over screen show `rows()`: per
-player, by name and fingerprint, the games played, the wins and the total and average score.
+player, by key (under their latest name), the games played, the wins and the total and average score.
 """
 
 from __future__ import annotations
@@ -90,21 +90,23 @@ class Evening:
 
     def rows(self) -> list[EveningRow]:
         """Every player of the evening: most wins first, then most games, then in order of
-        arrival (a player is the same player by name and key: a new key is a new row)."""
-        order: list[tuple[str, str]] = []
-        counts: dict[tuple[str, str], list[int]] = {}
+        arrival. A player is the same player by key, under the name of their latest game (a key
+        that played as "player" and then as "Ben" is one row, Ben's); a new key is a new row."""
+        order: list[str] = []
+        names: dict[str, str] = {}
+        counts: dict[str, list[int]] = {}
         for result in self.results:
             for seat, (name, fp) in enumerate(zip(result.names, result.fingerprints, strict=True)):
-                key = (name, fp)
-                if key not in counts:
-                    order.append(key)
-                    counts[key] = [0, 0, 0]
-                counts[key][0] += 1
-                counts[key][1] += seat in result.winners
-                counts[key][2] += result.totals[seat]
-        rows = [EveningRow(name, fp, *counts[(name, fp)]) for name, fp in order]
-        arrival = {key: index for index, key in enumerate(order)}
-        return sorted(rows, key=lambda r: (-r.wins, -r.played, arrival[(r.name, r.fingerprint)]))
+                if fp not in counts:
+                    order.append(fp)
+                    counts[fp] = [0, 0, 0]
+                names[fp] = name
+                counts[fp][0] += 1
+                counts[fp][1] += seat in result.winners
+                counts[fp][2] += result.totals[seat]
+        rows = [EveningRow(names[fp], fp, *counts[fp]) for fp in order]
+        arrival = {fp: index for index, fp in enumerate(order)}
+        return sorted(rows, key=lambda r: (-r.wins, -r.played, arrival[r.fingerprint]))
 
 
 def evening_lines(evening: Evening) -> list[str]:

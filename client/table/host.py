@@ -70,6 +70,10 @@ class SeatInfo:
     game: int = 1
     """The number of the game this seat is for: a player of the game still on who comes back for
     the next one is seated for that one."""
+    removed: bool = False
+    """The host removed this seat in the lobby: its link is told, then closed."""
+    scope: trio.CancelScope | None = None
+    """The seat's lobby loop (cancelled shortly after a removal, whatever the joiner does)."""
 
 
 @dataclass
@@ -155,6 +159,8 @@ class Host:
         self.start_now = trio.Event()
         self.lobby_changed = trio.Event()
         self.advertiser: Advertiser | None = None
+        self.announced: tuple[int, bool] = (0, False)
+        """What the announcement says now: (seats taken, playing)."""
         self.lobby_port = 0
         self.address = opts.interface
         self.reachable: list[str] = []
@@ -270,6 +276,20 @@ class Host:
         self._changed()
         return None
 
+    def _unique_name(self, name: str, key: bytes) -> str:
+        """`name`, or "name 2", "name 3"... when another seat of the table already plays under it
+        (whatever the capitals): two "player" at one table made a log no one could read."""
+        others = [s for s in (*self.seats, *self.waiting) if s.key != key]
+        taken = {s.name.casefold() for s in others}
+        taken |= {f"bot {i + 1}" for i in range(self.opts.bots)}
+        if name.casefold() not in taken:
+            return name
+        for number in range(2, 10):
+            candidate = f"{name[: cmdline.NICK_MAX_CHARS - 2].rstrip()} {number}"
+            if candidate.casefold() not in taken:
+                return candidate
+        return name
+
     def _changed(self) -> None:
         self.lobby_changed.set()
         self.lobby_changed = trio.Event()
@@ -307,6 +327,33 @@ class Host:
         self.chat.append((self.opts.name, f"(bot {self.opts.bots} takes a free seat)"))
         self._changed()
         return None
+
+    def remove_seat(self, number: int) -> str | None:
+        """The host frees seat `number` (1-based, as the lobby lists seats: people, then bots)
+        before a game: a person is told (`removed`) and their link closed, a bot goes. None
+        when done, else why not. In a game a seat is never removed here: only the table can
+        decide that (a leave)."""
+        if self.started:
+            return "a game is being played"
+        index = number - 1
+        if index == 0:
+            return "the host's own seat"
+        if 0 < index < len(self.seats):
+            seat = self.seats.pop(index)
+            seat.removed = True
+            if seat.link is not None:
+                seat.link.send({"t": "removed", "reason": "the host removed you from the table"})
+            if seat.scope is not None:
+                seat.scope.deadline = trio.current_time() + 2  # time to send it, then closed
+            self.say(f"{seat.name} was removed from the table by the host")
+            self._changed()
+            return None
+        if len(self.seats) <= index < len(self.seats) + self.opts.bots:
+            self.opts.bots -= 1
+            self.chat.append((self.opts.name, f"(bot {self.opts.bots + 1} leaves its seat)"))
+            self._changed()
+            return None
+        return "no one sits there"
 
     def waiting_for(self) -> str | None:
         """What the lobby waits for, in words (None: nothing, the game starts or may be started):
@@ -422,11 +469,14 @@ class Host:
                 # the lobby listener serves every lobby of the evening: a player of the game on
                 # who is done comes back to it for the next game while the others finish
                 nursery.start_soon(self._accept_loop, lobby, nursery)
+                if self.advertiser is not None:
+                    nursery.start_soon(self._keep_announced, self.advertiser)
                 first = True
                 while True:
                     mesh_listener = await open_listener(opts.interface)
                     if self.advertiser is not None:
                         await self.advertiser.start(len(self.seats) + opts.bots)
+                        self.announced = (len(self.seats) + opts.bots, False)
                     if first:
                         task_status.started(self.lobby_port)
                         first = False
@@ -471,9 +521,23 @@ class Host:
         self.begun += 1
         self.lobby_changed.set()  # the lobby screen leaves for the game
         self.lobby_changed = trio.Event()
-        if self.advertiser is not None:
-            await self.advertiser.stop()  # the table is announced only while its lobby is open
+        # the table stays announced while the game is played (spectators find it by name),
+        # as playing (`_keep_announced`)
         return True
+
+    async def _keep_announced(self, advertiser: Advertiser) -> None:
+        """Keep the announcement in step with the table: the seats taken as people come and go
+        (a list showed "1/3 seated" at 3/3), and whether a game is being played."""
+        while True:
+            changed = self.lobby_changed  # (taken first: a change during the update is not missed)
+            now = (len(self.seats) + self.opts.bots, self.started)
+            if advertiser.running and now != self.announced:
+                self.announced = now
+                try:
+                    await advertiser.update(*now)
+                except Exception as exc:  # zeroconf's own trouble: the table plays on unannounced
+                    log.warning("could not update the table's announcement: %s", exc)
+            await changed.wait()
 
     async def _fill_later(self, seconds: int) -> None:
         """`--fill-with-bots`: the seats still free `seconds` after the lobby opened go to bots
@@ -582,7 +646,7 @@ class Host:
                 return
             returning = storage.remember_peer(link.peer.key, link.peer.name)
             seat = SeatInfo(
-                link.peer.name,
+                self._unique_name(link.peer.name, link.peer.key),
                 link.peer.key,
                 "player",
                 link,
@@ -598,8 +662,9 @@ class Host:
             self._changed()
             try:
                 async with trio.open_nursery() as inner:
+                    seat.scope = inner.cancel_scope
                     inner.start_soon(link.writer)
-                    while self.begun < seat.game:
+                    while self.begun < seat.game and not seat.removed:
                         message = await link.receive()
                         if message is None or message["t"] == "bye":
                             break
@@ -612,7 +677,9 @@ class Host:
                     inner.cancel_scope.cancel()
             except* REMOTE_ERRORS as group:  # from its reader, its writer or both: it left
                 log.info("lobby link of %s lost: %s", seat.name, group.exceptions[0])
-            if self.begun < seat.game:
+            if seat.removed:
+                await link.aclose()
+            elif self.begun < seat.game:
                 for seated in (self.seats, self.waiting):
                     if seat in seated:
                         seated.remove(seat)

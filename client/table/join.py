@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import secrets
@@ -56,6 +57,9 @@ class JoinOptions:
     """How many games to play at this table before leaving it (0: no bound, until the person
     leaves or the table closes): after each finished game the joiner goes back to the table's
     lobby (`Joiner.run_games`). 1, the default, ends after one game as before."""
+    refuse_full: bool = True
+    """Say at once that a table announced full is full (before any password is asked); a
+    spectator (`watch`) says False: a full table can be watched."""
 
 
 @dataclass
@@ -153,22 +157,53 @@ async def find_table(opts: JoinOptions, say: Say) -> Destination:
             say(f"(ignoring {ad.name!r}: {ad.problem})")
     usable = [ad for ad in tables if ad.compatible]
     if target:
-        usable = [ad for ad in usable if ad.name == target]
+        usable = named(usable, target)
         if not usable:
-            other = next((ad for ad in tables if ad.name == target and not ad.compatible), None)
+            other = next(iter(named([ad for ad in tables if not ad.compatible], target)), None)
             if other is not None:
                 raise Refused(f"{target!r} runs another version of skyjo-lan ({other.problem})")
-            raise LinkError(f"no table named {target!r} answered on the LAN")
+            raise LinkError(not_found(target, tables))
     if not usable:
         raise LinkError("no table found on the LAN (try `skyjo-lan join HOST:PORT`)")
     chosen = usable[0] if (target or opts.pick is None) else opts.pick(usable)
     if chosen is None:
         raise LinkError("no table chosen")
     seated = f"{chosen.taken}/{chosen.seats}"
+    if opts.refuse_full and not chosen.playing and chosen.taken >= chosen.seats:
+        # said before any password is typed (the host would say the same after it)
+        raise Refused(f"the table {chosen.name!r} is full ({seated})")
     endpoints = on_our_networks_first(chosen.endpoints)
     shown = shown_addresses([host for host, _ in endpoints], chosen.port)
     say(f"joining {chosen.name!r} ({chosen.game}, {seated}) at {shown}")
     return Destination(endpoints, chosen.key or None, chosen.name)
+
+
+def named(tables: list[TableAd], target: str) -> list[TableAd]:
+    """The tables called `target`: by their exact name, else whatever the capitals (`join
+    kitchen` finds "Kitchen")."""
+    exact = [ad for ad in tables if ad.name == target]
+    return exact or [ad for ad in tables if ad.name.casefold() == target.casefold()]
+
+
+def not_found(target: str, tables: list[TableAd]) -> str:
+    """No table is called `target`: say so, with the closest name seen and every table seen."""
+    seen = [ad.name for ad in tables]
+    line = f"no table named {target!r} answered on the LAN"
+    close = difflib.get_close_matches(target.casefold(), [n.casefold() for n in seen], n=1, cutoff=0.6)
+    if close:
+        line += f"; did you mean {next(n for n in seen if n.casefold() == close[0])!r}?"
+    if seen:
+        line += "; tables seen: " + ", ".join(_listed(ad) for ad in tables[:8])
+    else:
+        line += "; no table answered at all (`skyjo-lan discover` lists them)"
+    return line
+
+
+def _listed(ad: TableAd) -> str:
+    if not ad.compatible:
+        return f"{ad.name!r} ({ad.problem})"
+    state = "playing" if ad.playing else f"{ad.taken}/{ad.seats} seated"
+    return f"{ad.name!r} ({ad.game}, {state})"
 
 
 class Joiner:
@@ -294,6 +329,8 @@ class Joiner:
                 await listener.aclose()
             self.closed = str(failure or "the host closed the table")
             self._changed()
+            if isinstance(failure, Removed):
+                raise Removed(str(failure))
             raise LinkError(f"the lobby connection failed: {failure}")
         try:
             config = TableConfig.decode(link_field(start, "genesis", bytes, most=4096))
@@ -327,6 +364,7 @@ class Joiner:
             save=opts.save,
             think_time=opts.think_time,
             genesis_signature=signature,
+            lobby=(host, port, link.peer.key, table.name),
         )
         self.runner = self.peer.build()
         if self.peer.writer is not None:
@@ -397,6 +435,10 @@ async def join(opts: JoinOptions, identity: Ed25519PrivateKey, say: Say = print_
     return await Joiner(opts, identity, say).run()
 
 
+class Removed(LinkError):
+    """The host freed this player's seat in the lobby (before a game)."""
+
+
 async def _wait_for_start(
     link: Link, say: Say, on_lobby: Callable[[dict[str, Any]], None] | None = None
 ) -> dict[str, Any]:
@@ -416,6 +458,8 @@ async def _wait_for_start(
                 on_lobby(message)
         elif message["t"] == "start":
             return message
+        elif message["t"] == "removed":  # the host freed this seat in the lobby
+            raise Removed("the host removed you from the table")
 
 
 def lobby_waits_for(message: dict[str, Any]) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import trio
 
 from client.net.mesh import LinkState
+from protocol import waiting
 from protocol.config import TableConfig
 from protocol.events import (
     AwayChanged,
@@ -67,7 +68,8 @@ class LogEntry:
     kind: str
     """"fact" | "chat" | "info" | "blame" | "absent" (stopped answering) | "left" | "away"
     (`text` "away" or "back": autopilot on or off) | "takeover" (`text` "left" or "vanished") |
-    "returned" (a taken-over seat's player plays it again)."""
+    "returned" (a taken-over seat's player plays it again) | "no_spare" (after `seat` left, the
+    table can no longer play the seat of anyone else whose program stops)."""
     fact: EngineEvent | None = None
     seat: int | None = None
     text: str = ""
@@ -136,6 +138,10 @@ class PeerRunner:
         """When (trio time) the countdown of the person's current turn runs out; None when no
         countdown runs (not their turn, no countdown at this table, or away)."""
         self._countdown: trio.CancelScope | None = None
+        self.paused_left: float | None = None
+        """Seconds left on the countdown while it stands still (None: it runs, or none runs):
+        the countdown counts only time in which the person can act, never the time the table
+        waits for another seat's frames or shares (issue 28)."""
         self.record = record
         self.sync = sync
         self.think_time = think_time
@@ -154,6 +160,9 @@ class PeerRunner:
         self.save_problem: str | None = None
         """Why the saved game lags behind (a write failed), None while it is complete."""
         self._retry_save = False
+        self._timer_ends: dict[str, float] = {}
+        """When (trio time) each sleeping timer of the session runs out (`table_wait`)."""
+        self._spare_warned = False
         self._timers: dict[str, trio.CancelScope] = {}
         """The session's timers now sleeping, by name (cancelled once the session no longer needs
         them, so a long game does not pile up sleeping tasks)."""
@@ -203,10 +212,37 @@ class PeerRunner:
         return self.autopilot is not None and self.seat is not None and self.seat in self.session.away
 
     def time_left(self) -> float | None:
-        """Seconds left on this seat's move countdown (None: no countdown runs)."""
+        """Seconds left on this seat's move countdown (None: no countdown runs); while it stands
+        still (`countdown_waits`), what was left when it stopped."""
         if self.deadline is None:
-            return None
+            return self.paused_left
         return max(0.0, self.deadline - trio.current_time())
+
+    def table_wait(self) -> tuple[waiting.Wait, float | None] | None:
+        """What the table waits for from other seats, and in how many seconds it stops waiting
+        (plays their seats, or stops the game: `Wait.insured`); None for the seconds while the
+        others vote, or when no timer of the step runs here."""
+        found = waiting.waiting(self.session)
+        if found is None:
+            return None
+        end = self._timer_ends.get(found.step) if found.phase != waiting.VOTING else None
+        if end is None:
+            return found, None
+        return found, max(0.0, end - trio.current_time()) + found.after
+
+    def leave_ends_spares(self) -> bool:
+        """Whether this seat's leave would leave the table unable to play the seat of anyone
+        else whose program stops (it holds a share of their keys)."""
+        return self.seat is not None and bool(waiting.after_leave(self.session, self.seat))
+
+    def countdown_waits(self) -> tuple[int, ...] | None:
+        """None while the countdown runs (or none runs); while it stands still because the
+        table waits for other seats, those seats (empty: this program's own work)."""
+        if self.paused_left is None:
+            return None
+        waiting = self.session.waiting_for()
+        seats = waiting[1] if waiting is not None else ()
+        return tuple(s for s in seats if s != self.seat)
 
     async def come_back(self) -> bool:
         """The person is back (they pressed a key): the autopilot stops (after the move it may be
@@ -301,6 +337,19 @@ class PeerRunner:
         async with self._lock:
             return self.session.own_frames_from(seq)
 
+    async def peer_holds(self, seat: int, count: int) -> int | None:
+        """`seat` holds the first `count` frames of our chain (its link's resend request): after
+        a restore, the first frame of ours to ask it for (a lost tail of our file), else None."""
+        async with self._lock:
+            self.session.peer_holds(seat, count)
+            await self._after_session()
+            return self.session.missing_own()
+
+    async def chain_frames(self, seat: int, start: int) -> list[bytes]:
+        """The frames of `seat`'s own chain we hold from `start` (it lost the tail of its file)."""
+        async with self._lock:
+            return self.session.chain_frames(seat, start)
+
     # --- wiring -----------------------------------------------------------------------------------
 
     def deliver(self, frame: bytes) -> None:
@@ -357,8 +406,21 @@ class PeerRunner:
             await self._rebuild(reason)
             return
         self._drop_timers()
+        self._pace_countdown()
         self.changed.set()
         self.changed = trio.Event()
+
+    def _pace_countdown(self) -> None:
+        """Stop the countdown while the person cannot act (the table waits for another seat's
+        shares or frames, with their move or draw on its way), and run it again, with what was
+        left, once they can: a seat that stopped answering never costs the others their time."""
+        if self.deadline is not None and not self.session.legal_moves():
+            left = max(0.0, self.deadline - trio.current_time())
+            self._stop_countdown()
+            self.paused_left = left
+        elif self.paused_left is not None and self.session.legal_moves() and not self.autopiloting:
+            left, self.paused_left = self.paused_left, None
+            self._start_countdown(left)
 
     async def _rebuild(self, reason: str) -> None:
         """The table played this seat while we were cut off and counted fewer of our frames than
@@ -447,13 +509,18 @@ class PeerRunner:
             self._your_move = False
             if _TRACE is not None:
                 self._trace(event.facts)
-            if self.deadline is not None and not self._in_turn():
+            if (self.deadline is not None or self.paused_left is not None) and not self._in_turn():
                 self._stop_countdown()  # the turn is over (played in time)
         elif isinstance(event, Started):
             self.status.started = True
         elif isinstance(event, YourMove):
             self._your_move = True
-            if self.turn_seconds > 0 and not self.autopiloting and self.deadline is None:
+            if (
+                self.turn_seconds > 0
+                and not self.autopiloting
+                and self.deadline is None
+                and self.paused_left is None
+            ):
                 self._start_countdown()
             self._start_bot()
         elif isinstance(event, AwayChanged):
@@ -485,6 +552,10 @@ class PeerRunner:
                 link.status, link.reason = "left", event.reason
             self.log.append(LogEntry("left", seat=event.seat, text=event.reason))
             log.info("seat %d (from 1) left the table: %s", event.seat + 1, event.reason)
+            if self.config.insured and not self._spare_warned and not waiting.replaceable(self.session):
+                # from now on a program that stops answering stops the game: said once, at once
+                self._spare_warned = True
+                self.log.append(LogEntry("no_spare", seat=event.seat))
         elif isinstance(event, Halted):
             self.status.halted = event.reason
             self._stop_countdown()
@@ -541,6 +612,7 @@ class PeerRunner:
             old.cancel()
         with trio.CancelScope() as scope:
             self._timers[request.name] = scope
+            self._timer_ends[request.name] = trio.current_time() + request.seconds
             await trio.sleep(request.seconds)
         if self._timers.get(request.name) is scope:
             del self._timers[request.name]
@@ -554,6 +626,7 @@ class PeerRunner:
         """Cancel the sleeping timers the session no longer needs (it would ignore them)."""
         for name in [n for n in self._timers if not self.session.timer_needed(n)]:
             self._timers.pop(name).cancel()
+            self._timer_ends.pop(name, None)
 
     def _playing(self) -> Bot | None:
         """The bot that plays this seat now: a headless seat's, or the autopilot while away."""
@@ -581,12 +654,13 @@ class PeerRunner:
             return True
         return state.phase == "turn" and getattr(state, "turn", None) == self.seat
 
-    def _start_countdown(self) -> None:
-        """Count this turn down (trio's clock): at zero the autopilot takes over."""
+    def _start_countdown(self, seconds: float | None = None) -> None:
+        """Count this turn down (trio's clock), from `seconds` (default: the whole countdown): at
+        zero the autopilot takes over."""
         self._stop_countdown()
         if self.turn_seconds <= 0 or self._nursery is None:
             return
-        self.deadline = trio.current_time() + self.turn_seconds
+        self.deadline = trio.current_time() + (self.turn_seconds if seconds is None else seconds)
         scope = trio.CancelScope(deadline=self.deadline)
         self._countdown = scope
         self._nursery.start_soon(self._count_down, scope)
@@ -596,6 +670,7 @@ class PeerRunner:
             self._countdown.cancel()
         self._countdown = None
         self.deadline = None
+        self.paused_left = None
 
     async def _count_down(self, scope: trio.CancelScope) -> None:
         with scope:

@@ -37,6 +37,9 @@ class ResumeInfo:
     over: bool = False
     """The game is over for this peer (finished or stopped): nothing left to resume. Set when
     the file is kept after the end (its transcript did not verify), so it is not offered."""
+    lobby: tuple[str, int, bytes, str] | None = None
+    """A joiner's table: the lobby's address, the host's key and the table's name, to go back to
+    its lobby for the next game after a resumed one ("play again"); None for a host's seat."""
     bot: str = ""
     """Set for a seat a host's bot plays (its level): resumed with the host's seat (`bots_of`),
     never offered on its own."""
@@ -62,6 +65,7 @@ class ResumeInfo:
                 "finished": self.finished,
                 "gsig": self.genesis_signature,
                 "over": self.over,
+                **({"lobby": list(self.lobby)} if self.lobby is not None else {}),
                 "bot": self.bot,
                 "identity": self.identity,
             },
@@ -103,9 +107,20 @@ class ResumeInfo:
             finished=raw.get("finished", False),
             genesis_signature=raw.get("gsig", b""),
             over=bool(raw.get("over", False)),
+            lobby=_lobby(raw.get("lobby")),
             bot=str(raw.get("bot", "")),
             identity=bytes(raw.get("identity", b"")),
         )
+
+
+def _lobby(raw: object) -> tuple[str, int, bytes, str] | None:
+    """A saved lobby destination, checked (anything else: none)."""
+    if not isinstance(raw, list) or len(raw) != 4:
+        return None
+    host, port, key, name = raw
+    if isinstance(host, str) and type(port) is int and 0 < port < 65536 and isinstance(key, bytes):
+        return host, port, key, name if isinstance(name, str) else ""
+    return None
 
 
 def latest_resumable() -> ResumeInfo | None:

@@ -73,6 +73,8 @@ class Peer:
     writer: TranscriptWriter | None = None
     genesis_signature: bytes = b""
     """The host's signature of `config` (see `mesh.sign_genesis`)."""
+    lobby: tuple[str, int, bytes, str] | None = None
+    """A joiner's table lobby (address, host key, name), kept in the .resume file."""
     bot_level: str = ""
     """A host's bot (its level): its game is saved apart (`saved.bots_folder`), with its own
     identity key in its `.resume` file, so `host --resume` brings it back with the host's seat."""
@@ -109,6 +111,7 @@ class Peer:
                     int(port),
                     self.addresses,
                     genesis_signature=self.genesis_signature,
+                    lobby=self.lobby,
                     bot=self.bot_level,
                     identity=self.identity.private_bytes_raw() if self.bot_level else b"",
                 )
@@ -117,7 +120,7 @@ class Peer:
         if restored is not None:
             frames, secret_state = restored
             self.session = Session.restore(
-                self.config, self.seat, self.identity, secret_state, frames, **timeouts
+                self.config, self.seat, self.identity, secret_state, frames, recover=True, **timeouts
             )
         else:
             self.session = Session(self.config, self.seat, self.identity, **timeouts)

@@ -129,6 +129,7 @@ class Watcher:
                 interface=self.opts.interface,
                 discovery_seconds=self.opts.discovery_seconds,
                 found=self.opts.found,
+                refuse_full=False,  # a full table can be watched
             ),
             self.say,
         )

@@ -36,7 +36,7 @@ How it is built (see docs/user-guide.md for what it looks like):
 module              does
 ==================  ===========================================================================
 `caps`              Unicode or ASCII (the locale's codeset), colour or not, the language
-`i18n`, `catalogue` every string, English and French (`catalogue.en`, `catalogue.fr`)
+`i18n`, `catalogue` every string, English, French and German (gettext files `catalogue/*.po`)
 `model`             the view-model: `ScreenModel`, `Decision` (legal moves as paths of targets)
 `targets`           what the cursor can be on: `GridTarget`, `PileTarget`, `ButtonTarget` ...
 `games`             one `GameScreen` per game (`games.skyjo`, ...): table model (`model`),

@@ -9,6 +9,7 @@ the controller itself is synchronous and easy to test. Keys are names: "left", "
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -18,6 +19,7 @@ from client.table.evening import Evening
 from skyjo_p2p.core.events import DealRequest, RandomRequest, RevealRequest, RoundEnded, ShuffleRequest
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
+from skyjo_p2p.grid import EMPTY
 
 from . import decisions, games
 from .canvas import Frame, Rect, Span, Target
@@ -25,7 +27,9 @@ from .games import GameScreen
 from .i18n import tr, who_key
 from .model import Decision, HelpView, LinkView, ResultView, ScreenModel, UiView
 from .narrate import Item, Line, LogLike, Narrator
+from .recent import Tracker
 from .roundend import ended_round
+from .rulespage import rules_page
 
 
 class Source(Protocol):
@@ -83,6 +87,12 @@ class Back:
 
 Effect = Submit | Chat | Quit | Back
 
+MAX_CHAT_LINE = 200
+"""Characters of one chat line typed (or pasted) on the game screen."""
+
+_SCROLL = {"up": -1, "k": -1, "down": 1, "j": 1, "pgup": -10, "pgdn": 10, "space": 10, " ": 10}
+"""Keys that scroll a page too long for the screen (the rules, a long help)."""
+
 ARROWS = {
     "left": "left",
     "right": "right",
@@ -114,6 +124,14 @@ class UiState:
     """The player confirmed leaving: the others are being told."""
     lost_since: dict[int, float] = field(default_factory=dict)
     """Seat -> when (time.monotonic) our link to it was seen down: "link lost 40 s ago"."""
+    rules_top: int = 0
+    """The first line shown of the rules page (it scrolls with the arrows)."""
+    help_top: int = 0
+    """The first line shown of a help too long for the screen."""
+    muted: set[int] = field(default_factory=set)
+    """Seats whose chat this player muted (on this screen only; nobody else is told)."""
+    removals: tuple[Any, ...] = ()
+    """The lines removed when the ended round's cards were turned (`LineRemoved` facts)."""
 
 
 class GameUI:
@@ -152,6 +170,8 @@ class GameUI:
         self._state: TableState | None = None
         self.bell = True
         """Ring when it becomes this seat's turn (`--no-bell`; the `b` key toggles it)."""
+        self.tracker = Tracker()
+        """Each seat's last change, read from the log (marked on the table)."""
         self._seen: tuple[TableState, int] | None = None
         """The last state read, and the log's length then (to rebuild a round's end)."""
 
@@ -185,14 +205,12 @@ class GameUI:
                 self.ui.rounds_seen = rounds
             elif rounds > self.ui.rounds_seen:
                 self.ui.rounds_seen = rounds
-                if state.phase != "game_over" and self.ui.overlay is None:
+                if self.ui.overlay in (None, "help", "scores", "rules"):
+                    # the round's end first, on its own: the result (at game over) comes after it
                     self.ui.overlay = "round"
-                    self.ui.ended = self._ended_round(rounds)
-            if (
-                state.phase == "game_over"
-                and not self.ui.result_closed
-                and self.ui.overlay in (None, "round")
-            ):
+                    self.ui.ended = self._ended_round(rounds) if state.phase != "game_over" else None
+                    self.ui.removals = self.tracker.update(source.log()).last_round_removals
+            if state.phase == "game_over" and not self.ui.result_closed and self.ui.overlay is None:
                 self.ui.overlay = "result"
             self._seen = (state, len(source.log()))
 
@@ -218,7 +236,11 @@ class GameUI:
 
     def holding(self) -> TableState | None:
         """The ended round shown instead of the table (until a key closes its summary)."""
-        return self.ui.ended if self.ui.overlay == "round" else None
+        if self.ui.overlay != "round":
+            return None
+        if self.ui.ended is None and self._game_over():
+            return self.source.state()  # the last round: the final table is its end
+        return self.ui.ended
 
     def _set_decision(self, dec: Decision | None) -> None:
         ui = self.ui
@@ -267,13 +289,14 @@ class GameUI:
             turn_text="",
             me=me,
             names=names,
-            links=[replace(link, name=names[link.seat]) for link in source.links()],
+            links=[replace(link, name=self._link_name(names, link.seat)) for link in source.links()],
             footer=self.footer or (tr(lang, "status.keys_watch") if self.read_only else ""),
             banner=self.banner,
             watching=watching_of(source),
         )
         narrator = self._narrator(state)
-        narrator.update(source.log())
+        narrator.muted = ui.muted
+        narrator.update(source.log(), state)
         halted = source.halted()
         narrator.stopped = bool(halted)
         model.log = narrator.lines(60)
@@ -286,8 +309,12 @@ class GameUI:
             # the round just ended, every card up, until a key closes its summary (the table
             # goes on meanwhile: others do not wait for it)
             model.subtitle = ad.subtitle(ended, lang)
+            if state.phase == "game_over":
+                model.turn_text = ad.turn_text(state, me, names, lang)
             model.table = ad.table_model(ended, me, names, lang)
-            model.prompt, model.prompt_style = tr(lang, "round.held"), "dim"
+            last = state.phase == "game_over"
+            model.prompt, model.prompt_style = tr(lang, "round.held_last" if last else "round.held"), "dim"
+            model.round_keys = tr(lang, "round.result_next" if last else "round.continue")
             model.scores = ad.score_sheet(state, list(source.names), me, lang)
             model.round_over = self._round_over(ended, list(source.names))
         else:
@@ -301,25 +328,46 @@ class GameUI:
                 if busy:
                     model.prompt = busy
                     model.prompt_style = "dim"
-            if halted:
-                model.prompt = self._stop_text(halted)
-                model.prompt_style = "error"
-            elif self.away():
-                model.prompt, model.buttons = tr(lang, "prompt.away"), []
-                model.prompt_style = "warn"
-            elif ui.leaving:
+            if ui.leaving:  # (the leave stops this seat's game: not "press q to leave" then)
                 model.prompt = tr(lang, "prompt.leaving")
                 model.prompt_style = "dim"
-            elif self.decision is None:  # waiting for the others: say whose link is down, since when
-                lost = self._links_lost(model.links)
+            elif halted:
+                model.prompt = self._stop_text(halted)
+                model.prompt_style = "error"
+            elif self.away() and state.phase != "game_over":
+                model.prompt, model.buttons = tr(lang, "prompt.away"), []
+                model.prompt_style = "warn"
+            elif self.decision is None and state.phase != "game_over":
+                # waiting for the others: say whose link is down, since when
+                lost = self._links_lost(source.links())
                 if lost:
                     model.prompt = f"{model.prompt} ({lost})" if model.prompt else lost
+                plan = self._plan(names, bool(lost))
+                if plan:  # and until when, and what the table does then
+                    model.prompt = f"{model.prompt} {plan}" if model.prompt else plan
             left = source.time_left()
             if left is not None and not halted and not self.away() and state.phase != "game_over":
                 model.countdown = max(0, int(left + 0.999))  # whole seconds, rounded up: 0 at the end
+                waits = countdown_waits(source)
+                if waits is not None:  # it stands still while the table waits for someone else
+                    model.countdown_paused = True
+                    who = [names[s] for s in waits if 0 <= s < len(names)]
+                    paused = tr(
+                        lang,
+                        "prompt.countdown_paused" if who else "prompt.countdown_paused_self",
+                        s=model.countdown,
+                        names=join_names(lang, who),
+                    )
+                    model.prompt = f"{model.prompt} {paused}" if model.prompt else paused
             model.scores = ad.score_sheet(state, list(source.names), me, lang)
             if state.phase == "game_over":
                 model.result = self._result(state, list(source.names))
+                # the game is over: a closed link is the normal course (the others went back to
+                # the lobby or home), not news to show as "✗ gone"
+                model.links = [link for link in model.links if link.status in ("connected", "local")]
+                if self.again and not halted and not self.read_only:
+                    model.prompt = tr(lang, "prompt.game_over_again")
+                    model.footer = model.footer or tr(lang, "status.keys_again")
             model.round_over = self._round_over(state, list(source.names))
         live = self.decision is not None and self.holding() is None
         candidates = self._candidates() if live else []
@@ -327,7 +375,13 @@ class GameUI:
         focus: frozenset[Target] = frozenset()
         if self.decision is not None and live and ui.cursor is not None:
             focus = self.decision.focus.get(ui.cursor, frozenset())
+        changes = self.tracker.update(source.log())
+        marked = state is not None and self.holding() is None and state.phase != "game_over"
+        if marked:
+            self._badge_taken(model, changes.taken)
         model.ui = UiView(
+            recent=changes.recent if marked else frozenset(),
+            gone={t: str(v) for t, v in changes.gone.items() if _empty_now(state, t)} if marked else {},
             candidates=frozenset(candidates),
             # no frame on a card while it is not this player's decision (others play)
             cursor=ui.cursor if live else None,
@@ -335,26 +389,105 @@ class GameUI:
             keys={t: k for t, k in keys.items() if t in candidates},
             focus=focus,
         )
+        if live and me is not None and state is not None and ui.cursor is not None:
+            model.hint, model.hint_style = ad.hint(state, me, self.decision, ui.chosen, ui.cursor, lang)
         model.overlay = ui.overlay
+        if ui.overlay == "quit" and leave_ends_spares(self.source):
+            model.quit_note = tr(lang, "quit.no_spare")
         if ui.overlay == "help":
             model.help = self._help()
+            model.help_top = ui.help_top
+        elif ui.overlay == "mute":
+            model.help = self._mute_list()
+        elif ui.overlay == "rules":
+            model.rules = rules_page(lang, source.game)
+            ui.rules_top = max(0, min(ui.rules_top, len(model.rules) - 1))
+            model.rules_top = ui.rules_top
         model.chat = ui.chat
         model.flash = ui.flash
         return model
 
+    def _link_name(self, names: Sequence[str], seat: int) -> str:
+        """A seat's name on the status line: "Ben (muted)" when this player muted its chat."""
+        if seat in self.ui.muted:
+            return tr(self.lang, "chat.muted_name", name=names[seat])
+        return names[seat]
+
+    def _mute_list(self) -> HelpView:
+        """The players, each with its digit: pressing it mutes or unmutes their chat (here only)."""
+        rows: list[tuple[str, str]] = [("", tr(self.lang, "mute.explain")), ("", "")]
+        for digit, seat in self._mutable():
+            key = "mute.row_muted" if seat in self.ui.muted else "mute.row"
+            rows.append((digit, tr(self.lang, key, name=self.source.names[seat])))
+        return HelpView(tr(self.lang, "mute.title"), rows)
+
+    def _mutable(self) -> list[tuple[str, int]]:
+        """(digit, seat) for every other player (at most nine)."""
+        seats = [s for s in range(len(self.source.names)) if s != self.source.seat]
+        return [(str(i + 1), seat) for i, seat in enumerate(seats[:9])]
+
+    def _badge_taken(self, model: ScreenModel, taken: Sequence[tuple[int, int]]) -> None:
+        """An action card just stolen or removed from a seat's hand, on that seat's box ("lost
+        ROB") until the player who took it acts again."""
+        seats = getattr(model.table, "seats", None)
+        if not taken or not seats:
+            return
+        from skyjo_p2p.action.cards import KIND_NAMES, is_action
+
+        for victim, value in taken:
+            if not is_action(value):
+                continue
+            short = tr(self.lang, f"action.short.{KIND_NAMES[value]}")
+            for seat in seats:
+                if getattr(seat, "seat", None) == victim and hasattr(seat, "badges"):
+                    seat.badges.append(tr(self.lang, "recent.lost", card=short))
+
     def _stop_text(self, halted: str) -> str:
         """Why the game stopped, said as what it is ("Anna left the table; the game cannot go
-        on."; a timeout is never a cheat), and how to leave."""
+        on."; a timeout is never a cheat), in names, and how to leave."""
         line = self.narrator.stopped_by() if self.narrator is not None else None
-        said = "".join(span.text for span in line) if line else tr(self.lang, "prompt.halted", reason=halted)
+        if line:
+            said = "".join(span.text for span in line)
+        else:
+            said = stop_in_names(self.lang, halted, list(self.source.names))
+        said = said.rstrip()
+        if said and said[-1] not in ".!?…":
+            said += "."  # a reason from the table ends its sentence before the keys' own
         return f"{said} {tr(self.lang, 'prompt.stopped_keys')}"
+
+    def _plan(self, names: Sequence[str], lost: bool) -> str:
+        """What the table will do about seats that do not answer, and when: "Unless Ben is back,
+        the table plays his seat with its bot in 1:40." Said once a waited seat's link is down,
+        the wait has gone long, or the table already cannot replace the seat (issue 28)."""
+        found = table_wait(self.source)
+        if found is None:
+            return ""
+        wait, seconds = found
+        if not (lost or wait.phase != "first" or wait.blockers):
+            return ""  # an ordinary wait for a move or a share: nothing to say
+        lang = self.lang
+        who = join_names(lang, [names[s] for s in wait.seats if 0 <= s < len(names)])
+        if wait.insured and wait.phase == "voting":
+            return tr(lang, "wait.voting", who=who)
+        when = clock_text(seconds) if seconds is not None else None
+        if wait.insured:
+            return tr(lang, "wait.takeover", who=who, time=when) if when else tr(lang, "wait.voting", who=who)
+        if wait.blockers:
+            gone = join_names(lang, [names[s] for s in wait.blockers if 0 <= s < len(names)])
+            key = "wait.cannot" if when else "wait.cannot_now"
+            return tr(lang, key, who=who, holders=gone, time=when or "")
+        return tr(lang, "wait.stop", who=who, time=when) if when else ""
 
     def _links_lost(self, links: Sequence[LinkView]) -> str:
         """For each seat whose link is down, "Anna: link lost 40 s ago" (counts while it lasts)."""
         now = time.monotonic()
         lost = self.ui.lost_since
         parts = []
+        taken = self.source.taken_over()
         for link in links:
+            if link.seat in taken:  # a bot plays that seat for everyone: nobody waits for its link
+                lost.pop(link.seat, None)
+                continue
             if link.seat == self.source.seat or link.status in ("connected", "local"):
                 lost.pop(link.seat, None)
                 continue
@@ -383,6 +516,9 @@ class GameUI:
         )
 
     def _round_over(self, state: TableState, names: list[str]) -> tuple[str, list[str]] | None:
+        """The round summary: each seat's points spelled out (cards, held action cards, the
+        ender's doubling), its total; then what was removed as the cards were turned, and why the
+        ender's score was (not) doubled."""
         records = [r for r in state.history if isinstance(r, RoundEnded)]
         if not records:
             return None
@@ -390,23 +526,50 @@ class GameUI:
         lang = self.lang
         me = self.source.seat
         shown = [tr(lang, "you") if s == me else names[s] for s in range(state.players)]
-        width = max(len(n) for n in shown) + 2
+        held_cards = getattr(state, "held", None)
+        multiplier = getattr(state.options, "ender_multiplier", 2)
+        any_held = False
+        width = max(len(n[:16]) for n in shown)
+        points = max(len(str(v)) for v in record.scores)
         rows = []
         for seat in range(state.players):
-            line = f"{shown[seat][:16].ljust(width)}"
-            if record.doubled and seat == record.ender:
-                line += tr(lang, "round.row_doubled", raw=record.raw[seat], score=record.scores[seat])
-            else:
-                line += tr(lang, "round.row", score=record.scores[seat])
-            line += "   " + tr(lang, "round.total", n=record.totals[seat])
-            rows.append(line)
+            held = len(held_cards[seat]) if held_cards is not None and self.ui.overlay == "round" else 0
+            any_held = any_held or held > 0
+            doubled = record.doubled and seat == record.ender
+            score = str(record.scores[seat]).rjust(points)
+            total = tr(lang, "round.total", n=record.totals[seat])
+            rows.append(f"{shown[seat][:16].ljust(width)}  {score}   {total}")
+            if held or doubled:  # how the points came: the cards, the held cards, the doubling
+                parts = [str(record.raw[seat] - 10 * held)]
+                if held:
+                    parts.append(tr(lang, "round.row_held", n=held, points=10 * held, raw=record.raw[seat]))
+                if doubled:
+                    parts.append(tr(lang, "round.times", m=multiplier, score=record.scores[seat]))
+                rows.append(" " * (width + 2) + "= " + " ".join(parts))
+        notes = []
+        for fact in self.ui.removals:
+            v = fact.values[0] if fact.values else "?"
+            stars = all(x == 20 for x in fact.values) if fact.values else False
+            key = f"round.removed_{fact.line}" if fact.line in ("column", "row") else "round.removed_line"
+            notes.append(
+                tr(
+                    lang,
+                    who_key(key, fact.seat, me),
+                    who=shown[fact.seat],
+                    v=tr(lang, "action.stars") if stars else v,
+                )
+            )
+        if any_held:
+            notes.append(tr(lang, "round.held_note"))
         if record.ender is not None:
-            rows.append("")
             if self.game_screen.lowest_wins:
                 key = "round.ender_doubled" if record.doubled else "round.ender"
             else:
                 key = "round.stock_emptied"
-            rows.append(tr(lang, who_key(key, record.ender, me), who=shown[record.ender]))
+            notes.append(tr(lang, who_key(key, record.ender, me), who=shown[record.ender]))
+        if notes:
+            rows.append("")
+            rows.extend(notes)
         return tr(lang, "round.title", n=record.round), rows
 
     def _help(self) -> HelpView:
@@ -429,13 +592,16 @@ class GameUI:
             rows.append(("", ""))
         rows.append(("s", tr(lang, "help.scores")))
         if self.read_only:
+            rows.append(("r", tr(lang, "help.rules", game=self.game_screen.title)))
             rows.append(("q", tr(lang, "help.watch_quit")))
             rows.append(("?", tr(lang, "help.help")))
             if self.players:
                 rows += [("", ""), ("", tr(lang, "help.watch_players"))]
                 rows += [("", who) for who in self.players]
             return HelpView(tr(lang, "help.title"), rows)
+        rows.append(("r", tr(lang, "help.rules", game=self.game_screen.title)))
         rows.append(("t", tr(lang, "help.chat")))
+        rows.append(("m", tr(lang, "help.mute")))
         rows.append(("b", tr(lang, "help.bell_on" if self.bell else "help.bell_off")))
         rows.append(("q", tr(lang, "help.quit")))
         rows.append(("?", tr(lang, "help.help")))
@@ -475,7 +641,7 @@ class GameUI:
         if ui.chat is not None:
             return self._chat_key(key)
         if ui.overlay == "quit":
-            if key in ("y", "Y", "o", "O"):
+            if key in ("y", "Y", "o", "O", "j", "J"):  # yes, oui, ja
                 ui.overlay = None
                 if self._game_over() or self.source.halted():
                     return [Quit()]
@@ -488,6 +654,27 @@ class GameUI:
             return []
         if self.source.halted() and ui.overlay is None and key in ("q", "enter", "esc"):
             return [Quit()]  # the game stopped: nothing to confirm
+        if ui.overlay == "mute":
+            seat = dict(self._mutable()).get(key)
+            if seat is None:
+                ui.overlay = None
+            elif seat in ui.muted:
+                ui.muted.discard(seat)
+            else:
+                ui.muted.add(seat)
+            return []
+        if ui.overlay == "help" and key == "r":
+            ui.overlay, ui.rules_top = "rules", 0
+            return []
+        if ui.overlay == "help" and key in _SCROLL:  # a help longer than the screen scrolls
+            ui.help_top = max(0, min(ui.help_top + _SCROLL[key], 40))
+            return []
+        if ui.overlay == "rules":
+            if key in _SCROLL:
+                ui.rules_top = max(0, ui.rules_top + _SCROLL[key])
+                return []
+            ui.overlay = "help" if key == "?" else None
+            return []
         if ui.overlay in ("help", "scores", "round"):
             if key == "q" and self._game_over():
                 return [Quit()]
@@ -500,7 +687,7 @@ class GameUI:
                 ui.overlay = "help"
             elif key == "q":
                 ui.overlay = "quit"
-            if previous == "scores" and self._game_over() and not ui.result_closed:
+            if previous in ("scores", "round") and self._game_over() and not ui.result_closed:
                 ui.overlay = "result" if key not in ("s", "q") else ui.overlay
             return []
         if ui.overlay == "result":
@@ -514,13 +701,16 @@ class GameUI:
             return []
         ui.flash = ""
         if key == "?":
-            ui.overlay = "help"
+            ui.overlay, ui.help_top = "help", 0
             return []
         if key == "s":
             ui.overlay = "scores"
             return []
         if key == "t":
             ui.chat = ""
+            return []
+        if key == "m" and self._mutable():
+            ui.overlay = "mute"
             return []
         if key == "b":
             self.bell = not self.bell
@@ -536,6 +726,15 @@ class GameUI:
             ui.result_closed = False
             return []
         return self._decision_key(key)
+
+    def paste(self, text: str) -> list[Effect]:
+        """Pasted text: into the chat line being typed, else nowhere (a paste never moves)."""
+        ui = self.ui
+        if ui.chat is not None:
+            ui.chat = (ui.chat + text)[:MAX_CHAT_LINE]
+        elif not self.read_only:
+            ui.flash = tr(self.lang, "paste.ignored")
+        return []
 
     def my_turn(self) -> bool:
         """Whether it is this seat's turn (the moment the bell rings for)."""
@@ -563,7 +762,7 @@ class GameUI:
                 return [Chat(text)]
         elif key == "backspace":
             ui.chat = ui.chat[:-1]
-        elif len(key) == 1 and key.isprintable() and len(ui.chat) < 200:
+        elif len(key) == 1 and key.isprintable() and len(ui.chat) < MAX_CHAT_LINE:
             ui.chat += key
         elif key == "space":
             ui.chat += " "
@@ -628,6 +827,73 @@ class GameUI:
             after = ordered[ordered.index(target) + 1 :] + ordered[: ordered.index(target)]
             ui.cursor = after[0] if after else remaining[0]
         return []
+
+
+def table_wait(source: Source) -> tuple[Any, float | None] | None:
+    """What the table waits for from other seats and the seconds left (a live table only)."""
+    wait = getattr(source, "table_wait", None)
+    value = wait() if callable(wait) else None
+    return value if isinstance(value, tuple) else None
+
+
+def leave_ends_spares(source: Source) -> bool:
+    """Whether this seat's leave would leave the table unable to replace anyone else."""
+    ends = getattr(source, "leave_ends_spares", None)
+    return bool(ends()) if callable(ends) else False
+
+
+def clock_text(seconds: float) -> str:
+    """A countdown as a clock shows it: "42 s", "1:40"."""
+    whole = max(0, int(seconds + 0.999))
+    return f"{whole} s" if whole < 60 else f"{whole // 60}:{whole % 60:02d}"
+
+
+_SEAT = re.compile(r"\bseat\(s\) ([\d, ]+\d)|\bseat (\d+)")
+
+
+def stop_in_names(lang: str, reason: str, names: Sequence[str]) -> str:
+    """Why the game stopped (the protocol's words), with names for seat numbers; the reason a
+    vanished seat could not be played said as people say it."""
+    found = re.fullmatch(
+        r"seat (\d+)'s cards cannot be opened: seat (\d+), which holds a share of its key, is gone too",
+        reason,
+    )
+    if found is not None:
+        seat, holder = int(found.group(1)) - 1, int(found.group(2)) - 1
+        if 0 <= seat < len(names) and 0 <= holder < len(names):
+            return tr(lang, "halt.unopenable", who=names[seat], holder=names[holder])
+
+    def named(match: re.Match[str]) -> str:
+        numbers = [int(n) for n in re.findall(r"\d+", match.group(0))]
+        if all(1 <= n <= len(names) for n in numbers):
+            return join_names(lang, [names[n - 1] for n in numbers])
+        return match.group(0)
+
+    return tr(lang, "prompt.halted", reason=_SEAT.sub(named, reason))
+
+
+def countdown_waits(source: Source) -> tuple[int, ...] | None:
+    """The seats a stopped move countdown waits for, if the source says (a live table)."""
+    waits = getattr(source, "countdown_waits", None)
+    value = waits() if callable(waits) else None
+    return value if isinstance(value, tuple) else None
+
+
+def join_names(lang: str, names: Sequence[str]) -> str:
+    """ "Anna", "Anna and Ben", "Anna, Ben and Chloé"."""
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {tr(lang, 'and')} {names[-1]}"
+
+
+def _empty_now(state: TableState | None, target: Target) -> bool:
+    """Whether a grid place is empty on the table now (a removed card's ghost is shown only there)."""
+    slots_of = getattr(state, "slots_of", None)
+    seat, slot = getattr(target, "seat", None), getattr(target, "slot", None)
+    if slots_of is None or seat is None or slot is None:
+        return False
+    slots = slots_of(seat)
+    return bool(slot < len(slots) and slots[slot] == EMPTY)
 
 
 def watching_of(source: Source) -> int:

@@ -189,6 +189,9 @@ GLYPHS: dict[str, tuple[str, str]] = {
     "crown": ("♛", "#"),
     "block": ("█", "#"),
     "shade": ("▒", "#"),
+    "recent": ("•", "*"),
+    "recent_l": ("‹", "("),
+    "recent_r": ("›", ")"),
 }
 
 

@@ -13,7 +13,7 @@
 * Language: `--lang`, else the locale's (`LC_ALL`, `LC_MESSAGES`, `LANG`, `LANGUAGE`; "C" and
   "POSIX" name no language), else the system's (Windows: the user's display language,
   `GetUserDefaultUILanguage`; macOS: the first of `defaults read -g AppleLanguages`): French if it
-  starts with "fr", English otherwise.
+  starts with "fr", German when it starts with "de", English otherwise.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-LANGS = ("en", "fr")
+LANGS = ("en", "fr", "de")
 
 
 @dataclass(frozen=True)
@@ -134,8 +134,14 @@ def detect_lang(
 
 
 def lang_of(tag: str) -> str:
-    """ "fr" for a French locale or language tag ("fr_FR.UTF-8", "fr-CA", "French_France"), else "en"."""
-    return "fr" if tag.lower().startswith("fr") else "en"
+    """ "fr" for a French locale or language tag ("fr_FR.UTF-8", "fr-CA", "French_France"), "de"
+    for a German one ("de_DE.UTF-8", "de-AT", "German_Germany", "Deutsch"), else "en"."""
+    low = tag.lower()
+    if low.startswith("fr"):
+        return "fr"
+    if low.startswith(("de", "german")):
+        return "de"
+    return "en"
 
 
 @functools.cache

@@ -161,6 +161,9 @@ def describe(
     return tr(lang, f"target.{kind}", n=number)
 
 
+_KEY_ORDER = {key: i for i, key in enumerate("1234567890")}
+
+
 def help_rows(
     lang: str,
     decision: Decision,
@@ -196,6 +199,7 @@ def help_rows(
             runs[-1].append((key, target))
         else:
             runs.append([(key, target)])
+    runs.sort(key=lambda run: _KEY_ORDER.get(run[0][0], len(_KEY_ORDER)))  # 1 2 3 … 9 0, then the rest
     for run in runs:
         if len(run) > 2:
             first, last = run[0][1], run[-1][1]

@@ -20,7 +20,7 @@ _WIDTHS = (14, 20, 8, 10, 7, 8)
 def average_text(value: float, lang: str) -> str:
     """An average with one decimal, as the language writes it (11.5, 11,5)."""
     text = f"{value:.1f}"
-    return text.replace(".", ",") if lang == "fr" else text
+    return text.replace(".", ",") if lang in ("fr", "de") else text
 
 
 def evening_lines(rows: Sequence[EveningRow], lang: str, games: int, *, most: int = 8) -> list[list[Span]]:
@@ -43,7 +43,10 @@ def evening_lines(rows: Sequence[EveningRow], lang: str, games: int, *, most: in
             for i, (h, w) in enumerate(zip(heads, _WIDTHS, strict=True))
         ]
     )
-    for row in rows[:most]:
+    hidden = len(rows) - most if len(rows) > most else 0
+    if hidden:
+        hidden += 1  # the last line says how many are not shown, and where they all are
+    for row in rows[: len(rows) - hidden] if hidden else rows:
         cells = (
             row.name,
             row.fingerprint,
@@ -58,6 +61,9 @@ def evening_lines(rows: Sequence[EveningRow], lang: str, games: int, *, most: in
                 for index, (text, width) in enumerate(zip(cells, _WIDTHS, strict=True))
             ]
         )
+    if hidden:
+        key = "evening.more.one" if hidden == 1 else "evening.more.many"
+        lines.append([Span(tr(lang, key, n=hidden), "dim")])
     return lines
 
 

@@ -1,4 +1,4 @@
-"""Every user-visible string of the terminal UI, in English and French.
+"""Every user-visible string of the terminal UI, in English, French and German.
 
 `tr(lang, key, **fields)` returns the text; `tr_spans` builds styled spans, keeping the style of
 fields given as `Span`s (a coloured card value inside a sentence). A key ending in ".me" is the
@@ -6,8 +6,8 @@ variant used when the subject is the player themself ("You drew" / "Vous avez pi
 `who_key` picks it. `tidy` applies the small rules of each language to the filled text: "an 8",
 "an 11" in English, "d'Anna" in French, and a capital at the start of a sentence that begins with
 "you" or a card ("You ended the round", not "you ..."); a person's name stays as they typed it.
-`tests/client/ui/test_i18n.py` checks that both languages have every key with the same fields, and
-that every key the code uses exists.
+`tests/client/ui/test_i18n.py` checks that every language has every key with the same fields, and
+that every key the code uses exists. The texts are gettext .po files (`catalogue/`).
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ def tidy(lang: str, text: str, *, sentence: bool = False) -> str:
     if lang == "fr":
         text = _FR_DOUBLE.sub(_fr_double, text)
         text = _FR_ELISION.sub(lambda m: m.group(1)[:-1] + "'", text)
+    elif lang == "de":
+        pass  # German: its texts are written whole (no article follows a field)
     else:
         text = _EN_DOUBLE.sub(lambda m: m.group(1) + " ", text)
         text = _EN_AN.sub(lambda m: m.group(1) + "n ", text)

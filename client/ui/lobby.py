@@ -16,7 +16,7 @@ from client.table.evening import EveningRow
 from client.table.join import JoinRefusal
 
 from . import games
-from .canvas import Canvas, Frame, Rect, Span, wrap
+from .canvas import Canvas, Frame, Rect, Span, clip, text_width, wrap
 from .caps import Caps, detect_caps, detect_lang
 from .evening import evening_lines
 from .i18n import tr
@@ -118,6 +118,10 @@ class LobbySource(Protocol):
         """Host only: one of its bots takes a free seat (`b`)."""
         ...
 
+    async def remove_seat(self, number: int) -> None:
+        """Host only, before a game: free seat `number` (its person is told; `x`)."""
+        ...
+
 
 @dataclass
 class LobbyScreen:
@@ -125,8 +129,10 @@ class LobbyScreen:
 
     view: LobbyView
     lang: str
-    overlay: str | None = None  # help | quit
+    overlay: str | None = None  # help | quit | mute | remove
     chat: str | None = None
+    muted: set[str] = field(default_factory=set)
+    """Names whose chat this player muted (on this screen only)."""
     editing: str | None = None  # the host's game options, as typed (`o`), while being changed
     cursor: str | None = None
     password: str = ""  # typed on the refusal screen
@@ -204,7 +210,8 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
     c = Canvas(width, height, caps)
     lang = screen.lang
     if width < MIN_WIDTH or height < MIN_HEIGHT:
-        too_small(c, lang)
+        quit = screen.overlay == "quit"
+        too_small(c, lang, (tr(lang, "lobby.leave_title"), tr(lang, "quit.keys")) if quit else None)
         return c.frame()
     view = screen.view
     if view.refusal is not None:
@@ -279,8 +286,14 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
             tags.append(tr(lang, "lobby.bot"))
         if seat.known is False and not seat.me:
             tags.append(tr(lang, "lobby.new_key"))
+        if seat.name in screen.muted and not seat.bot and not seat.me:
+            tags.append(tr(lang, "mute.tag"))
+        room = cols[2] - cols[1] - 1
         label = f"{name} ({', '.join(tags)})" if tags else name
-        c.put(cols[1], y, label, "name.me" if seat.me else f"p{(number - 1) % 8}", cols[2] - cols[1] - 1)
+        if tags and text_width(label) > room:  # the name is cut, never what is said about it
+            said = f" ({', '.join(tags)})"
+            label = clip(name, max(4, room - text_width(said))) + said
+        c.put(cols[1], y, label, "name.me" if seat.me else f"p{(number - 1) % 8}", room)
         c.put(
             cols[2],
             y,
@@ -322,7 +335,10 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
     if room > 0 and view.chat:
         for offset, (name, text) in enumerate(view.chat[-room:]):
             cx = 2 + c.put(2, chat_top + offset, f"{name}: ", "title")
-            c.put(cx, chat_top + offset, text, "chat", width - cx - 2)
+            if name in screen.muted:
+                c.put(cx, chat_top + offset, tr(lang, "chat.muted_line"), "dim", width - cx - 2)
+            else:
+                c.put(cx, chat_top + offset, text, "chat", width - cx - 2)
     # prompt, buttons, status
     py = height - 3
     cursor = ButtonTarget(screen.cursor) if screen.cursor else None
@@ -365,9 +381,27 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
         dialog(
             c,
             tr(lang, "lobby.leave_title"),
-            [[Span(tr(lang, "lobby.leave_text"))]],
+            [[Span(tr(lang, "lobby.leave_text_host" if view.is_host else "lobby.leave_text"))]],
             tr(lang, "quit.keys"),
             "warn",
+        )
+    elif screen.overlay in ("mute", "remove"):
+        mute = screen.overlay == "mute"
+        lines = [
+            [Span(part)] for part in wrap(tr(lang, "mute.explain" if mute else "lobby.remove_explain"), 56)
+        ]
+        lines.append([])
+        for number, seat in seat_choices(screen, people=mute):
+            said = seat.name
+            if mute and seat.name in screen.muted:
+                said = tr(lang, "mute.row_muted", name=seat.name)
+            lines.append([Span(str(number), "key"), Span("  "), Span(said)])
+        dialog(
+            c,
+            tr(lang, "mute.title" if mute else "lobby.remove_title"),
+            lines,
+            tr(lang, "mute.keys" if mute else "lobby.remove_keys"),
+            "dialog" if mute else "warn",
         )
     elif screen.overlay == "help":
         rows = [
@@ -376,7 +410,9 @@ def render_lobby(screen: LobbyScreen, width: int, height: int, caps: Caps) -> Fr
             *([("c", tr(lang, "lobby.help.countdown"))] if view.is_host and view.settings else []),
             *([("o", tr(lang, "lobby.help.options"))] if view.is_host else []),
             *([("b", tr(lang, "lobby.help.bot"))] if view.is_host else []),
+            *([("x", tr(lang, "lobby.help.remove"))] if view.is_host else []),
             ("t", tr(lang, "help.chat")),
+            ("m", tr(lang, "help.mute")),
             ("q", tr(lang, "lobby.help.leave")),
             ("?", tr(lang, "help.help")),
         ]
@@ -455,9 +491,21 @@ def _link(c: Canvas, lang: str, seat: LobbySeat) -> tuple[str, str, str]:
     )
 
 
+def seat_choices(screen: LobbyScreen, *, people: bool = False) -> list[tuple[int, LobbySeat]]:
+    """The seats one may pick by their number (1-9, as the lobby lists them): not one's own, not a
+    free one; `people` (to mute): the people only, the host too (a bot does not chat); else (to
+    free a seat): not the host's."""
+    out = []
+    for number, seat in enumerate(screen.view.seats[:9], 1):
+        if seat.empty or seat.me or (people and seat.bot) or (seat.host and not people):
+            continue
+        out.append((number, seat))
+    return out
+
+
 @dataclass(frozen=True)
 class LobbyAction:
-    name: str  # ready | unready | start | turn (next countdown) | chat | retry | leave | bot
+    name: str  # ready | unready | start | turn (next countdown) | chat | retry | leave | bot | remove
     text: str = ""
 
 
@@ -510,12 +558,24 @@ class LobbyUI:
                 s.chat += key
             return []
         if s.overlay == "quit":
-            if key in ("y", "Y", "o", "O"):
+            if key in ("y", "Y", "o", "O", "j", "J"):  # yes, oui, ja
                 return [LobbyAction("leave")]
             s.overlay = None
             return []
         if s.overlay == "help":
             s.overlay = None
+            return []
+        if s.overlay in ("mute", "remove"):
+            chosen = dict(seat_choices(s, people=s.overlay == "mute")).get(int(key) if key.isdigit() else -1)
+            if s.overlay == "remove":
+                s.overlay = None
+                return [LobbyAction("remove", key)] if chosen is not None else []
+            if chosen is None:
+                s.overlay = None
+            elif chosen.name in s.muted:
+                s.muted.discard(chosen.name)
+            else:
+                s.muted.add(chosen.name)
             return []
         mine = next((seat for seat in view.seats if seat.me), None)
         if key in ("r", "space") or (key == "enter" and s.cursor in (None, "ready")):
@@ -538,10 +598,28 @@ class LobbyUI:
             s.editing = options_assignments(view.options)
         elif key == "b" and view.is_host and not view.starting and any(seat.empty for seat in view.seats):
             return [LobbyAction("bot")]
+        elif key == "x" and view.is_host and not view.starting and seat_choices(s):
+            s.overlay = "remove"
+        elif key == "m" and seat_choices(s, people=True):
+            s.overlay = "mute"
         elif key == "?":
             s.overlay = "help"
         elif key == "q":
             s.overlay = "quit"
+        return []
+
+    def paste(self, text: str) -> list[LobbyAction]:
+        """Pasted text: into the field being typed (options, chat, password), else nowhere: a
+        paste never toggles ready, starts or leaves."""
+        s = self.screen_state
+        refusal = s.view.refusal
+        if refusal is not None:
+            if refusal.asks_password:
+                s.password += text
+        elif s.editing is not None:
+            s.editing += text
+        elif s.chat is not None:
+            s.chat += text
         return []
 
     def _refused_key(self, key: str, refusal: JoinRefusal) -> list[LobbyAction]:
@@ -590,6 +668,9 @@ async def run_lobby_ui(
         def handle_key(self, key: str) -> list[Any]:
             return ui.handle_key(key)
 
+        def paste(self, text: str) -> list[Any]:
+            return ui.paste(text)
+
         def on_frame(self, frame: Frame) -> None:
             ui.on_frame(frame)
 
@@ -608,6 +689,10 @@ async def run_lobby_ui(
                 await source.set_options(action.text)
             elif action.name == "bot":
                 await source.add_bot()
+            elif action.name == "remove" and action.text.isdigit():
+                remove = getattr(source, "remove_seat", None)  # the host's lobby only
+                if remove is not None:
+                    await remove(int(action.text))
             elif action.name == "chat":
                 nursery.start_soon(source.send_chat, action.text)
             elif action.name == "retry":

@@ -69,6 +69,10 @@ class UiView:
     keys: dict[Target, str] = field(default_factory=dict)
     focus: frozenset[Target] = frozenset()
     """Targets to highlight along with the cursor (e.g. the cards of a line being chosen)."""
+    recent: frozenset[Target] = frozenset()
+    """The cards each seat changed last (marked until that seat acts again)."""
+    gone: dict[Target, str] = field(default_factory=dict)
+    """Places of cards that just left the table (a removed line) -> the card, shown struck out."""
 
 
 @dataclass(frozen=True)
@@ -140,14 +144,31 @@ class ScreenModel:
     help: HelpView | None = None
     scores: ScoreSheet | None = None
     round_over: tuple[str, list[str]] | None = None
+    round_keys: str = ""
+    """The round summary's footer ("any key: next round"; at game over, the result comes next)."""
     result: ResultView | None = None
     chat: str | None = None
     flash: str = ""
+    hint: str = ""
+    """One line above the prompt about the card under the cursor (SKYJO ACTION's cards)."""
+    hint_style: str = "dim"
+    """"warn" when the move under the cursor would have no effect."""
+    rules: list[str] = field(default_factory=list)
+    """The rules page of the game (overlay "rules"), line by line."""
+    rules_top: int = 0
+    """The first line of `rules` shown (the page scrolls)."""
+    help_top: int = 0
+    """The first line of the help shown, when it is longer than the screen (it scrolls)."""
     footer: str = ""
     notice: str = ""
     """A centred message instead of the table (before the game starts, while loading ...)."""
     countdown: int | None = None
     """Seconds left on this player's move countdown (None: none runs); shown by the turn marker."""
+    quit_note: str = ""
+    """A line the leave question adds (the table could replace no one else after this leave)."""
+    countdown_paused: bool = False
+    """The countdown stands still: the table waits for someone else (it counts only the time
+    in which the player can act)."""
     watching: int = 0
     """How many spectators watch the table (shown on the status line when any do)."""
     banner: str = ""

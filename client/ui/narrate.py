@@ -52,16 +52,23 @@ class Narrator:
         self.lang = lang
         self.items: list[Item] = []
         self.fed = 0
+        self.muted: set[int] = set()
+        """Seats whose chat this player muted (their lines say so, without their text)."""
+        self.before: Any = None
+        """The table as it was when the log was last read (None: not known)."""
         self.stopped = False
         """The game has stopped (set by the screen): a seat's leave is then told as the stop.
         Otherwise the table plays on (a bot takes the seat: issue 17), and it is told as a leave."""
 
     # --- reading the log ------------------------------------------------------------------------
 
-    def update(self, log: Sequence[LogLike]) -> None:
+    def update(self, log: Sequence[LogLike], state: Any = None) -> None:
+        """Read the log's new entries; `state` is the table as it is after them (kept as
+        `before`: what the next entries changed, for a game that names a card by its place)."""
         for entry in log[self.fed :]:
             self.entry(entry)
         self.fed = len(log)
+        self.before = state
 
     def entry(self, entry: LogLike) -> None:
         if entry.kind == "fact":
@@ -82,6 +89,8 @@ class Narrator:
             self.items.append(Item("takeover", (entry.text, disclosed), entry.seat))
         elif entry.kind == "returned":
             self.items.append(Item("returned", None, entry.seat))
+        elif entry.kind == "no_spare":
+            self.items.append(Item("no_spare", None, entry.seat))
         elif entry.kind == "info":
             self.items.append(Item("info", entry.text))
 
@@ -106,6 +115,8 @@ class Narrator:
     def tell(self, item: Item) -> list[Line]:
         lang = self.lang
         if item.kind == "chat":
+            if item.seat in self.muted:  # muted here only: the others still read it
+                return [[self.who(item.seat), Span(": ", "dim"), Span(tr(lang, "chat.muted_line"), "dim")]]
             return [[self.who(item.seat), Span(": ", "chat"), Span(str(item.data), "chat")]]
         if item.kind == "blame":
             return [tr_spans(lang, "log.blame", "error", who=self.who(item.seat), reason=str(item.data))]
@@ -127,6 +138,8 @@ class Narrator:
             return [line]
         if item.kind == "returned":
             return [self.seat_sentence("log.returned", item.seat, "good")]
+        if item.kind == "no_spare" and not self.stopped:
+            return [tr_spans(lang, "log.no_spare", "warn")]
         if item.kind == "info":
             return [self.info(str(item.data))]
         if item.kind == "round":

@@ -28,6 +28,7 @@ from client.records.ranking import PlayerRecord
 from client.table.evening import Evening, result_of
 from client.table.host import Host, HostOptions, next_turn
 from client.table.join import (
+    Destination,
     Joiner,
     JoinOptions,
     JoinRefusal,
@@ -95,7 +96,7 @@ class HostLobby:
         address = f"{first}:{host.lobby_port}"
         if others:
             address += f"  (or {shown_addresses(others, host.lobby_port, most=2)})"
-        status = "every seat is taken"
+        status = ""  # every seat taken: the lobby says how to start (or who is not ready)
         # between games the host says it is ready too (`r`): the screen asks it, not the status
         waiting = [s.name for s in host.seats[1:] if not s.ready]
         if host.options_refused is not None:
@@ -156,6 +157,9 @@ class HostLobby:
 
     async def add_bot(self) -> None:
         self.host.add_bot()
+
+    async def remove_seat(self, number: int) -> None:
+        self.host.remove_seat(number)
 
 
 class JoinLobby:
@@ -266,6 +270,9 @@ class JoinLobby:
     async def add_bot(self) -> None:
         return None  # the host's choice
 
+    async def remove_seat(self, number: int) -> None:
+        return None  # the host's choice
+
 
 def _between_games(evening: Evening, after: int) -> dict[str, Any]:
     """What the lobby shows between games: the game that ended, its winners, the evening."""
@@ -374,12 +381,15 @@ def run_resume_screen(*, lang: str | None, no_color: bool, ascii_only: bool, no_
     on the game screen (a one-line error, as `run_resume` says it, when there is none)."""
     from client.table.commands import _network_errors
     from client.table.saved import latest_resumable
+    from client.table.which import told
 
     identity = storage.load_identity()
     info = latest_resumable()
     if info is None:
         print("skyjo-lan: no unfinished game to resume on this machine", file=sys.stderr, flush=True)
         return 2
+    if not told(info, lambda line: print(line, flush=True), input):
+        return 1
 
     async def main() -> int:
         return await resume_with_screen(
@@ -413,7 +423,45 @@ async def resume_with_screen(
     if outcome == "left":
         print(tr(detect_lang(lang), "left.done"), flush=True)
         return 0
-    return 0 if runner.status.finished else 1
+    finished = runner.status.finished or (outcome == "quit" and await _settled(runner))
+    if finished and info.lobby is not None:
+        # a joiner's resumed game is one game of the evening: back to the table's lobby for the
+        # next one, as `join` does after each game (issue 28)
+        return await _back_to_lobby(identity, info.lobby, lang=lang, caps=caps)
+    return 0 if finished else 1
+
+
+async def _back_to_lobby(
+    identity: Ed25519PrivateKey, lobby: tuple[str, int, bytes, str], *, lang: str | None, caps: Caps
+) -> int:
+    """The table's lobby after a resumed game, and the games that follow, as `join` plays them."""
+    host, port, key, name = lobby
+    opts = JoinOptions(
+        target=name or f"{host}:{port}",
+        name=storage.stored_name() or "player",
+        found=Destination([(host, port)], key, name),
+        ready=False,
+        games=0,
+    )
+    joiner = Joiner(opts, identity, _quiet)
+    joiner.table = name
+    book = RecordBook().start()
+
+    async def play() -> None:
+        try:
+            await joiner.run_games()
+        except (Refused, LinkError, FramingError, OSError) as exc:
+            joiner.closed = _with_hint(exc)
+            joiner._changed()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play)
+            code = await _lobby_then_game(JoinLobby(joiner, book), joiner, lang, caps)
+            nursery.cancel_scope.cancel()
+    finally:
+        _print_saved(joiner.saved, lang)
+    return 0 if code in (0, 1) else code
 
 
 def _print_saved(paths: list[Path], lang: str | None) -> None:
@@ -459,6 +507,11 @@ async def _lobby_then_game(lobby: LobbySource, peer: Host | Joiner, lang: str | 
             )
             played += 1
             finished = runner.status.finished
+            shown = runner.view
+            if outcome != "left" and not finished and shown is not None and shown.phase == "game_over":
+                # `q` on the game-over box before the last round's signatures were all in: the
+                # game is over on screen, its end is being settled; wait for it (the lobby follows)
+                finished = await _settled(runner)
             if outcome == "left" or not (finished and again) or not await peer.next_lobby(played):
                 break
             book = getattr(lobby, "book", None)
@@ -468,6 +521,18 @@ async def _lobby_then_game(lobby: LobbySource, peer: Host | Joiner, lang: str | 
         print(tr(detect_lang(lang), "left.done"), flush=True)
         return 0
     return 0 if finished else 1
+
+
+SETTLE_WAIT = 30.0
+"""Seconds a finished game's end (the last signatures) is waited for after the screen closed."""
+
+
+async def _settled(runner: PeerRunner) -> bool:
+    """Whether the game shown over ends as finished (False if it halts or takes too long)."""
+    with trio.move_on_after(SETTLE_WAIT):
+        while not (runner.status.finished or runner.status.halted):
+            await runner.changed.wait()
+    return runner.status.finished
 
 
 def _count(value: object) -> int:

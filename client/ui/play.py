@@ -111,19 +111,25 @@ def play(
 
         table.human.log.append(LogEntry("info", text=tr(language, "play.no_level", level=asked, game=game)))
 
-    async def main() -> None:
+    async def main() -> str:
         async with open_terminal(caps) as terminal, trio.open_nursery() as nursery:
             nursery.start_soon(table.run)
-            await run_game_ui(table.human, lang=language, terminal=terminal, saved=saved)
+            # the others are bots in this program: a leave has nowhere to go out to
+            outcome = await run_game_ui(
+                table.human, lang=language, terminal=terminal, saved=saved, leave_wait=0
+            )
             nursery.cancel_scope.cancel()
+        return outcome
 
     try:
-        trio.run(main)
+        outcome = trio.run(main)
     except BaseException as exc:  # Ctrl-C: one line (the terminal is given back already)
         if not is_interrupt(exc):
             raise
         print(interrupted("play"), file=sys.stderr, flush=True)
         return 130
+    if outcome == "left":
+        print(tr(language, "left.play"))
     if saved:
         print(tr(language, "play.saved", path=saved))
     return 0

@@ -26,7 +26,9 @@ WIDE = 150
 def render(model: ScreenModel, width: int, height: int, caps: Caps) -> Frame:
     canvas = Canvas(width, height, caps)
     if width < MIN_WIDTH or height < MIN_HEIGHT:
-        too_small(canvas, model.lang)
+        quit = model.overlay == "quit"
+        ask = (tr(model.lang, "quit.title"), tr(model.lang, "quit.keys")) if quit else None
+        too_small(canvas, model.lang, ask)
         return canvas.frame()
     header(canvas, model)
     area = Rect(0, 1, width, height - 4)
@@ -45,6 +47,7 @@ def render(model: ScreenModel, width: int, height: int, caps: Caps) -> Frame:
                 game.draw(canvas, table, replace(model, log=[]))
         elif game is not None:
             game.draw(canvas, area, model)
+        mark_changes(canvas, model)
     prompt(canvas, model)
     status(canvas, model)
     overlay(canvas, model)
@@ -71,11 +74,36 @@ def header(c: Canvas, m: ScreenModel) -> None:
         mine = m.turn_text == tr(m.lang, "header.your_turn")
         text = m.turn_text
         if m.countdown is not None:  # the move countdown, by the turn marker
-            text = tr(m.lang, "header.countdown", turn=text, s=m.countdown)
+            key = "header.countdown_paused" if m.countdown_paused else "header.countdown"
+            text = tr(m.lang, key, turn=text, s=m.countdown)
         right = c.put_right(c.width - 1, 0, f" {text} ", "header.turn" if mine else "header")
     if m.banner:  # a spectator: what is watched, before the round
         x += 1 + c.put(x + 1, 0, m.banner, "header.title", max(0, right - x - 2))
     c.put(x + 1, 0, m.subtitle, "header", max(0, right - x - 2))
+
+
+def mark_changes(c: Canvas, m: ScreenModel) -> None:
+    """Each seat's last change on the drawn table: a mark on every card it touched (a dot in the
+    corner of a large card, ‹ › around a small one), a removed line's cards struck out in their
+    empty places. Drawn over the game's drawing, from where it marked each target."""
+    for target in m.ui.recent:
+        rect = c.targets.get(target)
+        if rect is None or target == m.ui.cursor:
+            continue
+        if rect.h == 1:
+            c.put(rect.x, rect.y, c.g("recent_l"), "recent")
+            c.put(rect.right - 1, rect.y, c.g("recent_r"), "recent")
+        else:
+            c.put(rect.right - 2, rect.bottom - 1, c.g("recent"), "recent")
+    for target, value in m.ui.gone.items():
+        rect = c.targets.get(target)
+        if rect is None or target == m.ui.cursor:
+            continue
+        text = f"{c.g('times')}{value}"
+        if rect.h == 1:
+            c.put(rect.x, rect.y, text.rjust(rect.w)[: rect.w], "recent")
+        else:
+            c.put_center(rect.x + 1, rect.y + rect.h // 2, rect.w - 2, text, "recent")
 
 
 def notice(c: Canvas, area: Rect, m: ScreenModel) -> None:
@@ -126,6 +154,13 @@ def prompt(c: Canvas, m: ScreenModel) -> None:
     if m.flash:
         c.fill(Rect(0, y - 1, c.width, 1))
         c.put(2, y - 1, m.flash, "error", room)
+    elif m.hint:  # the card under the cursor (a warning before a move without effect): over the
+        # log's last lines, two at most
+        parts = wrap(m.hint, room)[:2]
+        top = y - len(parts)
+        c.fill(Rect(0, top, c.width, len(parts)))
+        for offset, part in enumerate(parts):
+            c.put(2, top + offset, part, "warn" if m.hint_style == "warn" else "dim", room)
 
 
 def button_menu(c: Canvas, m: ScreenModel) -> None:
@@ -179,8 +214,8 @@ def _link_look(c: Canvas, lang: str, status: str, retry_in: float | None) -> tup
     if status in ("connected", "local"):
         return c.g("ok"), "link.ok", ""
     if status in ("reconnecting", "connecting"):
-        extra = f" {tr(lang, 'link.retry', s=max(0, round(retry_in)))}" if retry_in is not None else ""
-        return c.g("wait"), "link.wait", extra
+        # steady: no per-attempt counter jumping back and forth (the prompt counts the time)
+        return c.g("wait"), "link.wait", f" {tr(lang, 'link.reconnecting')}"
     if status == "blamed":  # proven by signed evidence, never for a timeout or a leave
         return c.g("bad"), "link.bad", f" {tr(lang, 'link.blamed')}"
     if status in ("left", "absent"):
@@ -192,36 +227,110 @@ def _link_look(c: Canvas, lang: str, status: str, retry_in: float | None) -> tup
 
 
 def overlay(c: Canvas, m: ScreenModel) -> None:
-    if m.overlay == "help" and m.help is not None:
+    if m.overlay in ("help", "mute") and m.help is not None:
         rows = [(k, d) for k, d in m.help.rows]
         key_w = max((text_width(c.text(k)) for k, _ in rows), default=4)
         desc_w = min(max((text_width(c.text(d)) for k, d in rows if k), default=10), c.width - key_w - 10)
         desc_w = max(desc_w, 50)
-        lines: list[list[Span]] = []
-        for key, desc in rows:
-            if not key:  # a sentence: the whole width
-                lines.extend([Span(part)] for part in wrap(desc, key_w + 2 + desc_w))
-                continue
-            parts = wrap(desc, desc_w)
-            lines.append([Span(key.ljust(key_w), "key"), Span("  "), Span(parts[0])])
-            for extra in parts[1:]:
-                lines.append([Span(" " * (key_w + 2)), Span(extra)])
-        dialog(c, m.help.title, lines, tr(m.lang, "help.close"))
+        lines = _help_lines(rows, key_w, desc_w)
+        if len(lines) > c.height - 6:  # too long: the keys of every moment on a few shared lines
+            first = next((i for i, (k, _) in enumerate(rows) if k in _EVERY_MOMENT), len(rows))
+            lines = _help_lines(rows[:first], key_w, desc_w)
+            lines += _packed([r for r in rows[first:] if r[0] != "?"], key_w + 2 + desc_w)  # (in it)
+        footer = tr(m.lang, "mute.keys" if m.overlay == "mute" else "help.close")
+        room = max(3, c.height - 6)
+        if len(lines) > room:  # still too long: it scrolls, and the footer says where
+            total = len(lines)
+            top = max(0, min(m.help_top, total - room))
+            lines = lines[top : top + room]
+            footer = tr(m.lang, "rules.keys_more", a=top + 1, b=top + room, n=total)
+        dialog(c, m.help.title, lines, footer)
+    elif m.overlay == "rules" and m.rules:
+        rules(c, m)
     elif m.overlay == "scores" and m.scores is not None:
         score_sheet(c, m)
     elif m.overlay == "round" and m.round_over is not None and ROUND_PANEL not in c.targets:
         title, summary = m.round_over
-        dialog(c, title, [[Span(r)] for r in summary], tr(m.lang, "round.continue"))
+        dialog(c, title, [[Span(r)] for r in summary], (m.round_keys or tr(m.lang, "round.continue")))
     elif m.overlay == "quit":
         dialog(
             c,
             tr(m.lang, "quit.title"),
-            [[Span(line)] for line in tr(m.lang, "quit.text").split("\n")],
+            [[Span(line)] for line in tr(m.lang, "quit.text").split("\n")]
+            + [[Span(part, "warn")] for part in wrap(m.quit_note, 56) if m.quit_note],
             tr(m.lang, "quit.keys"),
             style="warn",
         )
     elif m.overlay == "result" and m.result is not None:
         result(c, m)
+
+
+_EVERY_MOMENT = frozenset({"s", "r", "t", "m", "b", "q", "?"})
+"""The help's keys that do not depend on the decision (listed last)."""
+
+
+def _help_lines(rows: list[tuple[str, str]], key_w: int, desc_w: int) -> list[list[Span]]:
+    """Help rows as lines: a key, then its text wrapped beside it; a row without key: a sentence."""
+    lines: list[list[Span]] = []
+    for key, desc in rows:
+        if not key:  # a sentence: the whole width
+            lines.extend([Span(part)] for part in wrap(desc, key_w + 2 + desc_w))
+            continue
+        parts = wrap(desc, desc_w)
+        lines.append([Span(key.ljust(key_w), "key"), Span("  "), Span(parts[0])])
+        for extra in parts[1:]:
+            lines.append([Span(" " * (key_w + 2)), Span(extra)])
+    return lines
+
+
+def _packed(rows: list[tuple[str, str]], width: int) -> list[list[Span]]:
+    """Rows as "KEY text" pieces side by side, as many per line as fit in `width`."""
+    lines: list[list[Span]] = []
+    line: list[Span] = []
+    used = 0
+    for key, desc in rows:
+        if not key:
+            continue
+        size = text_width(key) + 1 + text_width(desc)
+        if line and used + 3 + size > width:
+            lines.append(line)
+            line, used = [], 0
+        if line:
+            line.append(Span(" · ", "dim"))
+            used += 3
+        line += [Span(key, "key"), Span(" " + desc)]
+        used += size
+    if line:
+        lines.append(line)
+    return lines
+
+
+def rules(c: Canvas, m: ScreenModel) -> None:
+    """The game's rules page, as many lines as fit; the arrows scroll it, the footer says where."""
+    width = min(72, c.width - 10)
+    lines: list[str] = []
+    for line in m.rules:
+        if not line or (line.startswith("  ") and text_width(line) <= width):
+            lines.append(line)  # an illustration: cards drawn as text, kept whole
+        elif line.startswith("  "):  # a table's row too long: its text under its text
+            label = len(line) - len(line.lstrip(" "))
+            label += len(line[label:].split(" ", 1)[0])
+            label += len(line[label:]) - len(line[label:].lstrip(" "))
+            parts = wrap(line[label:], max(10, width - label))
+            lines.append(line[:label] + parts[0])
+            lines.extend(" " * label + part for part in parts[1:])
+        else:
+            lines.extend(wrap(line, width))
+    room = max(3, c.height - 6)
+    top = max(0, min(m.rules_top, len(lines) - room))
+    shown = lines[top : top + room]
+    styled = [[Span(line, "title" if line.isupper() and line.strip() else "dialog.body")] for line in shown]
+    footer = tr(m.lang, "rules.keys")
+    if len(lines) > room:
+        footer = tr(m.lang, "rules.keys_more", a=top + 1, b=top + len(shown), n=len(lines))
+    game = games.SCREENS.get(m.game)
+    title = tr(m.lang, "rules.title", game=game.title if game is not None else m.title)
+    dialog(c, title, styled, footer, width=width)
 
 
 def score_sheet(c: Canvas, m: ScreenModel) -> None:
@@ -280,7 +389,10 @@ def result(c: Canvas, m: ScreenModel) -> None:
     else:
         lines.append([Span(tr(lang, "result.tie", names=", ".join(res.winners)), "good")])
     lines.append([])
-    for place, (name, total, won) in enumerate(res.ranking, 1):
+    place = 0
+    for index, (name, total, won) in enumerate(res.ranking):
+        if index == 0 or total != res.ranking[index - 1][1]:
+            place = index + 1  # equal totals share a place: 1, 1, 3
         crown = c.g("crown") if won else " "
         lines.append(
             [

@@ -23,6 +23,7 @@ from .app import Back, Chat, Effect, GameUI, Quit, Submit
 from .canvas import Frame
 from .caps import Caps, detect_caps, detect_lang
 from .i18n import tr
+from .paste import pasted
 from .render import render
 from .runner import GameRunner, RunnerSource
 from .terminal import Terminal, TurnAlert, open_terminal, watch_resize
@@ -71,7 +72,15 @@ async def run_screen(
                 if key == "redraw":
                     terminal.clear()
                     continue
-                for effect in controller.handle_key(key):
+                text = pasted(key)
+                if text is not None:
+                    # a paste is text for the field being typed in, never keys (issue 28)
+                    paste = getattr(controller, "paste", None)
+                    effects = paste(text) if callable(paste) else []
+                else:
+                    effects = controller.handle_key(key)
+                for effect in effects:
+                    state.wake(True)  # what the key changed is drawn while the effect runs
                     if await on_effect(effect):
                         state.stop = True
                         state.wake(True)
@@ -135,10 +144,11 @@ LEAVE_WAIT = 5.0
 """Seconds a player who leaves waits at most for the leave to go out before the screen closes."""
 
 
-async def _leave(runner: GameRunner) -> None:
-    """Tell the others with a signed leave, and let it go out before the program closes."""
-    if await runner.leave():
-        with trio.move_on_after(LEAVE_WAIT):
+async def _leave(runner: GameRunner, wait: float = LEAVE_WAIT) -> None:
+    """Tell the others with a signed leave, and let it go out (at most `wait` seconds: 0 when
+    the others are in this program, as in `play`) before the program closes."""
+    if await runner.leave() and wait > 0:
+        with trio.move_on_after(wait):
             await runner.wait_closed()
 
 
@@ -155,11 +165,14 @@ async def run_game_ui(
     players: Sequence[str] = (),
     evening: Callable[[TableState], Evening] | None = None,
     again: bool = False,
+    leave_wait: float = LEAVE_WAIT,
 ) -> str:
     """Play `runner`'s seat in the terminal until the player closes the screen. Returns "left" when
     they left a game still on (a signed leave went to every seat), else "quit". `read_only`: a
     spectator's screen (no move, no chat; `banner` says what is watched, `players` whom, with
     their key fingerprints, in the help).
+
+    `leave_wait`: seconds a leave may take to go out before the screen closes (the network).
 
     `runner` (a `client.table.peer.PeerRunner`) is a table that something else runs (a
     `LocalTable`, or the LAN mesh). With no `terminal`, one is opened (and closed) here.
@@ -178,6 +191,7 @@ async def run_game_ui(
                 players=players,
                 evening=evening,
                 again=again,
+                leave_wait=leave_wait,
             )
     ui = GameUI(
         RunnerSource(runner),
@@ -214,7 +228,7 @@ async def run_game_ui(
                 nursery.start_soon(runner.come_back)
             elif isinstance(effect, Quit):
                 if effect.leave:
-                    await _leave(runner)
+                    await _leave(runner, leave_wait)
                     outcome = "left"
                 return True
             return False

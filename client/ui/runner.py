@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import trio
 
@@ -173,6 +173,24 @@ class RunnerSource:
 
     def time_left(self) -> float | None:
         return self.runner.time_left()
+
+    def table_wait(self) -> tuple[Any, float | None] | None:
+        """What the table waits for from other seats, and the seconds until it stops waiting
+        (`PeerRunner.table_wait`); None when it waits for no one else."""
+        wait = getattr(self.runner, "table_wait", None)
+        value = wait() if callable(wait) else None
+        return value if isinstance(value, tuple) else None
+
+    def leave_ends_spares(self) -> bool:
+        """Whether this seat's leave would leave the table unable to replace anyone else."""
+        ends = getattr(self.runner, "leave_ends_spares", None)
+        return bool(ends()) if callable(ends) else False
+
+    def countdown_waits(self) -> tuple[int, ...] | None:
+        """The seats the stopped countdown waits for (None: it runs, or none runs)."""
+        waits = getattr(self.runner, "countdown_waits", None)
+        value = waits() if callable(waits) else None
+        return value if isinstance(value, tuple) else None
 
     def watching(self) -> int:
         """How many spectators watch the table (0 from a runner that is not told)."""

@@ -28,6 +28,9 @@ except ImportError:  # Windows without windows-curses: the screen says so when i
 
 from .canvas import Frame, text_width
 from .caps import Caps, setup_locale
+from .paste import DISABLE as PASTE_OFF
+from .paste import ENABLE as PASTE_ON
+from .paste import PasteReader
 
 # colour numbers: (8-colour terminal, 256-colour terminal); -1 is the terminal's default
 _C = {
@@ -99,6 +102,7 @@ COLOUR_STYLES: dict[str, tuple[str, str, int]] = {
     "chat": ("cyan", "default", 0),
     "error": ("red", "default", B),
     "warn": ("yellow", "default", B),
+    "recent": ("cyan", "default", B),
     "good": ("green", "default", B),
     "dialog": ("default", "default", B),
     "dialog.body": ("default", "default", 0),
@@ -133,6 +137,7 @@ MONO_STYLES: dict[str, int] = {
     "link.bad": B,
     "error": B,
     "warn": B,
+    "recent": B,
     "good": B,
     "dialog": B,
     "dialog.title": B,
@@ -342,6 +347,8 @@ class Terminal:
         self._last: list[Any] | None = None
         self._titled = False
         self.colors256 = caps.color and curses.COLORS >= 256
+        self.reader = PasteReader(names_of)
+        """Key names, and a paste as one piece of text (bracketed paste)."""
 
     @property
     def size(self) -> tuple[int, int]:
@@ -429,6 +436,26 @@ class Terminal:
         clean = "".join(ch for ch in text if ch.isprintable())
         self._send(b"\x1b]2;" + clean.encode("utf-8", "replace") + b"\x1b\\")
 
+    def restore(self) -> None:
+        """Take the terminal back after the program was stopped (SIGSTOP, then SIGCONT): the
+        shell put it back in line mode with echo meanwhile, so keys would wait for Enter and be
+        echoed over the screen. Its modes are set again and the whole screen is redrawn."""
+        if self.console is not None:
+            return
+        with contextlib.suppress(curses.error):
+            curses.reset_prog_mode()
+            curses.noecho()
+            curses.cbreak()
+            self.screen.keypad(True)
+            self.screen.nodelay(True)
+            curses.curs_set(0)
+        self.paste_mode(True)
+        self.resize()
+
+    def paste_mode(self, on: bool) -> None:
+        """Ask the terminal to mark pastes (bracketed paste), or to stop (when it is given back)."""
+        self._send(PASTE_ON if on else PASTE_OFF)
+
     def resize(self) -> None:
         """Take the terminal's new size (after SIGWINCH)."""
         try:
@@ -449,7 +476,7 @@ class Terminal:
                 raw.append(self.screen.get_wch())
             except curses.error:
                 break
-        return names_of(raw)
+        return self.reader.feed(raw)
 
     async def keys(self) -> AsyncGenerator[list[str], None]:
         """Batches of keys, as they arrive (a "resize" when a Windows console changes size)."""
@@ -506,10 +533,13 @@ async def open_terminal(caps: Caps) -> AsyncIterator[Terminal]:
         else:
             caps = Caps(color=False, unicode=caps.unicode, bell=caps.bell)
         terminal = Terminal(screen, caps, console_keys())
+        # a paste arrives as text, not keys (client/ui/paste.py)
+        terminal.paste_mode(True)
         try:
             yield terminal
         finally:
             terminal.title(None)
+            terminal.paste_mode(False)
     finally:
         with contextlib.suppress(curses.error):
             screen.keypad(False)
@@ -519,12 +549,15 @@ async def open_terminal(caps: Caps) -> AsyncIterator[Terminal]:
 
 
 async def watch_resize(terminal: Terminal, on_resize: Any) -> None:
-    """Resize at once on SIGWINCH."""
+    """Resize at once on SIGWINCH; take the terminal back and redraw all on SIGCONT."""
     if not hasattr(signal, "SIGWINCH"):
         return
-    with trio.open_signal_receiver(signal.SIGWINCH) as signals:
-        async for _ in signals:
-            terminal.resize()
+    with trio.open_signal_receiver(signal.SIGWINCH, signal.SIGCONT) as signals:
+        async for number in signals:
+            if number == signal.SIGCONT:
+                terminal.restore()
+            else:
+                terminal.resize()
             on_resize()
 
 

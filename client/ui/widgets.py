@@ -18,13 +18,18 @@ ROUND_PANEL = ButtonTarget("round-summary")
 frame then does not draw it again as a box over the table."""
 
 
-def too_small(c: Canvas, lang: str) -> None:
+def too_small(c: Canvas, lang: str, question: tuple[str, str] | None = None) -> None:
+    """The notice that fills a screen below the minimum size. `question`: the title and keys of
+    a dialog open now (the leave question after `q`), shown here since the box cannot be."""
     lines = [
         (tr(lang, "small.title"), "title"),
         ("", "text"),
         (tr(lang, "small.size", w=c.width, h=c.height, mw=MIN_WIDTH, mh=MIN_HEIGHT), "text"),
-        (tr(lang, "small.hint"), "dim"),
     ]
+    if question is None:
+        lines.append((tr(lang, "small.hint"), "dim"))
+    else:
+        lines += [("", "text"), (question[0], "warn"), (question[1], "text")]
     top = max(0, (c.height - len(lines)) // 2)
     for i, (text, style) in enumerate(lines):
         for j, part in enumerate(wrap(text, max(c.width - 2, 1))[:2]):
@@ -122,12 +127,20 @@ def round_panel(c: Canvas, rect: Rect, m: ScreenModel) -> Rect | None:
         return None
     width = min(rect.w, max(text_width(c.text(line)) for line in lines) + 4)
     width = max(
-        width, text_width(c.text(m.round_over[0])) + 6, text_width(c.text(tr(m.lang, "round.continue"))) + 6
+        width,
+        text_width(c.text(m.round_over[0])) + 6,
+        text_width(c.text(m.round_keys or tr(m.lang, "round.continue"))) + 6,
     )
     box = Rect(rect.x, rect.y, min(width, rect.w), len(lines) + 2)
     c.fill(box, " ", "dialog.body")
     c.box(
-        box, "dialog", "round", m.round_over[0], "dialog.title", tr(m.lang, "round.continue"), "dialog.footer"
+        box,
+        "dialog",
+        "round",
+        m.round_over[0],
+        "dialog.title",
+        (m.round_keys or tr(m.lang, "round.continue")),
+        "dialog.footer",
     )
     for i, line in enumerate(lines):
         c.put(box.x + 2, box.y + 1 + i, line, "dialog.body", box.w - 4)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from protocol.messages import open_frame
+from protocol.transcript import dump, valid_prefix
 from tests.client.netlab import NetLab, env_for, open_lab, output, wait_all
 
 FAST = ["--option", "target_score=30"]
@@ -122,7 +123,24 @@ def logs(*processes) -> str:
     )
 
 
-def test_kill_9_mid_round_then_resume(lab, tmp_path):
+def lose_tail(tmp_path: Path, i: int, lost: str) -> None:
+    """Cut the end of host `i`'s saved game as a disk that lied about a write would: one byte
+    (a torn record), or its last whole records (frames the others may already hold)."""
+    (path,) = sorted((tmp_path / f"data{i}" / "skyjo-lan" / "games").glob("*.skyjo"))
+    data = path.read_bytes()
+    if lost == "1 byte":
+        path.write_bytes(data[:-1])
+        return
+    prefix = valid_prefix(data)
+    count = int(lost.split()[0])
+    assert len(prefix.frames) > count
+    path.write_bytes(dump(prefix.config, prefix.frames[:-count]))
+
+
+@pytest.mark.parametrize("lost", ["1 byte", "1 record", "20 records"])
+def test_kill_9_mid_round_then_resume(lab, tmp_path, lost):
+    # issue 26 point 4: the resumed file may also have lost its tail (a record that was sent):
+    # the seat takes its own frames back from the others, and nobody is named a cheat
     host, (second, third) = start_table(lab, tmp_path)
     assert wait_for(third, "game starts", 60), logs(host, second, third)
     assert wait_for(third, ": flip", 60) or wait_for(third, ": replace", 30), logs(host, second, third)
@@ -130,6 +148,7 @@ def test_kill_9_mid_round_then_resume(lab, tmp_path):
     assert seated, logs(host, second, third)
     os.killpg(third.pid, signal.SIGKILL)
     third.wait(timeout=10)
+    lose_tail(tmp_path, 3, lost)
     time.sleep(1.0)
     resumed = lab.python(
         3, ["-m", "client", "join", "--resume", "--bot", "greedy"], env_for(tmp_path, 3), log="resumed.log"

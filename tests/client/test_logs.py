@@ -89,3 +89,15 @@ def test_the_interrupted_line_says_where_the_game_is_saved(tmp_path: Path) -> No
         logs.interrupted("play")
         == f"skyjo-lan play: Interrupted: the game is saved in {tmp_path / 'a.skyjo'}"
     )
+
+
+def test_ctrl_c_in_a_network_game_says_how_to_come_back(tmp_path: Path) -> None:
+    """Issue 28, point 2: the table plays on; the line gives the command that brings the player back."""
+    logs.setup("join")
+    assert logs.interrupted("join") == "skyjo-lan join: Interrupted"  # no game yet: nothing to resume
+    logs.note_saved(tmp_path / "a.skyjo")
+    line = logs.interrupted("join")
+    assert line.startswith(f"skyjo-lan join: Interrupted: the game is saved in {tmp_path / 'a.skyjo'}")
+    assert "`skyjo-lan join --resume` brings you back to your seat" in line
+    assert "`skyjo-lan host --resume`" in logs.interrupted("host")
+    assert "--resume" not in logs.interrupted("play")

@@ -13,7 +13,8 @@ import pytest
 from client import storage
 from client.cli import main
 from client.records.history import Checked, GameEntry, SeatResult, scan, transcripts
-from client.records.ranking import order, rank, records
+from client.records.ranking import SETTLED_AFTER, order, rank, records
+from client.records.report import ranking_lines
 from tests.client.saved_games import Saved, fingerprint, play
 
 
@@ -224,10 +225,10 @@ def test_ranking_prints_a_table_per_game(saved, capsys):
         "rank",
         "name",
         "fingerprint",
-        "rating",
         "games",
         "wins",
         "average",
+        "rating",
     ]
     rows = [line.split() for line in skyjo.splitlines()[2:]]
     assert rows[0][0] == "1" and {r[1] for r in rows} == {"Anna", "Ben", "Chloé"}
@@ -247,9 +248,11 @@ def test_ranking_json_has_the_documented_keys(saved, tmp_path, capsys):
     assert set(first) == {"game", "title", "games", "rated_games", "standings"}
     assert set(first["standings"][0]) == {
         "rank", "name", "fingerprint", "key", "rating", "mu", "sigma", "games", "wins", "average",
+        "rated_games", "provisional",
     }  # fmt: skip
-    ratings = [s["rating"] for s in first["standings"]]
-    assert ratings == sorted(ratings, reverse=True)
+    assert all(s["provisional"] for s in first["standings"])  # 3 games: all provisional
+    wins = [s["wins"] for s in first["standings"]]
+    assert wins == sorted(wins, reverse=True)
     assert all(s["rating"] == pytest.approx(s["mu"] - 3 * s["sigma"], abs=0.01) for s in first["standings"])
 
 
@@ -290,3 +293,41 @@ def test_plays_bots_are_written_as_seat_0s_so_they_are_not_ranked():
     config = LocalTable("skyjo", 2, save=False, think_time=0.0).config
     assert [config.owners[s] != s for s in range(config.players)] == [False, True, True]
     assert not config.insured  # nothing else changes at such a table
+
+
+# --- provisional ratings (issue 28, point 12) -----------------------------------------------------
+
+# Chloé is second every time with the worst totals; Anna wins twice, Ben once. openskill's
+# mu - 3 sigma puts Chloé first (her steady second place is "certain"): noise after 3 games.
+NOISY = [
+    entry("skyjo", {"Anna": 5, "Ben": 61, "Chloé": 60}, 0.0),
+    entry("skyjo", {"Anna": 61, "Ben": 5, "Chloé": 60}, 1.0),
+    entry("skyjo", {"Anna": 5, "Ben": 61, "Chloé": 60}, 2.0),
+]
+
+
+def test_after_three_games_the_winner_is_first_not_the_steady_loser():
+    table = rank(NOISY)["skyjo"]
+    chloe = next(s for s in table.standings if s.name == "Chloé")
+    assert chloe.rating > max(s.rating for s in table.standings if s.name != "Chloé")  # the noise
+    assert standings(NOISY) == [(1, "Anna"), (2, "Ben"), (3, "Chloé")]
+    assert all(s.provisional and s.rated == 3 for s in table.standings)
+
+
+def test_a_rating_settles_after_enough_games_and_settled_ones_rank_first():
+    steady = [entry("skyjo", {"Anna": 5, "Ben": 61, "Chloé": 60}, float(n)) for n in range(SETTLED_AFTER)]
+    late = [entry("skyjo", {"Dan": 0, "Anna": 70}, float(SETTLED_AFTER))]
+    table = rank(steady + late)["skyjo"]
+    settled = [s.name for s in table.standings if not s.provisional]
+    assert settled == ["Anna", "Chloé", "Ben"]
+    assert [s.name for s in table.standings][3:] == ["Dan"]  # one win, but one game only
+
+
+def test_ranking_shows_wins_and_average_first_and_marks_provisional_ratings(tmp_path, capsys):
+    result = scan(tmp_path / "none")
+    lines = ranking_lines(result, rank(NOISY))
+    assert lines[1].split() == ["rank", "name", "fingerprint", "games", "wins", "average", "rating"]
+    rows = [line.split() for line in lines[2:5]]
+    assert [(r[0], r[1], r[4]) for r in rows] == [("1", "Anna", "2"), ("2", "Ben", "1"), ("3", "Chloé", "0")]
+    assert all(r[-1].endswith("?") for r in rows)
+    assert any(line.startswith("?: provisional, fewer than 5 rated games") for line in lines)

@@ -45,7 +45,14 @@ def test_unicode_per_platform() -> None:
 
 @pytest.mark.parametrize(
     ("tag", "lang"),
-    [("fr_FR.UTF-8", "fr"), ("fr-CA", "fr"), ("French_France", "fr"), ("en-US", "en"), ("de_DE", "en")],
+    [
+        ("fr_FR.UTF-8", "fr"),
+        ("fr-CA", "fr"),
+        ("French_France", "fr"),
+        ("en-US", "en"),
+        ("de_DE", "de"),
+        ("it_IT", "en"),
+    ],
 )
 def test_lang_of_a_tag(tag: str, lang: str) -> None:
     assert lang_of(tag) == lang

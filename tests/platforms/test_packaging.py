@@ -55,6 +55,8 @@ def test_the_sdist_and_the_wheel_carry_the_licence_and_the_links(dist: Path) -> 
     assert "Requires-Python: >=3.11" in text
     assert 'Requires-Dist: windows-curses>=2.4; sys_platform == "win32"' in text
     assert "](docs/" not in text  # the README's links work on a package index's page
+    for lang in ("en", "fr", "de"):  # the screen's texts: gettext files read at run time (issue 30)
+        assert f"client/ui/catalogue/{lang}.po" in names
     with tarfile.open(sdist) as archive:
         assert any(n.endswith("/LICENSE") for n in archive.getnames())
 

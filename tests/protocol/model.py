@@ -58,7 +58,7 @@ LATENCY = (0.001, 0.05)
 THINK = (0.05, 2.0)
 """A bot's think time before each move (seconds): far below both timeouts."""
 
-BENIGN = frozenset({"stop", "delay", "hold", "cut"})
+BENIGN = frozenset({"stop", "delay", "hold", "cut", "losttail"})
 """Behaviours that only make a seat late: such a seat runs an honest session that sends every
 frame, so it is held to the honest seats' standard (it too must never name an honest seat, and it
 must end as they do: a peer stopped for a while that comes back adopts the verdict)."""
@@ -74,6 +74,7 @@ BEHAVIOURS = (
     "crash",
     "cut",
     "falsevote",
+    "losttail",
 )
 """What the adversary may do for a while (between these it is honest). withhold: frames to the
 targets are dropped for good; hold: kept and sent at the end of the window; delay: each is sent
@@ -84,8 +85,12 @@ junk goes out besides the real frames; stop: nothing in or out and no timers unt
 window; crash: stop for good; cut (issue 25): its links drop both ways but its program runs on (its
 own timers run out, so at an insured table it votes about the seats it cannot hear), then the links
 heal and both sides get what they missed; falsevote (issue 25): at an insured table, it signs a
-valid vote (and an uphold) about a present program, as if its wait had run out."""
+valid vote (and an uphold) about a present program, as if its wait had run out; losttail (issue 26):
+its program dies and restarts at once from its saved file, whose last 1 to 20 records (at least one
+frame of its own the others hold) were lost, and recovers them (PROTOCOL.md 10.10). losttail is drawn
+apart from the others (`draw_lost_tail`), so the other behaviours of a seed stay as they were."""
 _WEIGHTS = (10, 8, 10, 8, 8, 8, 10, 3, 8, 8)
+"""The weights of the behaviours but the last (losttail, drawn by `draw_lost_tail`)."""
 GRACE = 60
 """The grace of an insured table in the model (the client's default): the step timer's two waits
 are half of it each, as the client sets them (client/table/seat.py `session_timeouts`)."""
@@ -290,7 +295,7 @@ def draw_deviations(rng: random.Random, players: int, adversary: int) -> list[De
             clock = plan[-1].start
         else:
             clock += rng.choice((0.0, rng.expovariate(1 / 60)))
-        behaviour = rng.choices(BEHAVIOURS, _WEIGHTS)[0]
+        behaviour = rng.choices(BEHAVIOURS[: len(_WEIGHTS)], _WEIGHTS)[0]
         targets = tuple(sorted(rng.sample(others, rng.randint(1, len(others)))))
         length = max(0.5, rng.expovariate(1 / 30))
         deviation = Deviation(behaviour, targets, clock, clock + length)
@@ -316,6 +321,18 @@ def draw_deviations(rng: random.Random, players: int, adversary: int) -> list[De
             break
         clock = max(clock, deviation.end if math.isfinite(deviation.end) else clock)
     return plan
+
+
+def draw_lost_tail(seed: int) -> Deviation | None:
+    """In a third of the runs, the adversary's file loses a tail once, at a random time (its own
+    random stream: the other draws of the seed are unchanged)."""
+    rng = random.Random(f"losttail:{seed}")
+    if rng.random() >= 1 / 3:
+        return None
+    start = rng.uniform(5.0, 200.0)
+    deviation = Deviation("losttail", (), start, start + 1.0)
+    deviation.count = rng.randint(1, 20)  # records lost
+    return deviation
 
 
 def _draw_slow(rng: random.Random) -> tuple[float, float, float] | None:
@@ -353,6 +370,11 @@ class Model:
         self.deviations = (
             draw_deviations(plan_rng, self.players, self.adversary) if deviations is None else deviations
         )
+        lost = draw_lost_tail(seed) if deviations is None else None
+        if lost is not None and not any(
+            d.behaviour == "crash" and d.start <= lost.start for d in self.deviations
+        ):
+            self.deviations.append(lost)
         self.rng = random.Random(f"run:{seed}")
         self.slow = slow if slow is not None or deviations is not None else _draw_slow(plan_rng)
         """(probability, shortest, longest): how often an honest player thinks long, and how long
@@ -508,27 +530,44 @@ class Model:
                     think = self.rng.uniform(self.slow[1], self.slow[2])
                 self.at(self.now + think, partial(self._call, seat, "think", ""))
 
-    def _restore(self, seat: int) -> None:
+    def _restore(self, seat: int, lose: int = 0) -> None:
+        """Rebuild `seat`'s session from its saved file, as `--resume` does (recovering: PROTOCOL.md
+        10.10); with `lose`, the file lost its last `lose` records (at least one frame of its own)."""
         if seat == self.adversary and (self.crashed or (self.stopped and not self.cut)):
-            self.at(self.now + 1.0, partial(self._restore, seat))
+            self.at(self.now + 1.0, partial(self._restore, seat, lose))
             return
         old = self.sessions[seat]
-        self.sessions[seat] = Session.restore(
+        frames = list(old.frames)
+        if lose:
+            own = [i for i, f in enumerate(frames) if open_frame(f, self.config).seat == seat]
+            if len(own) > 1:
+                frames = frames[: max(own[0] + 1, min(len(frames) - lose, own[-1]))]
+        restored = self.sessions[seat] = Session.restore(
             self.config,
             seat,
             self.keys[seat],
             old.secrets(),
-            list(old.frames),
+            frames,
+            recover=True,
             step_timeout=self.step_timeout,
             move_timeout=self.move_timeout,
         )
         self._thinking[seat] = False
         self._collect(seat)
-        # the others resend what its restored chain lacks of theirs (the links' resend)
+        # the links' `resend` at the reconnection: each other program says how much of the
+        # restored chain it holds (it is asked for the rest: `mine`) and resends what the restored
+        # chain lacks of its own
         for other in range(self.players):
-            if other != seat and not (other == self.adversary and self.crashed):
-                for frame in self.sessions[other].own_frames_from(self.sessions[seat].next_seq_of(other)):
+            if other == seat or (other == self.adversary and self.crashed):
+                continue
+            restored.peer_holds(other, self.sessions[other].next_seq_of(seat))
+            start = restored.missing_own()
+            if start is not None:
+                for frame in self.sessions[other].chain_frames(seat, start):
                     self._transmit(other, seat, frame)
+            for frame in self.sessions[other].own_frames_from(restored.next_seq_of(other)):
+                self._transmit(other, seat, frame)
+        self._collect(seat)
 
     def _transmit(self, sender: int, receiver: int, frame: bytes, extra: float = 0.0) -> None:
         """Put a frame on a link: it arrives after the link's latency (plus `extra`), never
@@ -562,6 +601,9 @@ class Model:
             self.at(self.now + (deviation.end - deviation.start), self._resume)
         elif deviation.behaviour == "falsevote" and self.insured and not (self.crashed or self.stopped):
             self._false_vote(deviation)
+        elif deviation.behaviour == "losttail" and not (self.crashed or self.stopped):
+            self.effects["losttail"] += 1
+            self._restore(self.adversary, lose=deviation.count or 1)
         elif deviation.behaviour == "crash":
             self.effects["crash"] += 1
             self.crashed = True

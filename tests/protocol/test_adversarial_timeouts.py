@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from protocol.config import named_seats
 from protocol.events import Halted
 from skyjo_p2p.core.events import DealRequest, RandomRequest, RevealRequest
 from tests.protocol.harness import Net, frame_kind, honest_seats
@@ -43,7 +44,8 @@ def timed_out(net: Net, culprit: int, step: str) -> None:
     for seat in honest_seats(net, culprit):
         halts: list[Halted] = net.halted(seat)
         assert halts and halts[-1].culprit is None and halts[-1].absent == (culprit,), halts
-        assert any(step in h.reason for h in halts), halts
+        # the step is the timer's (above); the reason names the player, as a person reads it
+        assert halts[-1].reason == f"{named_seats(net.config, [culprit])} did not answer in time", halts
         assert net.sessions[seat].halted is not None
         # only when the timer ran out twice: the first time, what it lacked was relayed to it
         assert len([t for t in net.timers[seat] if step in t.name]) >= 2

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from protocol.events import Blamed, Halted
-from tests.protocol.model import STEP_TIMEOUT, Deviation, Run, run_model
+from tests.protocol.model import STEP_TIMEOUT, Deviation, Model, Run, run_model
 
 OPTIONS = {"target_score": 1, "setup_reveals": 2}
 SEED = 12
@@ -104,3 +104,25 @@ def test_stopped_peer_back_after_verdict_adopts_it() -> None:
         assert verdicts[seat][0].absent == (2,), (seat, verdicts[seat])
     assert verdicts[2], "seat 2 never learned that the game stopped"
     assert verdicts[2][0].culprit is None and not set(verdicts[2][0].absent) & {0, 1}, verdicts[2]
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_issue25_a_vote_signed_while_cut_off_never_stops_the_table_after_the_heal(seed: int) -> None:
+    # Found by the model once issue 29 changed the draws (its seed 17): at an insured 4-seat
+    # table seat 2 is cut off for 5x the grace. It votes about a seat it cannot hear; the others
+    # vote it out meanwhile and play on, so its vote, signed while the table played its seat, no
+    # longer counts. Its `vacate` timer kept running all the same: after the heal it named the
+    # voters who never voted about that (present) seat absent and stopped ("did not answer in time
+    # (the table could not agree)") while the others had finished (seed 0), or made one of them
+    # stop naming an honest seat absent (seed 2). A timer of a vote that no longer counts does
+    # nothing now.
+    run = Model(
+        seed,
+        game="skyjo",
+        players=4,
+        adversary=2,
+        insured=True,
+        deviations=[Deviation("cut", (0, 1, 3), 56.0, 356.0)],
+    ).run()
+    assert run.effects["cut"] == 1, run.summary()
+    assert_no_findings(run)

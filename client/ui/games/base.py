@@ -105,6 +105,19 @@ class GameScreen(Protocol[S]):
         """Draw the table of `model` (its `table` came from `table_model`) in `area`."""
         ...
 
+    def hint(
+        self,
+        state: S,
+        me: int,
+        dec: Decision | None,
+        chosen: tuple[Target, ...],
+        cursor: Target | None,
+        lang: str,
+    ) -> tuple[str, str]:
+        """One line about the card under the cursor, and its style ("warn": the move it leads to
+        would have no effect); ("", "dim") when there is nothing to say."""
+        ...
+
 
 class ScreenBase(Generic[State]):
     """The parts of a `GameScreen` every game of the family shares: header subtitle and score sheet."""
@@ -113,6 +126,18 @@ class ScreenBase(Generic[State]):
 
     def live_scores(self, state: State) -> list[int | None]:
         return []
+
+    def hint(
+        self,
+        state: State,
+        me: int,
+        dec: Decision | None,
+        chosen: tuple[Target, ...],
+        cursor: Target | None,
+        lang: str,
+    ) -> tuple[str, str]:
+        """Nothing to say about a card by default (SKYJO's and SKIP-BO's cards need no words)."""
+        return "", "dim"
 
     def subtitle(self, state: State, lang: str) -> str:
         parts = [tr(lang, "header.round", n=max(state.round, 1))]

@@ -28,6 +28,8 @@ KEYS = {
     "up": "\x1bOA",
     "down": "\x1bOB",
     "tab": "\t",
+    "pgdn": "\x1b[6~",
+    "pgup": "\x1b[5~",
 }
 
 

@@ -282,7 +282,116 @@ def action_scenes(lang: str = "en") -> list[Scene]:
         scenes.append(Scene(f"action-{step}", _ui(t, lang), keys))
     t = _table("skyjo-action", 3, {"target_score": 40}, 2, lambda s: s.phase == "game_over")
     scenes.append(Scene("action-scores", _ui(t, lang), ("s",)))
+    scenes += action_card_scenes(lang)
     return scenes
+
+
+def _cursor_on(table: OfflineTable, lang: str, target: Any) -> Callable[[], GameUI]:
+    """A controller whose cursor is on `target` (as the arrows would put it)."""
+
+    def make() -> GameUI:
+        ui = GameUI(table.source(), lang)
+        ui.screen()
+        ui.ui.cursor = target
+        return ui
+
+    return make
+
+
+def action_card_scenes(lang: str = "en") -> list[Scene]:
+    """The card under the cursor in one line, and the warning before a move without effect (issue 30)."""
+    from client.ui.targets import HeldTarget, MarketTarget
+
+    t = _search("skyjo-action", 4, {}, _mine("choose"), range(1, 60))
+    scenes = [Scene("action-card-hint", _cursor_on(t, lang, MarketTarget(1)))]
+
+    def lonely_thief(s: Any) -> bool:
+        return _mine("choose")(s) and bool(s.held[0]) and not any(s.held[o] for o in range(1, s.players))
+
+    t = _search("skyjo-action", 2, {"action_kinds": "steal-and-play"}, lonely_thief, range(1, 60))
+    scenes.append(Scene("action-no-effect", _cursor_on(t, lang, HeldTarget(0, 0))))
+    return scenes
+
+
+def _last_round(game: str, players: int, options: dict[str, Any], ok: Callable[[Any], bool]) -> Any:
+    """A game played to its end (the first seed whose end passes `ok`), and the last table the
+    screen saw before the end: the screen then reads the end, as a live one does."""
+    from skyjo_p2p.core.events import RoundEnded
+
+    for seed in range(1, 80):
+        table = OfflineTable(game, players, options, seed=seed, level="greedy")
+        last = table.source()
+        while table.state.phase != "game_over":
+            last = table.source()
+            assert table.step()
+        record = [r for r in table.state.history if isinstance(r, RoundEnded)][-1]
+        if ok((table.state, record)):
+            return table, last
+    raise AssertionError("no seed ends as the scene needs")
+
+
+def round_end_scenes(lang: str = "en") -> list[Scene]:
+    """The end of the last round on its own screen before the result (issue 30, point 3): every
+    grid turned, the held action cards' +10, the ender's doubling."""
+    scenes = []
+
+    def held_and_doubled(end: Any) -> bool:
+        state, record = end
+        return record.doubled and any(state.held[s] for s in range(state.players))
+
+    table, last = _last_round("skyjo-action", 3, {"target_score": 1}, held_and_doubled)
+
+    def make(table: Any = table, last: Any = last) -> GameUI:
+        ui = GameUI(last, lang)
+        ui.screen()
+        ui.source = table.source()
+        return ui
+
+    scenes.append(Scene("action-round-end", make))
+    scenes.append(Scene("action-round-end-result", make, ("enter",)))
+    return scenes
+
+
+def rules_scenes(lang: str = "en") -> list[Scene]:
+    """The rules page of each game, opened from the help (issue 30)."""
+    scenes = []
+    for game, name, keys in (
+        ("skyjo", "skyjo-rules", ("?", "r")),
+        ("skyjo-action", "action-rules", ("?", "r", "pgdn", "pgdn")),
+        ("skip-bo", "skipbo-rules", ("?", "r")),
+    ):
+        t = _table(game, 2, {}, 3, lambda s: s.phase in ("setup", "turn"))
+        scenes.append(Scene(name, _ui(t, lang), keys))
+    return scenes
+
+
+def lobby_choice_scenes(lang: str, view: Any) -> list[Scene]:
+    """Muting a player's chat in the lobby, and the host freeing a seat (issue 30, point 5)."""
+    from dataclasses import replace
+
+    from client.ui.lobby import LobbyUI, render_lobby
+
+    hosted = replace(
+        view,
+        is_host=True,
+        seats=[replace(seat, me=seat.host) for seat in view.seats],
+    )
+
+    class Source:
+        def __init__(self, shown: Any) -> None:
+            self.shown = shown
+
+        def lobby(self) -> Any:
+            return self.shown
+
+    def ui(shown: Any) -> Callable[[], Any]:
+        return lambda: LobbyUI(Source(shown), lang)  # type: ignore[arg-type]
+
+    return [
+        Scene("lobby-mute", ui(view), ("m", "4"), render=render_lobby),
+        Scene("lobby-muted", ui(view), ("m", "4", "esc"), render=render_lobby),
+        Scene("lobby-remove", ui(hosted), ("x",), render=render_lobby),
+    ]
 
 
 def other_scenes(lang: str = "en") -> list[Scene]:
@@ -293,6 +402,11 @@ def other_scenes(lang: str = "en") -> list[Scene]:
     scenes.append(Scene("too-small", _ui(t, lang)))
     scenes.append(Scene("quit", _ui(t, lang), ("q",)))
     scenes.append(Scene("chat", _ui(t, lang), ("t", *"on y va ?")))
+    talk = _table("skyjo", 3, {}, 3, lambda s: _mine("choose")(s))
+    talk.chat(1, "hurry up!")
+    talk.chat(2, "shh")
+    scenes.append(Scene("game-mute", _ui(talk, lang), ("m", "1")))  # issue 30: Ben muted here
+    scenes.append(Scene("game-muted", _ui(talk, lang), ("m", "1", "esc")))
     source = t.source()
     source.link_states = {1: "reconnecting", 2: "blamed"}
     source.retry = {1: 4.0}
@@ -324,6 +438,7 @@ def other_scenes(lang: str = "en") -> list[Scene]:
             pass
 
     scenes.append(Scene("lobby", Lobby, render=render_lobby))
+    scenes += lobby_choice_scenes(lang, view)
     scenes += again_scenes(lang)
     scenes.append(Scene("replay", _replay(lang), ("n", "n", "n")))
     return scenes
@@ -355,7 +470,14 @@ _CACHE: dict[str, list[Scene]] = {}
 def all_scenes(lang: str = "en") -> list[Scene]:
     """Every scene (the tables are played once per language and kept)."""
     if lang not in _CACHE:
-        _CACHE[lang] = skyjo_scenes(lang) + skipbo_scenes(lang) + action_scenes(lang) + other_scenes(lang)
+        _CACHE[lang] = (
+            skyjo_scenes(lang)
+            + skipbo_scenes(lang)
+            + action_scenes(lang)
+            + rules_scenes(lang)
+            + round_end_scenes(lang)
+            + other_scenes(lang)
+        )
     return _CACHE[lang]
 
 

@@ -39,8 +39,8 @@ def _face_up_in_box(screen: str, name: str) -> int:
         if title:
             start = title.start()
             end = min(i for i in (line.find("╮", start), line.find("┓", start)) if i >= 0) + 1
-            return sum(
-                len(re.findall(r"\[\s*-?\d+\]", below[start:end])) for below in lines[row + 1 : row + 4]
+            return sum(  # a card face up: [ 9], or ‹ 9› while it is its player's last change
+                len(re.findall(r"[\[‹]\s*-?\d+[\]›]", below[start:end])) for below in lines[row + 1 : row + 4]
             )
     return 0
 
@@ -54,7 +54,7 @@ def test_resume_brings_back_the_game_screen(tmp_path: Path) -> None:
         guest.wait(lambda t: "Kitchen" in t and "ben (you)" in t, 30, "the guest's lobby")
         host.wait("waiting for ben to be ready", 30, "the host waiting for ben")
         guest.send("r")
-        host.wait("every seat is taken", 30, "ben ready")
+        host.wait("s starts the game", 30, "ben ready")
         host.send("s")
         before = guest.wait("cards face up", 120, "the guest's setup prompt")
         host.wait("cards face up", 120, "the host's setup prompt")
@@ -150,7 +150,7 @@ def test_refusals_are_shown_and_the_password_is_asked_on_the_spot(tmp_path: Path
         host.wait("waiting for ben to be ready", 30, "the host waiting for ben")
         host.send("s")  # not started: ben is not ready
         ben.send("r")
-        host.wait("every seat is taken", 30, "ben ready")
+        host.wait("s starts the game", 30, "ben ready")
         host.send("s")
         host.wait("cards face up", 120, "the game started")
 

@@ -21,7 +21,7 @@ def test_host_and_join_screens_lobby_then_game(tmp_path: Path) -> None:
         # a person says they are ready with `r` (issue 15): until then the host cannot start
         host.wait("waiting for ben to be ready", 30, "the host waiting for ben")
         guest.send("r")
-        host.wait("every seat is taken", 30, "ben ready in the host's lobby")
+        host.wait("s starts the game", 30, "ben ready in the host's lobby")
         host.send("s")  # start
         for screen in (host, guest):
             text = screen.wait("cards face up", 120, "the game's setup prompt")

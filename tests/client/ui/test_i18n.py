@@ -1,4 +1,4 @@
-"""Both languages are complete, and every key the screen asks for exists."""
+"""Every language is complete (every key, the same fields), and every key the screen asks for exists."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from client.ui import i18n
 from client.ui.caps import detect_lang
-from client.ui.catalogue import EN, FR
+from client.ui.catalogue import CATALOGUE, DE, EN, FR, LANGS
 from skyjo_p2p.action.cards import KIND_NAMES
 
 UI = Path(i18n.__file__).parent
@@ -21,15 +21,47 @@ def fields(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-def test_same_keys_in_both_languages() -> None:
-    assert set(EN) - set(FR) == set(), "missing in French"
-    assert set(FR) - set(EN) == set(), "missing in English"
+def test_same_keys_in_every_language() -> None:
+    assert set(LANGS) == {"en", "fr", "de"}
+    for lang in LANGS:
+        table = CATALOGUE[lang]
+        assert set(EN) - set(table) == set(), f"missing in {lang}"
+        assert set(table) - set(EN) == set(), f"only in {lang}"
 
 
 @pytest.mark.parametrize("key", sorted(EN))
 def test_same_fields(key: str) -> None:
-    assert fields(EN[key]) == fields(FR[key]), key
+    for lang in LANGS:
+        assert fields(EN[key]) == fields(CATALOGUE[lang][key]), (lang, key)
     assert EN[key].strip() or key in ("action.sub.defense",), f"{key} is empty"
+
+
+def test_every_language_is_a_po_file_shipped_with_the_package() -> None:
+    """The catalogues are gettext .po files, package data (pyproject), read at run time."""
+    import tomllib
+
+    from client.ui.catalogue import po
+
+    folder = UI / "catalogue"
+    assert sorted(p.stem for p in folder.glob("*.po")) == sorted(LANGS)
+    assert not list(folder.glob("en.py")) and not list(folder.glob("fr.py"))
+    for lang in LANGS:
+        entries = po.parse((folder / f"{lang}.po").read_text(encoding="utf-8"))
+        keyed = [e for e in entries if e.context is not None]
+        assert {e.context for e in keyed} == set(EN)
+        assert all(e.msgid == EN[e.context] for e in keyed), lang  # msgid: the English text
+    project = tomllib.loads((UI.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "*.po" in project["tool"]["setuptools"]["package-data"]["client.ui.catalogue"]
+
+
+def test_german_is_german() -> None:
+    assert DE["header.your_turn"] == "Du bist dran"
+    assert i18n.tr("de", "header.round", n=3) == "Runde 3"
+    assert i18n.tr("de", "round.ender", who=DE["you"]).startswith("Du ")
+    assert detect_lang(None, {"LANG": "de_DE.UTF-8"}) == "de"
+    assert detect_lang("de", {"LANG": "fr_FR.UTF-8"}) == "de"
+    same = [k for k in EN if DE[k] == EN[k] and any(c.isalpha() for c in EN[k]) and len(EN[k]) > 12]
+    assert len(same) < 10, same  # a few names and commands stay as they are
 
 
 def used_keys() -> set[str]:
@@ -97,7 +129,7 @@ def test_me_variants_come_in_pairs() -> None:
 
 
 def test_short_labels_fit_their_cards() -> None:
-    for table in (EN, FR):
+    for table in (EN, FR, DE):
         for kind in KIND_NAMES.values():
             assert len(table[f"action.short.{kind}"]) <= 4
             assert len(table[f"action.tiny.{kind}"]) <= 2
@@ -106,7 +138,7 @@ def test_short_labels_fit_their_cards() -> None:
 
 def test_tr_fills_fields_and_falls_back() -> None:
     assert i18n.tr("fr", "header.round", n=3) == "Manche 3"
-    assert i18n.tr("de", "header.round", n=3) == "Round 3"  # an unknown language: English
+    assert i18n.tr("it", "header.round", n=3) == "Round 3"  # an unknown language: English
     assert i18n.tr("en", "no.such.key") == "no.such.key"
 
 
@@ -158,15 +190,14 @@ def test_every_target_kind_is_described(monkeypatch: pytest.MonkeyPatch) -> None
     import typing
 
     from client.ui import decisions, targets
-    from client.ui.catalogue import CATALOGUE
 
     misses: set[str] = set()
-    for lang in ("en", "fr"):
+    for lang in LANGS:
         monkeypatch.setitem(CATALOGUE, lang, _Recording(CATALOGUE[lang], misses))
     kinds = typing.get_args(targets.Target)
     assert len(kinds) == len(targets.__all__) - 1
     names = ["Anna", "Ben"]
-    for lang in ("en", "fr"):
+    for lang in LANGS:
         for kind in kinds:
             for target in _sample(kind):
                 text = decisions.describe(lang, None, target, names, 0)  # type: ignore[arg-type]
@@ -181,7 +212,7 @@ def test_every_target_kind_is_described(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_no_text_is_its_own_key() -> None:
-    for table in (EN, FR):
+    for table in (EN, FR, DE):
         assert [k for k, v in table.items() if "." in k and v == k] == []
 
 
@@ -248,7 +279,6 @@ def test_every_key_the_screen_can_ask_for(game: str, monkeypatch: pytest.MonkeyP
     prompt and help of every step of every decision, the narration, the status line, the score sheet,
     the round summary and the result, in English and French; no key may be missing."""
     from client.ui.app import GameUI
-    from client.ui.catalogue import CATALOGUE
 
     from .scenes import OfflineTable
 
@@ -277,7 +307,7 @@ def test_every_key_the_screen_can_ask_for(game: str, monkeypatch: pytest.MonkeyP
     assert misses == set()
 
 
-@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("lang", LANGS)
 def test_action_help_says_how_to_play_a_held_card(lang: str) -> None:
     from client.ui import i18n as text
 
@@ -351,7 +381,7 @@ def test_every_sentence_shown_starts_with_a_capital() -> None:
         "quit.keys",
         "result.keys",
     }
-    for table in (EN, FR):
+    for table in (EN, FR, DE):
         for key, text in table.items():
             if sentence.search(key) and key not in fragments:
                 first = text.lstrip("✓ (")[:1]

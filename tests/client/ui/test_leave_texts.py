@@ -51,7 +51,7 @@ def test_a_timeout_is_told_as_what_it_is() -> None:
     source.entries.append(  # type: ignore[attr-defined]
         LogEntry("absent", seat=2, text="did not answer", waited=300.0, no_link=True)
     )
-    source.stopped = "seat(s) 2 did not answer in time"  # type: ignore[attr-defined]
+    source.stopped = "Chloé (seat 3) did not answer in time"  # type: ignore[attr-defined]
     model = ui.screen()
     assert model.prompt.startswith("Chloé ne répond plus (pas de liaison depuis 5 min)")
     ui2, source2 = _ui()

@@ -76,6 +76,7 @@ STYLE_CODES = {
     "chat": "C",
     "error": "E",
     "warn": "w",
+    "recent": "r",
     "good": "g",
     "dialog": "D",
     "dialog.body": " ",
@@ -97,6 +98,7 @@ VARIANTS = {
     "ascii": (80, 24, Caps(color=False, unicode=False), "en"),
     "wide": (200, 60, Caps(color=True, unicode=True), "en"),
     "fr": (80, 24, Caps(color=True, unicode=True), "fr"),
+    "de": (80, 24, Caps(color=True, unicode=True), "de"),
     "mono": (80, 24, Caps(color=False, unicode=True), "en"),
     "colour-ascii": (80, 24, Caps(color=True, unicode=False), "en"),
 }
@@ -104,6 +106,8 @@ MONO = {"skyjo-turn", "action-steal", "skipbo-hand-card", "links"}
 WIDE = {"skyjo-turn", "skyjo-result", "skipbo-turn", "action-choose", "action-exchange", "lobby"}
 FRENCH = {"skyjo-turn", "skyjo-round-over", "skipbo-hand-card", "action-swap", "lobby", "too-small"}
 FRENCH |= {"lobby-again", "skyjo-evening"}  # play again (issue 18)
+FRENCH |= {"skyjo-rules", "action-rules", "skipbo-rules", "action-card-hint", "action-no-effect"}  # issue 30
+FRENCH |= {"action-round-end", "lobby-mute", "lobby-remove", "game-mute", "game-muted"}
 
 
 @cache
@@ -116,6 +120,7 @@ def cases() -> list[tuple[str, str]]:
     out = [(name, "main") for name in names] + [(name, "ascii") for name in names]
     out += [(name, "wide") for name in names if name in WIDE]
     out += [(name, "fr") for name in names if name in FRENCH]
+    out += [(name, "de") for name in names if name in FRENCH]  # German: the same screens
     out += [(name, "mono") for name in names if name in MONO]
     out += [(name, "colour-ascii") for name in names if name in MONO]
     return out

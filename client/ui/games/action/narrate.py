@@ -23,6 +23,7 @@ from skyjo_p2p.action.facts import (
 )
 from skyjo_p2p.core.events import LineRemoved, Moved, Revealed, RevealRequest, TurnBegan
 from skyjo_p2p.core.moves import Move
+from skyjo_p2p.grid import EMPTY
 
 from ...canvas import Span
 from ...cards import skyjo_band
@@ -44,6 +45,16 @@ class ActionNarrator(Narrator):
         self.values: dict[int, int] = {}
         self.turn: dict[str, Any] | None = None
         self.collect: list[int] | None = None
+        self._moves = 0
+        self._victim: int | None = None
+        self._moved_values: tuple[int | None, int | None] = (None, None)
+        """The two cards a swap or an exchange is about to move, where this seat knew them."""
+        self.moved_values: dict[int, tuple[int | None, int | None]] = {}
+        """id of a `Swapped` / `Exchanged` fact -> the two cards it moved (None: not known)."""
+        self.stolen: dict[int, int] = {}
+        """A stolen card's handle -> the seat it was stolen from."""
+        self._touched: set[tuple[int | None, int | None]] = set()
+        """Grid places moved by the log's entries read in this batch (their state is stale)."""
 
     def fact(self, fact: Any) -> None:
         if isinstance(fact, Revealed):
@@ -59,6 +70,14 @@ class ActionNarrator(Narrator):
             self.collect = None
         elif isinstance(fact, Moved):
             self.moved(fact.move)
+        elif isinstance(fact, ActionPlayed) and fact.via == "steal" and self._victim is not None:
+            self.stolen[fact.handle] = self._victim
+            self._victim = None
+            self.items.append(Item("fact", fact, fact.seat))
+        elif isinstance(fact, Swapped | Exchanged):
+            self.moved_values[id(fact)] = self._moved_values
+            self._moved_values = (None, None)
+            self.items.append(Item("fact", fact, fact.seat))
         elif isinstance(
             fact,
             ActionTaken
@@ -88,8 +107,13 @@ class ActionNarrator(Narrator):
             self.collect = []
             self.items.append(Item("setup", self.collect, seat))
             return
+        first = self._moves == 0  # the first move read in this batch: `before` is its table
+        self._moves += 1
         if kind == "draw":
             self.turn = {"seat": seat, "source": move.source, "drawn": None, "action": "", "shown": []}
+            if move.source != "deck" and first and self.before is not None:
+                top = self.before.discard_top()
+                self.turn["took"] = None if top is None else self.before.values[top]
             self.items.append(Item("turn", self.turn, seat))
             self.collect = None
             return
@@ -100,8 +124,55 @@ class ActionNarrator(Narrator):
             else:
                 self.turn["action"] = kind
                 self.collect = self.turn["shown"]
+                if kind == "replace" and move.slot is not None:
+                    self.turn["old"] = self._face_up_before(seat, move.slot)
+            self._touched.add((seat, move.slot))
             return
+        if kind == "steal":
+            self._victim = move.target
+        if kind == "swap" and move.slot is not None and move.slot2 is not None:
+            self._moved_values = (
+                self._face_up_before(seat, move.slot),
+                self._face_up_before(seat, move.slot2),
+            )
+        elif kind == "exchange" and None not in (move.slot, move.slot2, move.target):
+            assert move.slot is not None and move.slot2 is not None and move.target is not None
+            self._moved_values = (
+                self._face_up_before(seat, move.slot),
+                self._face_up_before(move.target, move.slot2),
+            )
+        for place in (
+            (seat, move.slot),
+            (seat, move.slot2),
+            (move.target, move.slot2),
+            (move.target, move.slot),
+        ):
+            self._touched.add(place)
         self.collect = None
+
+    def update(self, log: Sequence[Any], state: Any = None) -> None:
+        self._touched = set()
+        self._moves = 0
+        super().update(log, state)
+
+    def _face_up_before(self, seat: int, slot: int) -> int | None:
+        """The card this seat knew at a grid's place before this batch of the log, when nothing in
+        the batch moved it before (a replaced card already known: no reveal names it)."""
+        before = self.before
+        if before is None or (seat, slot) in self._touched:
+            return None
+        place = seat * before.size + slot
+        if place >= len(before.grid) or before.grid[place] == EMPTY:
+            return None  # (a face-down card this seat knows is shown to all as it is discarded)
+        value: int | None = before.values[before.grid[place]]
+        return value
+
+    def _value_span(self, value: int) -> Span:
+        if value == STAR:
+            return Span(tr(self.lang, "action.star"), "fg.star")
+        if is_action(value):
+            return Span(card_name(value, self.lang), "fg.action")
+        return value_span(value, skyjo_band)
 
     def name_of(self, handle: int | None) -> Span:
         if handle is None or handle not in self.values:
@@ -140,12 +211,20 @@ class ActionNarrator(Narrator):
                 line = tr_spans(lang, who_key("skyjo.log.drew", seat, me), who=who, v=self.name_of(drawn))
             else:
                 line = tr_spans(lang, who_key("skyjo.log.drew_unknown", seat, me), who=who)
+        elif turn.get("took") is not None:
+            line = tr_spans(
+                lang, who_key("skyjo.log.took", seat, me), who=who, v=self._value_span(turn["took"])
+            )
         else:
             line = tr_spans(lang, who_key("action.log.took_discard", seat, me), who=who)
         shown = [h for h in turn["shown"] if h != drawn]
         if turn["action"] == "replace":
-            if shown:
+            if shown and self.values.get(shown[0]) == STAR:
+                line += tr_spans(lang, "action.replaced_hidden_star", v=self.name_of(shown[0]))
+            elif shown:
                 line += tr_spans(lang, "skyjo.log.replaced_hidden", v=self.name_of(shown[0]))
+            elif turn.get("old") is not None:
+                line += tr_spans(lang, "skyjo.log.replaced", v=self._value_span(turn["old"]))
             else:
                 line += tr_spans(lang, "skyjo.log.replaced_unknown")
         elif turn["action"] == "discard":
@@ -162,6 +241,15 @@ class ActionNarrator(Narrator):
         if isinstance(fact, ActionTaken):
             key = "action.log.taken_star" if fact.star else "action.log.taken"
             return tr_spans(lang, who_key(key, seat, me), who=who, card=self.name_of(fact.handle))
+        if isinstance(fact, ActionPlayed) and fact.handle in self.stolen:
+            return tr_spans(
+                lang,
+                who_key("action.log.stole", seat, me),
+                "title",
+                who=who,
+                card=self.name_of(fact.handle),
+                other=self.who(self.stolen[fact.handle], plain=True),
+            )
         if isinstance(fact, ActionPlayed):
             return tr_spans(
                 lang, who_key("action.log.played", seat, me), "title", who=who, card=self.name_of(fact.handle)
@@ -174,18 +262,32 @@ class ActionNarrator(Narrator):
             key = "action.log.found_kept" if fact.kept else "action.log.found_dropped"
             return tr_spans(lang, who_key(key, seat, me), who=who, card=self.name_of(fact.handle))
         if isinstance(fact, Blocked):
+            key = "action.log.blocked_mine" if fact.attacker == me and seat != me else "action.log.blocked"
             return tr_spans(
                 lang,
-                who_key("action.log.blocked", seat, me),
+                who_key(key, seat, me),
                 "good",
                 who=who,
                 attacker=self.who(fact.attacker, plain=True),
             )
         if isinstance(fact, Buried):
             return tr_spans(lang, who_key("action.log.buried", seat, me), "warn", who=who)
+        a, b = self.moved_values.get(id(fact), (None, None))
         if isinstance(fact, Swapped):
+            if a is not None and b is not None:
+                key = who_key("action.log.swapped_values", seat, me)
+                return tr_spans(lang, key, who=who, a=self._value_span(a), b=self._value_span(b))
             return tr_spans(lang, who_key("action.log.swapped", seat, me), who=who)
         if isinstance(fact, Exchanged):
+            if not fact.blocked and a is not None and b is not None:
+                return tr_spans(
+                    lang,
+                    who_key("action.log.exchanged_values", seat, me),
+                    who=who,
+                    other=self.who(fact.other, plain=True),
+                    a=self._value_span(a),
+                    b=self._value_span(b),
+                )
             key = "action.log.exchange_blocked" if fact.blocked else "action.log.exchanged"
             return tr_spans(lang, who_key(key, seat, me), who=who, other=self.who(fact.other, plain=True))
         if isinstance(fact, Peeked):

@@ -11,7 +11,7 @@ from ...canvas import Canvas, Rect, Target
 from ...model import Button, Decision, ScreenModel
 from ..base import Logo, ScreenBase
 from ..skyjo.screen import grid_live_scores
-from . import draw, model, narrate
+from . import draw, hints, model, narrate
 
 
 class ActionScreen(ScreenBase[ActionState]):
@@ -54,6 +54,17 @@ class ActionScreen(ScreenBase[ActionState]):
 
     def draw(self, canvas: Canvas, area: Rect, model: ScreenModel) -> None:
         draw.draw_table(canvas, area, model)
+
+    def hint(
+        self,
+        state: ActionState,
+        me: int,
+        dec: Decision | None,
+        chosen: tuple[Target, ...],
+        cursor: Target | None,
+        lang: str,
+    ) -> tuple[str, str]:
+        return hints.hint(state, me, dec, chosen, cursor, lang)
 
 
 ACTION = ActionScreen()
