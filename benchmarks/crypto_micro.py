@@ -15,10 +15,11 @@ public card).
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -216,6 +217,30 @@ def deal_estimate(repeats: int) -> list[tuple[str, float]]:
     return rows
 
 
+def msm_rows(
+    repeats: int, sizes: Sequence[int] = (1, 2, 3, 10, 50, 150, 600, 5400)
+) -> list[tuple[int, float, float]]:
+    """Per term, in u (one `group.mul`, timed here): the compiled multi-scalar multiplication
+    (`group.msm_public_vartime`) and the pure-Python sum (`group.lincomb`: one libsodium
+    multiplication and one addition per distinct point), on n random distinct points."""
+    from protocol.crypto import group
+
+    point = mul_base(5)
+    unit = median_time(lambda: mul(random_scalar(), point), repeats, 50)
+    rows = []
+    for n in sizes:
+        points = [mul_base(random_scalar()) for _ in range(n)]
+        scalars = [random_scalar() for _ in range(n)]
+        terms = list(zip(scalars, points, strict=True))
+        compiled = float("nan")
+        if group._msm_module is not None:
+            fast = functools.partial(group.msm_public_vartime, scalars, points)
+            compiled = median_time(fast, repeats) / n / unit
+        plain = median_time(functools.partial(group.lincomb, terms), 3 if n > 600 else repeats) / n / unit
+        rows.append((n, compiled, plain))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="runs per figure (median reported)")
@@ -236,6 +261,11 @@ def main() -> None:
             f"  N = {n:<4}       {prove * 1e3:7.1f} {verify * 1e3:7.1f} ms {chain * 1e3:8.1f} ms"
             f" {decode * 1e3:7.1f} ms   {pm / n:4.2f}, {vm / n:4.2f}"
         )
+
+    print()
+    print("sum of n terms, per term, in u (one group.mul): compiled multi-scalar multiplication, pure Python")
+    for n, compiled, plain in msm_rows(args.repeats):
+        print(f"  n = {n:<5} {compiled:6.3f} u   {plain:6.3f} u")
 
     print()
     print(f"deal of {DEAL_CARDS} cards among {PEERS} peers, CPU of one peer")

@@ -361,6 +361,8 @@ def profile_reveals(samples: int) -> pstats.Stats:
 
 
 CATEGORIES = (
+    ("lincomb_public_vartime", "multi-scalar multiplication (compiled extension)"),
+    ("crypto/signatures.py:verify", "Ed25519 signature verification (libsodium)"),
     ("crypto_scalarmult_ristretto255_base", "fixed-base scalar multiplication (libsodium)"),
     ("crypto_scalarmult_ristretto255", "variable-base scalar multiplication (libsodium)"),
     ("crypto_core_ristretto255_is_valid_point", "point validation in decode_point (libsodium)"),
@@ -563,6 +565,49 @@ def bench_verify(repeats: int, path: str | None = None) -> dict[str, Any]:
 # --- every figure in units of one variable-base multiplication ---------------------------------------
 
 
+def bench_replay(repeats: int, path: str | None = None) -> dict[str, Any]:
+    """`skyjo-lan replay`'s loading (`client.ui.replay.replay_beside_check`) of one 4-peer game:
+    CPU until the first screen can be drawn (the first steps published) and until the verdict,
+    against the check-then-replay of before issue 29 (`verify_file`, then `replay_of`)."""
+    import tempfile
+
+    from client.storage import verify_file
+    from client.ui.replay import Replay, replay_beside_check, replay_of
+
+    if path is None or not Path(path).exists():
+        data, _ = verify_game("verify:4:0")
+        path = path or str(Path(tempfile.mkdtemp(prefix="skyjo-lan-bench-")) / "replay.skyjo")
+        Path(path).write_bytes(data)
+    first: list[float] = []
+    verdict: list[float] = []
+    before: list[float] = []
+    frames = 0
+    for _ in range(repeats):
+        start = time.process_time()
+        seen: list[float] = []
+        holder: list[Replay] = []
+
+        def progress(done: int, total: int, holder: list[Replay] = holder, seen: list[float] = seen) -> None:
+            if not seen and holder and holder[0].steps:
+                seen.append(time.process_time())
+
+        replay_beside_check(path, holder.append, progress)
+        verdict.append(time.process_time() - start)
+        first.append(seen[0] - start)
+        start = time.process_time()
+        checked = verify_file(path, keep_order=True)
+        replay_of(checked)
+        before.append(time.process_time() - start)
+        frames = checked.verdict.frames
+    return {
+        "runs": repeats,
+        "frames": frames,
+        "s_first_screen_median": statistics.median(first),
+        "s_verdict_median": statistics.median(verdict),
+        "s_first_screen_before_median": statistics.median(before),
+    }
+
+
 def calibrate_mul(loops: int = 5, count: int = 200) -> float:
     """Seconds (CPU) per variable-base multiplication `group.mul`: median of `loops` timed loops."""
     point = group.mul_base(group.random_scalar())
@@ -590,12 +635,58 @@ def in_mul_units(results: dict[str, Any], mul_s: float) -> dict[str, float]:
         out["reveal (4 peers): CPU, busiest peer"] = r["cpu_max_peer_median"] / mul_s
     for n, r in results.get("traffic", {}).items():
         out[f"whole game {n} peers: CPU per peer"] = r["cpu_per_peer_per_game_median"] / mul_s
+    if "replay" in results:
+        r = results["replay"]
+        out["replay (4-peer game): first screen"] = r["s_first_screen_median"] / mul_s
+        out["replay (4-peer game): verdict"] = r["s_verdict_median"] / mul_s
+        out["replay (4-peer game): first screen before issue 29"] = r["s_first_screen_before_median"] / mul_s
     if "verify" in results:
         r = results["verify"]
         out["verify (4-peer game): per game"] = r["s_per_game_median"] / mul_s
         out["verify (4-peer game): per round"] = r["s_per_round"] / mul_s
         out["verify (4-peer game): per 10,000 frames"] = r["s_per_10k_frames"] / mul_s
     return out
+
+
+def bench_compare(
+    peers: list[int], repeats: int, reveals: int, latency: float, path: str | None, mul_s: float
+) -> dict[str, Any]:
+    """`--compare`: the deal, the flip and `verify` with the compiled multi-scalar multiplication
+    switched off and on (`group.use_extension`), side by side in this run, each pair measured one
+    right after the other; every figure also in units of `group.mul` (u)."""
+    if group._msm_module is None:
+        raise SystemExit("--compare needs the compiled extension: reinstall with a C compiler present")
+    out: dict[str, dict[str, Any]] = {"pure Python": {}, "compiled": {}}
+    if path is None:  # one transcript for both, so that the two verifications check the same game
+        import tempfile
+
+        path = str(Path(tempfile.mkdtemp(prefix="skyjo-lan-bench-")) / "verify.skyjo")
+    measures: list[tuple[str, Callable[[], dict[str, Any]]]] = [
+        ("deal", lambda: bench_deal(peers, repeats)),
+        ("reveal", lambda: bench_reveal(reveals, latency)),
+        ("verify", lambda: bench_verify(repeats, path)),
+    ]
+    was = group.use_extension(True)
+    try:
+        for name, run in measures:
+            for label, enabled in (("pure Python", False), ("compiled", True)):
+                group.use_extension(enabled)
+                out[label][name] = run()
+    finally:
+        group.use_extension(was)
+    return {label: {**r, "in_mul_units": in_mul_units(r, mul_s)} for label, r in out.items()}
+
+
+def print_compare(compare: dict[str, Any], mul_s: float) -> None:
+    off, on = compare["pure Python"]["in_mul_units"], compare["compiled"]["in_mul_units"]
+    print(
+        f"Without and with the compiled multi-scalar multiplication (u = one group.mul, {mul_s * 1e6:.1f} us)"
+    )
+    print(f"  {'figure':<48} {'pure Python':>12} {'compiled':>12} {'change':>8}")
+    for label, value in off.items():
+        new = on.get(label, float("nan"))
+        print(f"  {label:<48} {value:>10,.0f} u {new:>10,.0f} u {100 * (new / value - 1):>7.0f}%")
+    print()
 
 
 def print_verify(r: dict[str, Any]) -> None:
@@ -889,7 +980,7 @@ def machine() -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--only", choices=("deal", "reveal", "traffic", "verify", "experiments"), action="append"
+        "--only", choices=("deal", "reveal", "traffic", "verify", "replay", "experiments"), action="append"
     )
     parser.add_argument("--peers", type=int, action="append", help="peer counts for the deal (2, 4, 8)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per deal measurement")
@@ -903,6 +994,11 @@ def main() -> int:
     )
     parser.add_argument(
         "--insured", action="store_true", help="seat insurance on every table (key escrow at the keys step)"
+    )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="the deal, the flip and verify without and with the compiled extension, side by side",
     )
     parser.add_argument("--profile", action="store_true", help="print a cProfile of one deal")
     parser.add_argument("--profile-peers", type=int, default=8)
@@ -918,6 +1014,21 @@ def main() -> int:
     chosen = args.only or ["deal", "reveal", "traffic", "verify"]
     results: dict[str, Any] = {"machine": machine()}
     mul_s = calibrate_mul()
+    print(f"crypto backend: {group.backend()}", file=sys.stderr)
+    if args.compare:
+        results["compare"] = bench_compare(
+            args.peers or [8], args.repeats, args.reveals, args.latency, args.verify_file, mul_s
+        )
+        results["mul_us"] = mul_s * 1e6
+        results["mul_us_after"] = calibrate_mul() * 1e6
+        if args.json_file:
+            Path(args.json_file).write_text(json.dumps(results, indent=2) + "\n")
+        print(f"machine: {results['machine']}\n")
+        print_compare(results["compare"], mul_s)
+        print(
+            f"group.mul: {results['mul_us']:.1f} us at the start, {results['mul_us_after']:.1f} us at the end"
+        )
+        return 0
     if "deal" in chosen:
         results["deal"] = bench_deal(args.peers or [2, 4, 8], args.repeats)
     if "reveal" in chosen:
@@ -930,6 +1041,8 @@ def main() -> int:
         results["traffic_paced"] = bench_traffic([2, 4], args.games, paced=True)
     if "verify" in chosen:
         results["verify"] = bench_verify(args.repeats, args.verify_file)
+    if "replay" in chosen:
+        results["replay"] = bench_replay(args.repeats, args.verify_file)
     results["mul_us"] = mul_s * 1e6
     results["in_mul_units"] = in_mul_units(results, mul_s)
     if "experiments" in chosen:

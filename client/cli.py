@@ -120,6 +120,30 @@ def version() -> str:
         return "unknown"
 
 
+class _VerifyProgress:
+    """`verify`'s progress line on a terminal (standard error), for files long enough to wait
+    for: "checking: 1,200 of 4,287 frames (28 %)", rewritten in place, erased at the end."""
+
+    SHOW_FROM = 500
+    """Frames to replay from which the line is shown."""
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+        self.shown = False
+
+    def __call__(self, checked: int, total: int) -> None:
+        if total < self.SHOW_FROM:
+            return
+        if checked >= total:
+            if self.shown:
+                self.out.write("\r\x1b[K")
+                self.out.flush()
+            return
+        self.out.write(f"\rchecking: {checked:,} of {total:,} frames ({100 * checked // total} %)")
+        self.out.flush()
+        self.shown = True
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """`skyjo-lan verify FILE`: exit 0 valid (finished or unfinished), 1 invalid, 2 unreadable or
     not this game's transcript (its genesis does not match the signed frames)."""
@@ -127,8 +151,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     from .storage import verify_file
 
+    progress = _VerifyProgress(sys.stderr) if sys.stderr.isatty() and not args.json else None
     try:
-        verdict = verify_file(args.file).verdict
+        verdict = verify_file(args.file, progress=progress).verdict
     except OSError as exc:
         print(f"skyjo-lan verify: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -683,6 +708,19 @@ def cmd_discover(args: argparse.Namespace) -> int:
     return 0
 
 
+class _VersionAction(argparse.Action):
+    """`--version`: "skyjo-lan 0.1.0 (crypto: ...)", the backend of `protocol.crypto.group`."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from protocol.crypto import group
+
+        print(f"skyjo-lan {version()} (crypto: {group.backend()})")
+        parser.exit()
+
+
 class _DefaultsShown(argparse.HelpFormatter):
     """Help that shows each option's default ("(default: 3)"), unless its text already says it or
     there is none worth saying (no value, a flag that is off)."""
@@ -705,7 +743,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="skyjo-lan",
         description="SKYJO, SKYJO ACTION and SKIP-BO with friends on a home network.",
     )
-    parser.add_argument("--version", action="version", version=f"skyjo-lan {version()}")
+    parser.add_argument(
+        "--version", action=_VersionAction, help="show the version and the crypto backend, and exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def screen_options(p: argparse.ArgumentParser) -> None:

@@ -32,6 +32,7 @@ import logging
 import os
 import secrets
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -324,12 +325,22 @@ class TranscriptWriter:
                 log.warning("closing %s: %s", self.path, _why(exc))
 
 
-def verify_file(path: str | os.PathLike[str], *, keep_order: bool = False) -> Verified:
+def verify_file(
+    path: str | os.PathLike[str],
+    *,
+    keep_order: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    surveyed: Callable[[TableConfig, list[Any]], None] | None = None,
+) -> Verified:
     """`protocol.verify.verify_stream` over a saved game on disk: read once, in bounded memory,
     refused at its first byte if it is no transcript, or at once when it is larger than any saved
-    game (`protocol.transcript.MAX_TRANSCRIPT`). Raises `OSError` and `MalformedMessage`."""
+    game (`protocol.transcript.MAX_TRANSCRIPT`). `progress(checked, total)` follows the replay;
+    `surveyed(config, frames)` gets the frames in order before it (`verify_stream`).
+    Raises `OSError` and `MalformedMessage`."""
     from protocol.verify import verify_stream
 
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
-        return verify_stream(handle.read, size=size, keep_order=keep_order)
+        return verify_stream(
+            handle.read, size=size, keep_order=keep_order, progress=progress, surveyed=surveyed
+        )

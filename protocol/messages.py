@@ -34,6 +34,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from .config import PROTOCOL_VERSION, TableConfig
+from .crypto.signatures import identity_key
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame
 
 MAX_FRAME = 1 << 20
@@ -329,7 +330,7 @@ def open_frame(
     if verifiers is not None and seat in verifiers:
         public = verifiers[seat]
     else:
-        public = Ed25519PublicKey.from_public_bytes(config.identities[seat])
+        public = identity_key(config.identities[seat])
     try:
         public.verify(signature, body)
     except InvalidSignature:
@@ -411,5 +412,5 @@ def peek_seat(frame: bytes) -> Any:
 
 
 def verifiers_for(config: TableConfig) -> dict[int, Ed25519PublicKey]:
-    """Each seat's identity key, parsed once."""
-    return {seat: Ed25519PublicKey.from_public_bytes(key) for seat, key in enumerate(config.identities)}
+    """Each seat's identity key, parsed once (its `verify` is libsodium's: `crypto.signatures`)."""
+    return {seat: identity_key(key) for seat, key in enumerate(config.identities)}

@@ -29,6 +29,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -490,26 +491,49 @@ def verify_bytes(data: bytes) -> Verdict:
     return verify_stream(reader(data), limit=None).verdict
 
 
+Progress = Callable[[int, int], None]
+"""`progress(checked, total)`: frames replayed so far out of those to replay (`verify_stream`)."""
+
+PROGRESS_EVERY = 100
+"""Frames between two calls of a `Progress`."""
+
+
 def verify_stream(
-    read: Read, *, size: int | None = None, limit: int | None = MAX_TRANSCRIPT, keep_order: bool = False
+    read: Read,
+    *,
+    size: int | None = None,
+    limit: int | None = MAX_TRANSCRIPT,
+    keep_order: bool = False,
+    progress: Progress | None = None,
+    surveyed: Callable[[TableConfig, list[Envelope | bytes]], None] | None = None,
 ) -> Verified:
     """Check a transcript read as a stream (`protocol.transcript.Records`: `read` is a binary
     file's read; `size` its size when known, refused over `limit`). Raises `MalformedMessage`
     at the first record that proves it is not a transcript, having read no further. The file is
     read once; memory holds one record at a time plus the distinct frames of the game (copies
-    of a frame are counted, not kept: `Verdict.duplicates`)."""
+    of a frame are counted, not kept: `Verdict.duplicates`). `progress`, if given, is called every
+    `PROGRESS_EVERY` frames of the replay and once at its end. `surveyed(config, order)`, if
+    given (with `keep_order`), is called once the file is read and its signatures checked, with
+    the frames in the order they will be replayed, before the replay that gives the verdict
+    (`skyjo-lan replay` shows the game from there while the check goes on)."""
     stream = Records(read, size=size, limit=limit)
     config = stream.config
     keys = verifiers_for(config)
     survey = _Survey(config, keys, order=[] if keep_order else None)
     for frame in stream:
         survey.add(frame)
-    verdict = _judge(config, keys, survey, stream.truncated)
+    if surveyed is not None:
+        surveyed(config, survey.order or [])
+    verdict = _judge(config, keys, survey, stream.truncated, progress)
     return Verified(config, verdict, survey.order or [])
 
 
 def _judge(
-    config: TableConfig, keys: dict[int, Ed25519PublicKey], survey: _Survey, truncated: bool
+    config: TableConfig,
+    keys: dict[int, Ed25519PublicKey],
+    survey: _Survey,
+    truncated: bool,
+    progress: Progress | None = None,
 ) -> Verdict:
     """The verdict on a surveyed file."""
     verdict = Verdict(
@@ -542,6 +566,10 @@ def _judge(
         observer.receive_opened(envelope)
         fed += 1
         report.take(observer.next_events())
+        if progress is not None and fed % PROGRESS_EVERY == 0:
+            progress(fed, len(order))
+    if progress is not None:
+        progress(fed, len(order))
     observer.check_postponed()  # a transcript may stop after a bad shuffle whose check was put off
     report.take(observer.next_events())
     verdict.rounds_signed = report.rounds_signed

@@ -6,9 +6,12 @@ as everyone saw it once that move was played and its cards revealed (hands and p
 hidden, as they were). Keys: → n l Space next, ← p h back, Home/End first/last, PgUp/PgDn a
 round back/forward, s the score sheet, q quit.
 
-The file is first checked as `skyjo-lan verify` checks it. An invalid file is still shown, but
-only as far as it can be trusted (the steps the observer accepted before the fault), with the
-verdict's reason on every step; `replay` then exits 1, as `verify` does.
+The file is checked as `skyjo-lan verify` checks it, beside the replay (issue 29): once the file
+is read and its signatures checked, the game is replayed into steps and the first screen shows
+as soon as the deal is in, more steps arriving as the replay goes on ("Checking the saved game"
+in the title until the verdict); then the verdict's check runs. An invalid file is still shown,
+but only as far as it can be trusted (the steps the observer accepted before the fault), with
+the verdict's reason on every step once it is known; `replay` then exits 1, as `verify` does.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 import trio
 
 from client.logs import interrupted, is_interrupt
+from protocol.config import TableConfig
 from protocol.events import (
     AwayChanged,
     Blamed,
@@ -77,6 +81,16 @@ class Replay:
     """Why `skyjo-lan verify` finds the file invalid (None: valid); the steps stop at the fault."""
     foreign: bool = False
     """The file's genesis does not match its frames (verify exits 2 for it)."""
+    checked: bool = True
+    """False while the verdict is not known yet (the steps shown before the check is done)."""
+
+    def judged(self, checked: Verified) -> None:
+        """Take the verdict of `skyjo-lan verify`'s check."""
+        verdict = checked.verdict
+        if not verdict.valid:
+            self.fault = verdict.fault or "invalid"
+            self.foreign = verdict.not_this_game
+        self.checked = True
 
 
 def load_replay(data: bytes, progress: Callable[[int, int], None] | None = None) -> Replay:
@@ -88,12 +102,32 @@ def load_replay(data: bytes, progress: Callable[[int, int], None] | None = None)
 def replay_of(checked: Verified, progress: Callable[[int, int], None] | None = None) -> Replay:
     """Replay a checked file (`verify_stream(..., keep_order=True)`) into steps: its distinct
     frames in the file's order, each opened once by the check (copies are not fed again)."""
-    verdict, config, frames = checked.verdict, checked.config, checked.order
+    replay = new_replay(checked.config)
+    replay.judged(checked)
+    replay_frames(replay, checked.config, checked.order, progress)
+    return replay
+
+
+def new_replay(config: TableConfig) -> Replay:
+    """An empty replay of a game of this table, its verdict not known yet."""
     names = list(config.names) or [f"#{s + 1}" for s in range(config.players)]
-    replay = Replay(config.game, names)
-    if not verdict.valid:
-        replay.fault = verdict.fault or "invalid"
-        replay.foreign = verdict.not_this_game
+    return Replay(config.game, names, checked=False)
+
+
+REBUILD_EVERY = 100
+"""Frames between two publications of the steps built so far (`replay_frames`)."""
+
+
+def replay_frames(
+    replay: Replay,
+    config: TableConfig,
+    frames: Sequence[Any],
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    """Feed `frames` (a file's distinct frames, opened, in order) to an observer session and
+    build `replay.steps`, published as they grow: as soon as the first table is there, then every
+    `REBUILD_EVERY` frames and at the end (a new list each time, so a screen in another thread
+    always reads a whole one)."""
     observer = Session(config, None, None)
     observer.start()
     log = replay.log
@@ -127,14 +161,26 @@ def replay_of(checked: Verified, progress: Callable[[int, int], None] | None = N
             if snapshots:
                 ended.extend(_ended_rounds(snapshots[-1], observer.state, log))
             snapshots.append((observer.state, len(log)))
+        if (snapshots and not replay.steps) or number % REBUILD_EVERY == 0:
+            replay.steps = _steps(snapshots, log, ended)
         if progress is not None and number % 25 == 0:
             progress(number, len(frames))
         if observer.halted or observer.culprit is not None:
             break
+    replay.steps = _steps(snapshots, log, ended)
+    if progress is not None:
+        progress(len(frames), len(frames))
+
+
+def _steps(snapshots: list[tuple[TableState, int]], log: list[LogItem], ended: list[Step]) -> list[Step]:
+    """The steps of what was replayed so far: the table before the first move, then after each
+    move (before the next one), and each ended round between its last step and the next."""
+    steps: list[Step] = []
     moves = [i for i, item in enumerate(log) if isinstance(item.fact, Moved)]
     boundaries = [*moves, len(log) + 1]
-    # the table before the first move, then after each move (before the next one)
     cursor = 0
+    rounds = 0
+    counted = 0
     for limit in boundaries:
         best: tuple[TableState, int] | None = None
         while cursor < len(snapshots) and snapshots[cursor][1] <= limit:
@@ -143,15 +189,14 @@ def replay_of(checked: Verified, progress: Callable[[int, int], None] | None = N
         if best is None:
             continue
         state, length = best
-        rounds = sum(1 for item in log[:length] if isinstance(item.fact, RoundEnded))
-        if not replay.steps or replay.steps[-1].state is not state:
-            replay.steps.append(Step(state, length, rounds))
+        rounds += sum(1 for item in log[counted:length] if isinstance(item.fact, RoundEnded))
+        counted = length
+        if not steps or steps[-1].state is not state:
+            steps.append(Step(state, length, rounds))
     for step in ended:  # each between the last step of its round and the first of the next
-        at = next((i for i, s in enumerate(replay.steps) if s.log_len >= step.log_len), len(replay.steps))
-        replay.steps.insert(at, step)
-    if progress is not None:
-        progress(len(frames), len(frames))
-    return replay
+        at = next((i for i, s in enumerate(steps) if s.log_len >= step.log_len), len(steps))
+        steps.insert(at, step)
+    return steps
 
 
 def _ended_rounds(before: tuple[TableState, int], now: TableState, log: list[LogItem]) -> list[Step]:
@@ -275,6 +320,8 @@ class ReplayUI:
         total = len(self.replay.steps)
         label = tr(self.lang, "replay.step", n=self.source.index + 1 if total else 0, total=total)
         head = tr(self.lang, "header.replay")
+        if not self.replay.checked:
+            head = f"{head} · {tr(self.lang, 'replay.loading')}"
         if self.replay.fault is not None:
             head = f"{head} · {tr(self.lang, 'replay.invalid_mark')}"
         model.subtitle = f"{head} · {label} · {model.subtitle}"
@@ -332,8 +379,31 @@ class ReplayUI:
         return []
 
 
-def replay(path: str, *, lang: str | None, no_color: bool, ascii_only: bool) -> int:
+def replay_beside_check(
+    path: str, shown: Callable[[Replay], None], progress: Callable[[int, int], None] | None = None
+) -> Replay:
+    """Replay a saved game for the screen before its verdict is known: once the file is read and
+    its signatures checked, `shown` gets the replay, whose steps then grow as the frames are
+    replayed (`replay_frames`); then `skyjo-lan verify`'s check runs and its verdict goes into
+    the same replay (`Replay.judged`), which is returned. Raises `OSError`, `MalformedMessage`."""
     from client.storage import verify_file
+
+    holder: list[Replay] = []
+
+    def surveyed(config: TableConfig, frames: list[Any]) -> None:
+        holder.append(new_replay(config))
+        shown(holder[0])
+        replay_frames(holder[0], config, frames, progress)
+
+    checked = verify_file(path, keep_order=True, surveyed=surveyed)
+    if not holder:  # (cannot happen: `verify_file` reads the whole file first)
+        holder.append(new_replay(checked.config))
+        shown(holder[0])
+    holder[0].judged(checked)
+    return holder[0]
+
+
+def replay(path: str, *, lang: str | None, no_color: bool, ascii_only: bool) -> int:
     from protocol.errors import MalformedMessage
 
     from .render import render
@@ -360,22 +430,25 @@ def replay(path: str, *, lang: str | None, no_color: bool, ascii_only: bool) -> 
             def progress(n: int, of: int) -> None:
                 done[0], total[0] = n, max(of, 1)
 
-            def check_then_replay() -> Replay:
-                return replay_of(verify_file(path, keep_order=True), progress)
+            def replay_then_judge() -> None:
+                outcome["replay"] = replay_beside_check(path, lambda r: outcome.update(replay=r), progress)
 
             async def load() -> None:
                 try:
-                    outcome["replay"] = await trio.to_thread.run_sync(
-                        check_then_replay, abandon_on_cancel=True
-                    )
+                    await trio.to_thread.run_sync(replay_then_judge, abandon_on_cancel=True)
                 except MalformedMessage as exc:
                     outcome["error"] = exc.reason
                 except OSError as exc:
                     outcome["error"] = f"cannot read it: {exc.strerror or exc}"
+                outcome["done"] = True
+
+            def ready() -> bool:
+                shown = outcome.get("replay")
+                return shown is not None and (bool(shown.steps) or shown.checked)
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(load)
-                while "replay" not in outcome and "error" not in outcome:
+                while not ready() and "error" not in outcome:
                     width, height = terminal.size
                     model = ScreenModel(language, "skyjo", "", tr(language, "header.replay"), "", None, [])
                     model.notice = "\n".join(
@@ -390,14 +463,16 @@ def replay(path: str, *, lang: str | None, no_color: bool, ascii_only: bool) -> 
                             nursery.cancel_scope.cancel()
                             outcome["error"] = ""
                     await trio.sleep(0.1)
-            if "replay" not in outcome:
-                return
-            ui = ReplayUI(outcome["replay"], language)
+                if "error" in outcome or not ready():
+                    return
+                ui = ReplayUI(outcome["replay"], language)
 
-            async def on_effect(effect: Any) -> bool:
-                return isinstance(effect, Quit)
+                async def on_effect(effect: Any) -> bool:
+                    return isinstance(effect, Quit)
 
-            await run_screen(terminal, ui, on_effect)
+                await run_screen(terminal, ui, on_effect, tick=0.5)
+                if not outcome.get("done"):
+                    nursery.cancel_scope.cancel()  # quit before the verdict: stop checking
 
     try:
         trio.run(main)
@@ -410,6 +485,12 @@ def replay(path: str, *, lang: str | None, no_color: bool, ascii_only: bool) -> 
         print(f"skyjo-lan replay: {path} is not a readable transcript: {outcome['error']}", file=sys.stderr)
         return 2
     loaded: Replay | None = outcome.get("replay")
+    if loaded is not None and not loaded.checked:
+        print(
+            f"skyjo-lan replay: quit before the check of {path} was done (skyjo-lan verify checks it)",
+            file=sys.stderr,
+        )
+        return 0
     if loaded is not None and loaded.fault is not None:
         print(f"skyjo-lan replay: {path} is INVALID: {loaded.fault}", file=sys.stderr)
         return 2 if loaded.foreign else 1

@@ -29,6 +29,7 @@ from protocol.crypto.group import (
     decode_scalar,
     encode_scalar,
     lincomb,
+    lincomb_public,
     mul,
     mul_base,
     point_sum,
@@ -92,8 +93,8 @@ def verify_dleq(public_key: Point, base: Point, image: Point, proof: DLEQProof, 
     if IDENTITY in (public_key, base, image):  # decode_point refuses these; cheap safeguard
         raise InvalidProof("DLEQ statement contains the identity")
     e, s = proof.challenge, proof.response
-    a = lincomb([(s, BASE), (-e, public_key)])
-    c = lincomb([(s, base), (-e, image)])
+    a = lincomb_public([(s, BASE), (-e, public_key)])
+    c = lincomb_public([(s, base), (-e, image)])
     if challenge(DLEQ_LABEL, [BASE, public_key, base, image], [a, c], context) != e:
         raise InvalidProof("DLEQ proof does not verify")
 
@@ -239,10 +240,10 @@ def verify_share_batch(
     statement = _batch_statement(public_key, ciphertexts, batch.shares)
     coefs = _batch_coefficients(statement, context, len(ciphertexts))
     e, s = batch.proof.challenge, batch.proof.response
-    a = lincomb([(s, BASE), (-e, public_key)])
+    a = lincomb_public([(s, BASE), (-e, public_key)])
     terms = [(s * e_j, ct.c1) for e_j, ct in zip(coefs, ciphertexts, strict=True)]
     terms += [(-e * e_j, d) for e_j, d in zip(coefs, batch.shares, strict=True)]
-    c = lincomb(terms)
+    c = lincomb_public(terms)
     if challenge(BATCH_LABEL, statement, [a, c], context) != e:
         raise InvalidProof("batched DLEQ proof does not verify")
 

@@ -88,6 +88,7 @@ from protocol.crypto.group import (
     decode_scalar,
     encode_scalar,
     lincomb,
+    lincomb_public,
     mul,
     mul_base,
     random_scalar,
@@ -349,7 +350,7 @@ def share_point(commitments: Sequence[Point], index: int) -> Point:
     """
     if not commitments:
         raise ValueError("at least C_0")
-    return lincomb((pow(index, k, L), c) for k, c in enumerate(commitments))
+    return lincomb_public((pow(index, k, L), c) for k, c in enumerate(commitments))
 
 
 def _open_with(z: Point, deal: EscrowDeal, terms: EscrowTerms, position: int) -> int:

@@ -75,6 +75,7 @@ import ctypes
 import importlib
 import importlib.metadata
 import importlib.util
+import logging
 import os
 import re
 import secrets
@@ -82,7 +83,7 @@ import shutil
 import sys
 import tempfile
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from types import ModuleType
 from typing import Final, NewType
@@ -270,6 +271,8 @@ class OpCounter:
     add: int = 0
     validate: int = 0
     from_hash: int = 0
+    msm: int = 0
+    msm_terms: int = 0
 
     def reset(self) -> None:
         """Set every counter back to zero."""
@@ -503,6 +506,107 @@ def lincomb(terms: Iterable[tuple[int, Point]]) -> Point:
             continue
         acc = term if acc == IDENTITY else add(acc, term)
     return acc
+
+
+def lincomb_public(terms: Iterable[tuple[int, Point]]) -> Point:
+    """sum(k_i * P_i) for PUBLIC scalars only: verification equations, never a secret.
+
+    With the compiled extension (`protocol.crypto._msm`, see `backend`) the sum is one
+    multi-scalar multiplication in variable time (Straus's method for a few terms, Pippenger's
+    bucket method for many), whose running time depends on the scalars: safe for challenges,
+    responses read from the wire and verifier coefficients, which every observer may know, and
+    NEVER for a key, a nonce or re-encryption randomness (provers use `lincomb`, which keeps
+    libsodium's constant-time multiplications). Without the extension this is `lincomb`, and the
+    two give the same encoding bit for bit.
+
+    Terms sharing a point are merged, zero scalars and identity points dropped, as in `lincomb`.
+    Every remaining point is decoded again by the extension, which refuses exactly what
+    `decode_point` refuses, with `decode_point`'s error.
+    """
+    if _msm is None:
+        if _missing.get("reason"):
+            _LOG.warning(
+                "the compiled multi-scalar multiplication is not built (%s): proofs are checked by "
+                "the slower pure-Python path; reinstall with a C compiler present to build it",
+                _missing.pop("reason"),
+            )
+        return lincomb(terms)
+    coefs: dict[Point, int] = {}
+    for k, p in terms:
+        if p != IDENTITY:
+            coefs[p] = (coefs.get(p, 0) + k) % L
+    points = [p for p, k in coefs.items() if k]
+    if not points:
+        return IDENTITY
+    if len(points) == 1 and points[0] == BASE:
+        return mul_base(coefs[BASE])
+    return msm_public_vartime([coefs[p] for p in points], points)
+
+
+def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point]) -> Point:
+    """sum(scalars[i] * points[i]) by the compiled extension, in VARIABLE TIME: public scalars only.
+
+    Each point must be what `decode_point` accepts (the identity included in the refusals) and
+    raises `decode_point`'s own `InvalidPoint` otherwise; scalars are reduced mod L. Returns the
+    canonical encoding (`IDENTITY` for a zero sum). `RuntimeError` when the extension is not
+    built (`backend`).
+    """
+    if _msm is None:
+        raise RuntimeError("the compiled multi-scalar multiplication is not available")
+    if len(scalars) != len(points):
+        raise ValueError("one scalar per point")
+    for p in points:
+        if not isinstance(p, bytes) or len(p) != POINT_BYTES:
+            decode_point(p)  # raises the same error as for a received point
+    OPS.msm += 1
+    OPS.msm_terms += len(points)
+    try:
+        result: bytes = _msm.lincomb_public_vartime(
+            b"".join((k % L).to_bytes(SCALAR_BYTES, "little") for k in scalars), b"".join(points)
+        )
+    except ValueError as exc:
+        if len(exc.args) == 2 and exc.args[0] == "invalid point":
+            decode_point(points[exc.args[1]])  # raises decode_point's reason for that point
+            raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)") from exc
+        raise
+    return Point(result)
+
+
+def backend() -> str:
+    """Which code computes verification sums: the compiled extension or the pure-Python path."""
+    if _msm is not None:
+        return "compiled multi-scalar multiplication"
+    if _msm_module is not None or os.environ.get("SKYJO_LAN_NO_EXTENSION"):
+        return "pure Python over libsodium, compiled extension switched off"
+    return "pure Python over libsodium, no compiled extension"
+
+
+def use_extension(enabled: bool) -> bool:
+    """Switch the compiled extension on or off for this process (tests, benchmarks); returns
+    whether it was on. Switching on raises `RuntimeError` when it was not built."""
+    global _msm
+    was = _msm is not None
+    if enabled and _msm_module is None:
+        raise RuntimeError("the compiled multi-scalar multiplication is not built")
+    _msm = _msm_module if enabled else None
+    return was
+
+
+def _load_extension() -> ModuleType | None:
+    """The compiled extension, or None (why goes to `_missing`, logged at the first use)."""
+    if os.environ.get("SKYJO_LAN_NO_EXTENSION"):
+        return None
+    try:
+        return importlib.import_module("protocol.crypto._msm")
+    except ImportError as exc:
+        _missing["reason"] = str(exc)
+        return None
+
+
+_LOG = logging.getLogger("skyjo_lan.crypto")
+_missing: dict[str, str] = {"reason": ""}
+_msm_module = _load_extension()
+_msm: ModuleType | None = _msm_module
 
 
 def from_hash(data: bytes) -> Point:

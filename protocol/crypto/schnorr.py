@@ -21,7 +21,7 @@ from protocol.crypto.group import (
     Point,
     decode_scalar,
     encode_scalar,
-    lincomb,
+    lincomb_public,
     mul_base,
     random_scalar,
     scalar_muladd,
@@ -98,6 +98,6 @@ def verify_key(public_key: Point, proof: SchnorrProof, context: bytes) -> None:
     """Raise `InvalidProof` unless `proof` shows knowledge of log_G(public_key) under `context`."""
     if public_key == IDENTITY:  # decode_point already refuses it; kept as a cheap safeguard
         raise InvalidProof("the identity is not a public key")
-    a = lincomb([(proof.response, BASE), (-proof.challenge, public_key)])
+    a = lincomb_public([(proof.response, BASE), (-proof.challenge, public_key)])
     if challenge(SCHNORR_LABEL, [BASE, public_key], [a], context) != proof.challenge:
         raise InvalidProof("Schnorr proof of key knowledge does not verify")

@@ -25,22 +25,23 @@ Re-encryption randomness is kept output-indexed (r'_i goes with e'_i, as GenShuf
 so the aggregate is r' = sum_i r'_i * u'_i (with u'_i = u_{j_i}); this equals the paper's
 sum over inputs of r'_j u_j written with input-indexed randomness.
 
-Proof form: the paper's proof is pi = (t, s, c, c^) with t = (t1, t2, t3, t4, t^_1..t^_N). Ours
-carries t1, t2, t3, t4, the challenge e, s, c and c^, but not the N chain commitments t^_i: the
-verifier recomputes them from the chain equation t^_i = s^_i G + s'_i c^_{i-1} - e c^_i and checks
-that the hash of the statement and of all of t (t^ recomputed) is e. This is the standard
-(challenge, response) form of a Sigma-protocol applied to those N commitments (later CHVote
-specifications transmit the challenge instead of all of t); it accepts exactly the same
-transcripts, makes the proof N points shorter and spares the receiver N point validations.
-t1..t4 stay explicit so that `verify_shuffle_chain` can check the other equations of several
-shuffles in one random linear combination, where the ciphertexts output by one shuffle and input
-to the next, and the generators h_i, each cost one multiplication instead of two.
+Proof form (protocol version 4, issue 29): the paper's commitment form. The proof is
+pi = (t, s, c, c^) with t = (t1, t2, t3, t4, t^_1..t^_N), every commitment sent, plus the
+challenge e (redundant: the verifier recomputes it from the statement and t, and refuses a proof
+whose e differs, before any multiplication). Sending the N chain commitments t^_i (version 3
+recomputed them from t^_i = s^_i G + s'_i c^_{i-1} - e c^_i, 2N multiplications per proof) makes
+the proof N points longer but lets every equation of CheckShuffleProof, the N chain equations
+included, join one random linear combination: `ShuffleChainVerifier` checks all the shuffles of a
+deck as one multi-scalar multiplication, where the ciphertexts output by one shuffle and input
+to the next, and the generators h_i, occur once.
 
 Costs (variable-base multiplications, N cards): GenShuffle N, GenPermutationCommitment 0,
 GenCommitmentChain N, GenShuffleProof 4N more (t3 N, t4 2N - only N when every input c1 is G, as
 in the public deck -, t^ N); of these 6N, `prepare_shuffle` does the 2N that do not depend on the
 input deck (the re-encryption's r'_i Y and t3) before the seat's turn. CheckShuffleProof 8N + 4;
-in `ShuffleChainVerifier`, 5N + 6 per shuffle plus about 3N once. See docs/crypto.md.
+in `ShuffleChainVerifier`, no multiplication: one multi-scalar multiplication of about 7N terms
+per shuffle plus about 3N once (on the pure-Python path: 5N + 6 multiplications per shuffle and
+3N once). See docs/crypto.md.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ from protocol.crypto.group import (
     decode_scalar,
     encode_scalar,
     lincomb,
+    lincomb_public,
     mul,
     mul_base,
     point_sum,
@@ -82,6 +84,8 @@ from protocol.crypto.randomness import SYSTEM, RandomSource
 GENERATORS_LABEL: Final[str] = "skyjo-lan/v1/shuffle/generators"
 CHALLENGES_LABEL: Final[str] = "skyjo-lan/v1/shuffle/challenges"
 SHUFFLE_LABEL: Final[str] = "skyjo-lan/v1/shuffle/proof"
+WEIGHTS_LABEL: Final[str] = "skyjo-lan/v1/shuffle/batch-weights"
+"""The verifier's own weights of the chain equations (never sent: not part of the protocol)."""
 
 # --- generators (GetGenerators), cached once per process ---------------------------------------
 
@@ -140,9 +144,9 @@ class ShuffleProof:
 
     t1, t2, t3, t41, t42: the prover's aggregate commitments (t4 = (t41, t42) pairs with (c2, c1));
     challenge: e, the Fiat-Shamir hash of the statement, of t1..t4 and of the chain commitments
-    t^_1..t^_N (not transmitted: see the module docstring); s1..s4, s_hat, s_prime: the responses;
-    commitments: the permutation commitment c (indexed by input position); chain: the commitment
-    chain c^_1..c^_N. N >= 1.
+    t^_1..t^_N; s1..s4, s_hat, s_prime: the responses; commitments: the permutation commitment c
+    (indexed by input position); chain: the commitment chain c^_1..c^_N; t_hat: the chain
+    commitments t^_1..t^_N (the commitment form: see the module docstring). N >= 1.
     """
 
     t1: Point
@@ -159,6 +163,7 @@ class ShuffleProof:
     s_prime: tuple[int, ...]
     commitments: tuple[Point, ...]
     chain: tuple[Point, ...]
+    t_hat: tuple[Point, ...]
 
     def __post_init__(self) -> None:
         n = len(self.chain) if isinstance(self.chain, tuple) else -1
@@ -166,7 +171,7 @@ class ShuffleProof:
             raise MalformedData("a shuffle proof covers at least one ciphertext")
         if not _points_ok((self.t1, self.t2, self.t3, self.t41, self.t42)):
             raise MalformedData("t1..t4 must be 32-byte points")
-        for name in ("commitments", "chain"):
+        for name in ("commitments", "chain", "t_hat"):
             value = getattr(self, name)
             if not _points_ok(value) or len(value) != n:
                 raise MalformedData(f"{name} must be a tuple of {n} points")
@@ -183,7 +188,7 @@ class ShuffleProof:
         return len(self.chain)
 
     def to_wire(self) -> list[list[bytes] | bytes]:
-        """[[t1,t2,t3,t41,t42], e, [s1..s4], [s^_i], [s'_i], [c_j], [c^_i]], all bytes.
+        """[[t1,t2,t3,t41,t42], e, [s1..s4], [s^_i], [s'_i], [c_j], [c^_i], [t^_i]], all bytes.
 
         Points are 32-byte encodings; scalars are 32-byte little-endian (msgpack integers stop at
         64 bits, so scalars travel as bytes).
@@ -196,17 +201,18 @@ class ShuffleProof:
             [encode_scalar(k) for k in self.s_prime],
             list(self.commitments),
             list(self.chain),
+            list(self.t_hat),
         ]
 
     @classmethod
     def from_wire(cls, obj: object, expected_len: int | None = None) -> ShuffleProof:
         """Parse and validate a received proof: shape, counts, every point, every scalar < L."""
-        if not isinstance(obj, list | tuple) or len(obj) != 7:
-            raise MalformedData("a shuffle proof is a list of 7 items")
-        t, e, s, s_hat, s_prime, commitments, chain = obj
-        for part in (t, s, s_hat, s_prime, commitments, chain):
+        if not isinstance(obj, list | tuple) or len(obj) != 8:
+            raise MalformedData("a shuffle proof is a list of 8 items")
+        t, e, s, s_hat, s_prime, commitments, chain, t_hat = obj
+        for part in (t, s, s_hat, s_prime, commitments, chain, t_hat):
             if not isinstance(part, list | tuple):
-                raise MalformedData("a shuffle proof holds 6 lists and a challenge")
+                raise MalformedData("a shuffle proof holds 7 lists and a challenge")
         n = len(chain)
         if n < 1:
             raise MalformedData("a shuffle proof covers at least one ciphertext")
@@ -214,7 +220,7 @@ class ShuffleProof:
             raise MalformedData(f"shuffle proof covers {n} ciphertexts, expected {expected_len}")
         if len(t) != 5 or len(s) != 4:
             raise MalformedData("a shuffle proof has 5 commitments t and 4 responses s")
-        if not len(s_hat) == len(s_prime) == len(commitments) == n:
+        if not len(s_hat) == len(s_prime) == len(commitments) == len(t_hat) == n:
             raise MalformedData("shuffle proof vectors have inconsistent lengths")
         t1, t2, t3, t41, t42 = (decode_point(p) for p in t)
         s1, s2, s3, s4 = (decode_scalar(k) for k in s)
@@ -233,6 +239,7 @@ class ShuffleProof:
             s_prime=tuple(decode_scalar(k) for k in s_prime),
             commitments=tuple(decode_point(p) for p in commitments),
             chain=tuple(decode_point(p) for p in chain),
+            t_hat=tuple(decode_point(p) for p in t_hat),
         )
 
 
@@ -528,6 +535,7 @@ def _prove_with(
         s_prime=tuple(scalar_muladd(e, up, wp) for wp, up in zip(w_prime, u_prime, strict=True)),
         commitments=tuple(c),
         chain=tuple(c_hat),
+        t_hat=tuple(t_hat),
     )
 
 
@@ -583,7 +591,7 @@ def _chain_commitments(proof: ShuffleProof, h: Point) -> list[Point]:
     out: list[Point] = []
     prev = h
     for s_hat, s_prime, link in zip(proof.s_hat, proof.s_prime, proof.chain, strict=True):
-        out.append(lincomb([(s_hat, BASE), (s_prime, prev), (-e, link)]))
+        out.append(lincomb_public([(s_hat, BASE), (s_prime, prev), (-e, link)]))
         prev = link
     return out
 
@@ -595,12 +603,24 @@ def _challenge_error(
     public_key: Point,
     context: bytes,
 ) -> str | None:
-    """Recompute t^ and the Fiat-Shamir challenge; None if it matches the proof's."""
+    """Recompute the Fiat-Shamir challenge from the statement and the sent t; None if it matches
+    the proof's (hashing only: no multiplication)."""
     t = (proof.t1, proof.t2, proof.t3, proof.t41, proof.t42)
-    t_hat = _chain_commitments(proof, chain_generator())
-    e = _get_nizkp_challenge(inputs, outputs, proof.commitments, proof.chain, public_key, t, t_hat, context)
+    e = _get_nizkp_challenge(
+        inputs, outputs, proof.commitments, proof.chain, public_key, t, proof.t_hat, context
+    )
     if e != proof.challenge:
-        return "challenge (the commitment chain t^ or the statement does not match)"
+        return "challenge (the statement or a commitment t does not match)"
+    return None
+
+
+def _chain_error(proof: ShuffleProof) -> str | None:
+    """The N chain equations t^_i = s^_i G + s'_i c^_{i-1} - e c^_i, each checked exactly."""
+    for i, (sent, expected) in enumerate(
+        zip(proof.t_hat, _chain_commitments(proof, chain_generator()), strict=True)
+    ):
+        if sent != expected:
+            return f"t^_{i + 1} (step {i + 1} of the commitment chain)"
     return None
 
 
@@ -618,6 +638,9 @@ def _check(
     bad_challenge = _challenge_error(proof, inputs, outputs, public_key, context)
     if bad_challenge is not None:
         return bad_challenge
+    bad_chain = _chain_error(proof)
+    if bad_chain is not None:
+        return bad_chain
     n = len(inputs)
     hs = generators(n)
     h = chain_generator()
@@ -629,13 +652,13 @@ def _check(
     u_prod = 1
     for uj in u:
         u_prod = u_prod * uj % L
-    c_hat_bar = sub(proof.chain[-1], mul(u_prod, h))
-    if lincomb([(proof.s1, BASE), (-e, c_bar)]) != proof.t1:
+    c_hat_bar = lincomb_public([(1, proof.chain[-1]), (-u_prod, h)])
+    if lincomb_public([(proof.s1, BASE), (-e, c_bar)]) != proof.t1:
         return "t1 (sum of permutation commitments)"
-    if lincomb([(proof.s2, BASE), (-e, c_hat_bar)]) != proof.t2:
+    if lincomb_public([(proof.s2, BASE), (-e, c_hat_bar)]) != proof.t2:
         return "t2 (end of the commitment chain)"
     neg_eu = [(-e * uj) % L for uj in u]
-    t3 = lincomb(
+    t3 = lincomb_public(
         [
             (proof.s3, BASE),
             *zip(s_prime, hs, strict=True),
@@ -644,7 +667,7 @@ def _check(
     )
     if t3 != proof.t3:
         return "t3 (permutation commitment opening)"
-    t41 = lincomb(
+    t41 = lincomb_public(
         [
             *zip(s_prime, (c.c2 for c in outputs), strict=True),
             *zip(neg_eu, (c.c2 for c in inputs), strict=True),
@@ -653,7 +676,7 @@ def _check(
     )
     if t41 != proof.t41:
         return "t4,1 (re-encryption of the c2 components)"
-    t42 = lincomb(
+    t42 = lincomb_public(
         [
             *zip(s_prime, (c.c1 for c in outputs), strict=True),
             *zip(neg_eu, (c.c1 for c in inputs), strict=True),
@@ -725,24 +748,26 @@ def verify_shuffle_chain(
 class ShuffleChainVerifier:
     """Checks the shuffles of one deck, fed one by one as they arrive, as a single batch.
 
-    `add(outputs, proof, context)` takes shuffle k (decks[k] -> outputs). It recomputes that
-    proof's chain commitments t^ and checks its Fiat-Shamir challenge exactly, as
-    `verify_shuffle` does (a wrong challenge raises at once), then adds the four other equations
-    t = t' of CheckShuffleProof, each multiplied by a fresh random scalar from `rng` (252 bits),
-    to one running linear combination that must be the identity (random-linear-combination
+    `add(outputs, proof, context)` takes shuffle k (decks[k] -> outputs). It checks that proof's
+    Fiat-Shamir challenge exactly, from the sent commitments t (hashing only: a wrong challenge
+    raises at once), then adds every equation t = t' of CheckShuffleProof (t1, t2, t3, t4,1, t4,2
+    and the N chain equations t^_i), each multiplied by its own secret random weight (five
+    fresh 252-bit scalars from `rng` per proof, the N chain weights hashed from them), to one
+    running linear combination that must be the identity (random-linear-combination
     batch verification, the small exponents test of M. Bellare, J. Garay, T. Rabin, "Fast batch
     verification for modular exponentiation and digital signatures", EUROCRYPT 1998, Section 3;
     a false equation survives with probability about 1/L). `finish` evaluates what is left and
     checks the sum; only then is any proof of the chain accepted.
 
-    In the sum each distinct point costs one multiplication, whatever the number of equations it
-    occurs in: the ciphertexts of an intermediate deck (outputs of proof k, inputs of proof k+1),
-    h_1..h_N, h, G and the key (shared by every proof). A point is multiplied as soon as no later
-    proof can add to its coefficient (the input deck of proof k, its commitments c_j and t1..t4,
-    when proof k arrives), so most of the work is done while the next seats shuffle; `finish`
-    is left with the last deck and h_1..h_N. Costs, N cards and m shuffles: 2N (t^) + N (c_j) +
-    2N (a deck) per shuffle, plus N (h_i) and N or 2N (the first deck) once; 5N + 4 exactly
-    checked per shuffle would be 8N + 4.
+    In the sum each distinct point occurs once, whatever the number of equations it occurs in:
+    the ciphertexts of an intermediate deck (outputs of proof k, inputs of proof k+1), h_1..h_N,
+    h, G and the key (shared by every proof). A point is evaluated as soon as no later proof can
+    add to its coefficient (the input deck of proof k, its commitments c_j, c^_i, t^_i and t1..t4,
+    when proof k arrives), in one `group.lincomb_public` (a multi-scalar multiplication of about
+    7N terms), so most of the work is done while the next seats shuffle; `finish` is left with
+    the last deck and h_1..h_N. On the pure-Python path every distinct point is one
+    multiplication: N (c_j) + 2N (c^, t^) + 2N (a deck) per shuffle, plus N (h_i) and N or 2N (the
+    first deck) once; exactly, `verify_shuffle`, 8N + 4.
 
     `trusted=True` marks our own shuffle: its equations are not added (we made it), but its output
     deck still links the proofs before and after it. `check` tests the sum of what was added so
@@ -794,7 +819,9 @@ class ShuffleChainVerifier:
         if checked is not None:
             _accumulate(self._pending, checked, inputs, outputs, self._key, context, self._rng)
             final += checked.commitments
-            final += (checked.t1, checked.t2, checked.t3, checked.t41, checked.t42, checked.chain[-1])
+            final += checked.chain
+            final += checked.t_hat
+            final += (checked.t1, checked.t2, checked.t3, checked.t41, checked.t42)
         self._evaluate(final)
 
     def check(self) -> None:
@@ -822,7 +849,7 @@ class ShuffleChainVerifier:
             if k is not None:
                 terms.append((k, p))
         if terms:
-            self._acc = add(self._acc, lincomb(terms)) if self._acc != IDENTITY else lincomb(terms)
+            self._acc = lincomb_public([*terms, (1, self._acc)])
 
 
 def _accumulate(
@@ -834,7 +861,8 @@ def _accumulate(
     context: bytes,
     rng: RandomSource,
 ) -> None:
-    """Add rho * (t' - t) for the equations t1..t4 of one proof into `pending` (point -> scalar)."""
+    """Add rho * (t' - t) for every equation of one proof (t1..t4 and the N chain equations) into
+    `pending` (point -> scalar), each with its own random rho."""
     n = len(inputs)
     hs = generators(n)
     h = chain_generator()
@@ -866,5 +894,16 @@ def _accumulate(
     terms += [(r42 * sp, c.c1) for sp, c in zip(s_prime, outputs, strict=True)]
     terms += [(-r42 * e * uj, c.c1) for uj, c in zip(u, inputs, strict=True)]
     terms += [(-r42 * proof.s4, BASE), (-r42, proof.t42)]
+    # t^'_i = s^_i G + s'_i c^_{i-1} - e c^_i (c^_0 = h), one weight per step of the chain,
+    # hashed from the five secret random weights above: as unpredictable to the prover, and the
+    # verifier's draws from `rng` stay five per proof (what the seeded tests replay)
+    seed = hash512(WEIGHTS_LABEL, [r1, r2, r3, r41, r42])
+    prev = h
+    for i, (s_hat, sp, link, sent) in enumerate(
+        zip(proof.s_hat, s_prime, proof.chain, proof.t_hat, strict=True)
+    ):
+        rho = hash_to_scalar(seed, i)
+        terms += [(rho * s_hat, BASE), (rho * sp, prev), (-rho * e, link), (-rho, sent)]
+        prev = link
     for k, p in terms:
         pending[p] = (pending.get(p, 0) + k) % L

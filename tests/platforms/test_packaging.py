@@ -67,7 +67,7 @@ def test_the_wheel_installs_into_a_fresh_venv(dist: Path, tmp_path: Path) -> Non
     _run(sys.executable, "-m", "venv", venv)
     _run(_bin(venv, "python"), "-m", "pip", "install", "--quiet", wheel)
     done = _run(_bin(venv, "skyjo-lan"), "--version")
-    assert done.stdout.strip() == f"skyjo-lan {wheel.name.split('-')[1]}"
+    assert done.stdout.strip().startswith(f"skyjo-lan {wheel.name.split('-')[1]} (crypto: ")
 
 
 @pytest.mark.skipif(shutil.which("pipx") is None, reason="pipx is not installed here")
@@ -83,7 +83,9 @@ def test_version_and_the_checker_in_verify(capsys: pytest.CaptureFixture[str], t
     with pytest.raises(SystemExit) as done:
         cli.main(["--version"])
     assert done.value.code == 0
-    assert capsys.readouterr().out.strip() == f"skyjo-lan {cli.version()}"
+    from protocol.crypto import group
+
+    assert capsys.readouterr().out.strip() == f"skyjo-lan {cli.version()} (crypto: {group.backend()})"
     from tests.client.saved_games import play
 
     saved = play("skip-bo", ("Anna", "Ben"))

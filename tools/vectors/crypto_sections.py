@@ -343,6 +343,7 @@ class CryptoSections:
                 nonces = drawn[n:]
                 u = _get_challenges(decks[-1], outputs, proof.commitments, y, context)
                 t_hat = _chain_commitments(proof, chain_generator())
+                assert list(proof.t_hat) == t_hat  # sent in the proof (version 4), and recomputable
                 wire = proof.to_wire()
                 records.append(
                     {
@@ -370,6 +371,7 @@ class CryptoSections:
                             "s_prime": [sc(v) for v in proof.s_prime],
                             "commitments_c": [hx(p) for p in proof.commitments],
                             "chain_c_hat": [hx(p) for p in proof.chain],
+                            "chain_commitments_t_hat": [hx(p) for p in proof.t_hat],
                         },
                         "proof_wire": tree(wire),
                     }

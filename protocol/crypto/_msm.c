@@ -1,0 +1,655 @@
+/*
+ * protocol.crypto._msm: a multi-scalar multiplication sum(k_i * P_i) in ristretto255, for PUBLIC
+ * scalars only (proof verification). Written for skyjo-lan from the published specifications:
+ *
+ *   - the field GF(p), p = 2^255 - 19, and the curve edwards25519 (a = -1,
+ *     d = -121665/121666): RFC 7748, sections 4.1 and 5; elements in radix 2^51 (five 51-bit
+ *     limbs), products in unsigned __int128;
+ *   - ristretto255 decoding, encoding and the constants SQRT_M1, INVSQRT_A_MINUS_D and the
+ *     function SQRT_RATIO_M1: RFC 9496, sections 4.1, 4.2, 4.3.1 and 4.3.2;
+ *   - point addition and doubling in extended twisted Edwards coordinates (X:Y:Z:T),
+ *     x = X/Z, y = Y/Z, xy = T/Z: Hisil, Wong, Carter, Dawson, "Twisted Edwards Curves
+ *     Revisited", ASIACRYPT 2008, section 3 (the unified addition with k = 2d, section 3.1, and
+ *     the doubling of section 3.3, both with a = -1); with a = -1 a square and d a non-square
+ *     in GF(p) the addition is complete, so no case needs special handling;
+ *   - many terms: Pippenger's bucket method (N. Pippenger, "On the evaluation of powers and
+ *     monomials", SIAM J. Comput. 9(2), 1980), as described in Bernstein, Doumen, Lange,
+ *     Oosterwijk, "Faster batch forgery identification", INDOCRYPT 2012, section 4, with signed
+ *     digits and the window width chosen from the number of terms by the cost estimate below;
+ *   - few terms: Straus's interleaved method ("Addition chains of vectors", Amer. Math. Monthly
+ *     71, 1964), one table of multiples per point and the doublings shared, signed 4-bit digits.
+ *
+ * VARIABLE TIME. Every branch and memory access here may depend on the scalars and the points.
+ * That is safe only because the caller gives public data (verifier challenges, random
+ * verifier coefficients drawn after the proof is fixed, responses and points read from the
+ * wire). Never call it with a secret scalar: see docs/crypto.md.
+ *
+ * The Python side (protocol/crypto/group.py) reduces the scalars mod L, drops identity terms
+ * and turns a refused point into the exact error of group.decode_point.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(__SIZEOF_INT128__)
+#error "skyjo-lan's _msm needs unsigned __int128 (GCC or Clang); the pure-Python path is used instead"
+#endif
+
+typedef unsigned __int128 u128;
+typedef uint64_t fe[5]; /* value = sum h[i] 2^(51 i); limbs kept below about 2^52 */
+
+#define MASK51 ((uint64_t)0x7ffffffffffffULL)
+
+static const fe FE_ZERO = {0, 0, 0, 0, 0};
+static const fe FE_ONE = {1, 0, 0, 0, 0};
+/* d = -121665/121666, 2d, sqrt(-1) (non-negative) and 1/sqrt(a-d) (RFC 9496, section 4.1) */
+static const fe FE_D = {0x34dca135978a3ULL, 0x1a8283b156ebdULL, 0x5e7a26001c029ULL, 0x739c663a03cbbULL,
+                        0x52036cee2b6ffULL};
+static const fe FE_D2 = {0x69b9426b2f159ULL, 0x35050762add7aULL, 0x3cf44c0038052ULL, 0x6738cc7407977ULL,
+                         0x2406d9dc56dffULL};
+static const fe FE_SQRT_M1 = {0x61b274a0ea0b0ULL, 0xd5a5fc8f189dULL, 0x7ef5e9cbd0c60ULL, 0x78595a6804c9eULL,
+                              0x2b8324804fc1dULL};
+static const fe FE_INVSQRT_A_MINUS_D = {0xfdaa805d40eaULL, 0x2eb482e57d339ULL, 0x7610274bc58ULL,
+                                        0x6510b613dc8ffULL, 0x786c8905cfaffULL};
+
+/* ---- field arithmetic mod p = 2^255 - 19 ------------------------------------------------- */
+
+static inline void fe_copy(fe h, const fe f) { memcpy(h, f, sizeof(fe)); }
+
+/* Bring every limb below 2^51 (limb 0 below 2^51 + 2^18): 2^255 = 19 mod p. */
+static inline void fe_carry(fe h) {
+    uint64_t c;
+    c = h[0] >> 51; h[0] &= MASK51; h[1] += c;
+    c = h[1] >> 51; h[1] &= MASK51; h[2] += c;
+    c = h[2] >> 51; h[2] &= MASK51; h[3] += c;
+    c = h[3] >> 51; h[3] &= MASK51; h[4] += c;
+    c = h[4] >> 51; h[4] &= MASK51; h[0] += 19 * c;
+}
+
+static inline void fe_add(fe h, const fe f, const fe g) {
+    for (int i = 0; i < 5; i++) h[i] = f[i] + g[i];
+    fe_carry(h);
+}
+
+/* f - g computed as f + 4p - g, so no limb goes negative while g's limbs are below 2^53. */
+static inline void fe_sub(fe h, const fe f, const fe g) {
+    h[0] = f[0] + 0x1fffffffffffb4ULL - g[0];
+    h[1] = f[1] + 0x1ffffffffffffcULL - g[1];
+    h[2] = f[2] + 0x1ffffffffffffcULL - g[2];
+    h[3] = f[3] + 0x1ffffffffffffcULL - g[3];
+    h[4] = f[4] + 0x1ffffffffffffcULL - g[4];
+    fe_carry(h);
+}
+
+static inline void fe_neg(fe h, const fe f) { fe_sub(h, FE_ZERO, f); }
+
+/* Reduce the five 128-bit column sums of a product into limbs. */
+static inline void fe_reduce_wide(fe h, u128 r0, u128 r1, u128 r2, u128 r3, u128 r4) {
+    r1 += (uint64_t)(r0 >> 51);
+    h[0] = (uint64_t)r0 & MASK51;
+    r2 += (uint64_t)(r1 >> 51);
+    h[1] = (uint64_t)r1 & MASK51;
+    r3 += (uint64_t)(r2 >> 51);
+    h[2] = (uint64_t)r2 & MASK51;
+    r4 += (uint64_t)(r3 >> 51);
+    h[3] = (uint64_t)r3 & MASK51;
+    uint64_t c = (uint64_t)(r4 >> 51);
+    h[4] = (uint64_t)r4 & MASK51;
+    h[0] += 19 * c;
+    h[1] += h[0] >> 51;
+    h[0] &= MASK51;
+}
+
+/* Schoolbook product; a limb product of weight 2^(51 k), k >= 5, folds back times 19. */
+static inline void fe_mul(fe h, const fe f, const fe g) {
+    const uint64_t f0 = f[0], f1 = f[1], f2 = f[2], f3 = f[3], f4 = f[4];
+    const uint64_t g0 = g[0], g1 = g[1], g2 = g[2], g3 = g[3], g4 = g[4];
+    const uint64_t g1_19 = 19 * g1, g2_19 = 19 * g2, g3_19 = 19 * g3, g4_19 = 19 * g4;
+    u128 r0 = (u128)f0 * g0 + (u128)f1 * g4_19 + (u128)f2 * g3_19 + (u128)f3 * g2_19 + (u128)f4 * g1_19;
+    u128 r1 = (u128)f0 * g1 + (u128)f1 * g0 + (u128)f2 * g4_19 + (u128)f3 * g3_19 + (u128)f4 * g2_19;
+    u128 r2 = (u128)f0 * g2 + (u128)f1 * g1 + (u128)f2 * g0 + (u128)f3 * g4_19 + (u128)f4 * g3_19;
+    u128 r3 = (u128)f0 * g3 + (u128)f1 * g2 + (u128)f2 * g1 + (u128)f3 * g0 + (u128)f4 * g4_19;
+    u128 r4 = (u128)f0 * g4 + (u128)f1 * g3 + (u128)f2 * g2 + (u128)f3 * g1 + (u128)f4 * g0;
+    fe_reduce_wide(h, r0, r1, r2, r3, r4);
+}
+
+static inline void fe_sq(fe h, const fe f) {
+    const uint64_t f0 = f[0], f1 = f[1], f2 = f[2], f3 = f[3], f4 = f[4];
+    const uint64_t f0_2 = 2 * f0, f1_2 = 2 * f1;
+    const uint64_t f3_19 = 19 * f3, f4_19 = 19 * f4;
+    u128 r0 = (u128)f0 * f0 + (u128)(2 * f1) * f4_19 + (u128)(2 * f2) * f3_19;
+    u128 r1 = (u128)f0_2 * f1 + (u128)f3 * f3_19 + (u128)(2 * f2) * f4_19;
+    u128 r2 = (u128)f0_2 * f2 + (u128)f1 * f1 + (u128)(2 * f3) * f4_19;
+    u128 r3 = (u128)f0_2 * f3 + (u128)f1_2 * f2 + (u128)f4 * f4_19;
+    u128 r4 = (u128)f0_2 * f4 + (u128)f1_2 * f3 + (u128)f2 * f2;
+    fe_reduce_wide(h, r0, r1, r2, r3, r4);
+}
+
+static inline void fe_sqn(fe h, const fe f, int n) {
+    fe_sq(h, f);
+    for (int i = 1; i < n; i++) fe_sq(h, h);
+}
+
+/* The unique representative in [0, p), little-endian. */
+static void fe_tobytes(unsigned char s[32], const fe f) {
+    fe h;
+    fe_copy(h, f);
+    fe_carry(h);
+    fe_carry(h); /* now h < 2^255 + 2^18 < 2p */
+    /* q = 1 exactly when h >= p, i.e. when h + 19 reaches 2^255 */
+    uint64_t q = (h[0] + 19) >> 51;
+    q = (h[1] + q) >> 51;
+    q = (h[2] + q) >> 51;
+    q = (h[3] + q) >> 51;
+    q = (h[4] + q) >> 51;
+    h[0] += 19 * q;
+    h[1] += h[0] >> 51; h[0] &= MASK51;
+    h[2] += h[1] >> 51; h[1] &= MASK51;
+    h[3] += h[2] >> 51; h[2] &= MASK51;
+    h[4] += h[3] >> 51; h[3] &= MASK51;
+    h[4] &= MASK51; /* drops q * 2^255 */
+    uint64_t w[4];
+    w[0] = h[0] | (h[1] << 51);
+    w[1] = (h[1] >> 13) | (h[2] << 38);
+    w[2] = (h[2] >> 26) | (h[3] << 25);
+    w[3] = (h[3] >> 39) | (h[4] << 12);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 8; j++) s[8 * i + j] = (unsigned char)(w[i] >> (8 * j));
+}
+
+static inline uint64_t load64_le(const unsigned char *s) {
+    uint64_t r = 0;
+    for (int j = 7; j >= 0; j--) r = (r << 8) | s[j];
+    return r;
+}
+
+/* The low 255 bits of s (the caller has checked that s is canonical). */
+static void fe_frombytes(fe h, const unsigned char s[32]) {
+    h[0] = load64_le(s) & MASK51;
+    h[1] = (load64_le(s + 6) >> 3) & MASK51;
+    h[2] = (load64_le(s + 12) >> 6) & MASK51;
+    h[3] = (load64_le(s + 19) >> 1) & MASK51;
+    h[4] = (load64_le(s + 24) >> 12) & MASK51;
+}
+
+static int fe_is_negative(const fe f) {
+    unsigned char s[32];
+    fe_tobytes(s, f);
+    return s[0] & 1;
+}
+
+static int fe_is_zero(const fe f) {
+    unsigned char s[32];
+    static const unsigned char zero[32] = {0};
+    fe_tobytes(s, f);
+    return memcmp(s, zero, 32) == 0;
+}
+
+static int fe_equal(const fe f, const fe g) {
+    unsigned char a[32], b[32];
+    fe_tobytes(a, f);
+    fe_tobytes(b, g);
+    return memcmp(a, b, 32) == 0;
+}
+
+static void fe_abs(fe h, const fe f) {
+    if (fe_is_negative(f))
+        fe_neg(h, f);
+    else
+        fe_copy(h, f);
+}
+
+/* z^(2^250 - 1), the common part of the two exponentiations below (11 products, 250 squares). */
+static void fe_pow_2_250_1(fe out, fe z11, const fe z) {
+    fe t0, t1, t2, t3;
+    fe_sq(t0, z);          /* z^2 */
+    fe_sqn(t1, t0, 2);     /* z^8 */
+    fe_mul(t1, t1, z);     /* z^9 */
+    fe_mul(t0, t0, t1);    /* z^11 */
+    fe_copy(z11, t0);
+    fe_sq(t2, t0);         /* z^22 */
+    fe_mul(t1, t1, t2);    /* z^31 = z^(2^5 - 1) */
+    fe_sqn(t2, t1, 5);
+    fe_mul(t1, t2, t1);    /* z^(2^10 - 1) */
+    fe_sqn(t2, t1, 10);
+    fe_mul(t2, t2, t1);    /* z^(2^20 - 1) */
+    fe_sqn(t3, t2, 20);
+    fe_mul(t2, t3, t2);    /* z^(2^40 - 1) */
+    fe_sqn(t2, t2, 10);
+    fe_mul(t1, t2, t1);    /* z^(2^50 - 1) */
+    fe_sqn(t2, t1, 50);
+    fe_mul(t2, t2, t1);    /* z^(2^100 - 1) */
+    fe_sqn(t3, t2, 100);
+    fe_mul(t2, t3, t2);    /* z^(2^200 - 1) */
+    fe_sqn(t2, t2, 50);
+    fe_mul(out, t2, t1);   /* z^(2^250 - 1) */
+}
+
+/* z^((p - 5) / 8) = z^(2^252 - 3) = (z^(2^250 - 1))^4 * z */
+static void fe_pow_p58(fe out, const fe z) {
+    fe t, z11;
+    fe_pow_2_250_1(t, z11, z);
+    fe_sqn(t, t, 2);
+    fe_mul(out, t, z);
+}
+
+/* RFC 9496, section 4.2: SQRT_RATIO_M1(u, v). Returns was_square; r = the non-negative root of
+ * u/v when it exists, otherwise of SQRT_M1 * u/v. */
+static int fe_sqrt_ratio_m1(fe r, const fe u, const fe v) {
+    fe v3, v7, t, check, neg_u, neg_u_i, r_prime;
+    fe_sq(v3, v);
+    fe_mul(v3, v3, v);         /* v^3 */
+    fe_sq(v7, v3);
+    fe_mul(v7, v7, v);         /* v^7 */
+    fe_mul(t, u, v7);
+    fe_pow_p58(t, t);          /* (u v^7)^((p-5)/8) */
+    fe_mul(r, u, v3);
+    fe_mul(r, r, t);
+    fe_sq(check, r);
+    fe_mul(check, check, v);
+    fe_neg(neg_u, u);
+    fe_mul(neg_u_i, neg_u, FE_SQRT_M1);
+    int correct_sign = fe_equal(check, u);
+    int flipped_sign = fe_equal(check, neg_u);
+    int flipped_sign_i = fe_equal(check, neg_u_i);
+    if (flipped_sign || flipped_sign_i) {
+        fe_mul(r_prime, r, FE_SQRT_M1);
+        fe_copy(r, r_prime);
+    }
+    fe_abs(r, r);
+    return correct_sign || flipped_sign;
+}
+
+/* ---- the group: extended coordinates (HWCD 2008, section 3, a = -1) ----------------------- */
+
+typedef struct {
+    fe X, Y, Z, T;
+} ge_ext;
+
+/* A point ready to be added: (Y + X, Y - X, Z, 2 d T). */
+typedef struct {
+    fe YpX, YmX, Z, T2d;
+} ge_cached;
+
+static void ge_identity(ge_ext *p) {
+    fe_copy(p->X, FE_ZERO);
+    fe_copy(p->Y, FE_ONE);
+    fe_copy(p->Z, FE_ONE);
+    fe_copy(p->T, FE_ZERO);
+}
+
+static void ge_to_cached(ge_cached *c, const ge_ext *p) {
+    fe_add(c->YpX, p->Y, p->X);
+    fe_sub(c->YmX, p->Y, p->X);
+    fe_copy(c->Z, p->Z);
+    fe_mul(c->T2d, p->T, FE_D2);
+}
+
+/* r = p + q or p - q (unified addition, k = 2d: 8 multiplications). */
+static void ge_add_cached(ge_ext *r, const ge_ext *p, const ge_cached *q, int negate) {
+    fe a, b, c, d, e, f, g, h, t;
+    fe_sub(t, p->Y, p->X);
+    fe_mul(a, t, negate ? q->YpX : q->YmX);
+    fe_add(t, p->Y, p->X);
+    fe_mul(b, t, negate ? q->YmX : q->YpX);
+    fe_mul(c, p->T, q->T2d);
+    fe_mul(d, p->Z, q->Z);
+    fe_add(d, d, d);
+    fe_sub(e, b, a);
+    fe_add(h, b, a);
+    if (negate) {
+        fe_add(f, d, c);
+        fe_sub(g, d, c);
+    } else {
+        fe_sub(f, d, c);
+        fe_add(g, d, c);
+    }
+    fe_mul(r->X, e, f);
+    fe_mul(r->Y, g, h);
+    fe_mul(r->T, e, h);
+    fe_mul(r->Z, f, g);
+}
+
+static void ge_add(ge_ext *r, const ge_ext *p, const ge_ext *q) {
+    ge_cached c;
+    ge_to_cached(&c, q);
+    ge_add_cached(r, p, &c, 0);
+}
+
+/* r = 2p (section 3.3 with a = -1: 4 multiplications, 4 squares). */
+static void ge_double(ge_ext *r, const ge_ext *p) {
+    fe a, b, c, d, e, f, g, h, t;
+    fe_sq(a, p->X);
+    fe_sq(b, p->Y);
+    fe_sq(c, p->Z);
+    fe_add(c, c, c);
+    fe_neg(d, a); /* a * A with a = -1 */
+    fe_add(t, p->X, p->Y);
+    fe_sq(e, t);
+    fe_sub(e, e, a);
+    fe_sub(e, e, b);
+    fe_add(g, d, b);
+    fe_sub(f, g, c);
+    fe_sub(h, d, b);
+    fe_mul(r->X, e, f);
+    fe_mul(r->Y, g, h);
+    fe_mul(r->T, e, h);
+    fe_mul(r->Z, f, g);
+}
+
+/* RFC 9496, section 4.3.1. Returns 0 for an accepted encoding; the identity (all zero) is
+ * refused here too, as group.decode_point refuses it. */
+static int ristretto_decode(ge_ext *p, const unsigned char s_bytes[32]) {
+    static const unsigned char zero[32] = {0};
+    if (memcmp(s_bytes, zero, 32) == 0) return -1;
+    /* canonical: s < p = 2^255 - 19 (bit 255 clear, and not in [p, 2^255)) */
+    if (s_bytes[31] & 0x80) return -1;
+    if (s_bytes[31] == 0x7f && s_bytes[0] >= 0xed) {
+        int all_ff = 1;
+        for (int i = 1; i < 31; i++)
+            if (s_bytes[i] != 0xff) all_ff = 0;
+        if (all_ff) return -1;
+    }
+    if (s_bytes[0] & 1) return -1; /* negative */
+    fe s, ss, u1, u2, u2_sqr, v, t, invsqrt, den_x, den_y;
+    fe_frombytes(s, s_bytes);
+    fe_sq(ss, s);
+    fe_sub(u1, FE_ONE, ss);
+    fe_add(u2, FE_ONE, ss);
+    fe_sq(u2_sqr, u2);
+    fe_sq(t, u1);
+    fe_mul(t, t, FE_D);
+    fe_neg(t, t);
+    fe_sub(v, t, u2_sqr); /* v = -(D u1^2) - u2^2 */
+    fe_mul(t, v, u2_sqr);
+    int was_square = fe_sqrt_ratio_m1(invsqrt, FE_ONE, t);
+    fe_mul(den_x, invsqrt, u2);
+    fe_mul(den_y, invsqrt, den_x);
+    fe_mul(den_y, den_y, v);
+    fe_add(t, s, s);
+    fe_mul(t, t, den_x);
+    fe_abs(p->X, t);
+    fe_mul(p->Y, u1, den_y);
+    fe_copy(p->Z, FE_ONE);
+    fe_mul(p->T, p->X, p->Y);
+    if (!was_square || fe_is_negative(p->T) || fe_is_zero(p->Y)) return -1;
+    return 0;
+}
+
+/* RFC 9496, section 4.3.2 (the identity encodes as 32 zero bytes). */
+static void ristretto_encode(unsigned char out[32], const ge_ext *p) {
+    fe u1, u2, t, invsqrt, den1, den2, z_inv, ix0, iy0, ench, x, y, den_inv;
+    fe_add(t, p->Z, p->Y);
+    fe_sub(u1, p->Z, p->Y);
+    fe_mul(u1, t, u1);
+    fe_mul(u2, p->X, p->Y);
+    fe_sq(t, u2);
+    fe_mul(t, t, u1);
+    fe_sqrt_ratio_m1(invsqrt, FE_ONE, t);
+    fe_mul(den1, invsqrt, u1);
+    fe_mul(den2, invsqrt, u2);
+    fe_mul(z_inv, den1, den2);
+    fe_mul(z_inv, z_inv, p->T);
+    fe_mul(ix0, p->X, FE_SQRT_M1);
+    fe_mul(iy0, p->Y, FE_SQRT_M1);
+    fe_mul(ench, den1, FE_INVSQRT_A_MINUS_D);
+    fe_mul(t, p->T, z_inv);
+    if (fe_is_negative(t)) {
+        fe_copy(x, iy0);
+        fe_copy(y, ix0);
+        fe_copy(den_inv, ench);
+    } else {
+        fe_copy(x, p->X);
+        fe_copy(y, p->Y);
+        fe_copy(den_inv, den2);
+    }
+    fe_mul(t, x, z_inv);
+    if (fe_is_negative(t)) fe_neg(y, y);
+    fe_sub(t, p->Z, y);
+    fe_mul(t, den_inv, t);
+    fe_abs(t, t);
+    fe_tobytes(out, t);
+}
+
+/* ---- scalars: signed base-2^c digits -------------------------------------------------------- */
+
+#define SCALAR_BITS 253 /* every scalar is below L < 2^253 */
+
+static unsigned window_bits(const unsigned char k[32], unsigned pos, unsigned c) {
+    unsigned v = 0;
+    for (unsigned b = 0; b < c; b++) {
+        unsigned bit = pos + b;
+        if (bit < 256) v |= (unsigned)((k[bit >> 3] >> (bit & 7)) & 1) << b;
+    }
+    return v;
+}
+
+/* Digits d_j in [-2^(c-1), 2^(c-1)] with k = sum d_j 2^(c j), j < nwin = ceil(253 / c) + 1. */
+static void recode_signed(int32_t *digits, const unsigned char k[32], unsigned c, unsigned nwin) {
+    int32_t carry = 0;
+    const int32_t half = 1 << (c - 1), full = 1 << c;
+    for (unsigned j = 0; j < nwin; j++) {
+        int32_t v = (int32_t)window_bits(k, j * c, c) + carry;
+        if (v > half) {
+            digits[j] = v - full;
+            carry = 1;
+        } else {
+            digits[j] = v;
+            carry = 0;
+        }
+    }
+}
+
+static unsigned windows_for(unsigned c) { return (SCALAR_BITS + c - 1) / c + 1; }
+
+/* ---- sum(k_i P_i) --------------------------------------------------------------------------- */
+
+/* Straus: a table P, 2P, ..., 8P per point, 4-bit signed digits, one chain of doublings. */
+static int msm_straus(ge_ext *acc, const ge_ext *points, const unsigned char *scalars, size_t n) {
+    const unsigned c = 4, nwin = windows_for(4), half = 8;
+    ge_cached *table = malloc(n * half * sizeof(ge_cached));
+    int32_t *digits = malloc(n * nwin * sizeof(int32_t));
+    if (table == NULL || digits == NULL) {
+        free(table);
+        free(digits);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ge_ext multiple = points[i], two;
+        ge_cached *row = table + i * half;
+        ge_to_cached(&row[0], &points[i]);
+        ge_double(&two, &points[i]);
+        ge_to_cached(&row[1], &two);
+        multiple = two;
+        for (unsigned m = 2; m < half; m++) {
+            ge_add_cached(&multiple, &multiple, &row[0], 0);
+            ge_to_cached(&row[m], &multiple);
+        }
+        recode_signed(digits + i * nwin, scalars + 32 * i, c, nwin);
+    }
+    int empty = 1;
+    ge_identity(acc);
+    for (unsigned j = nwin; j-- > 0;) {
+        if (!empty)
+            for (unsigned b = 0; b < c; b++) ge_double(acc, acc);
+        for (size_t i = 0; i < n; i++) {
+            int32_t d = digits[i * nwin + j];
+            if (d == 0) continue;
+            const ge_cached *q = &table[i * half + (unsigned)(d > 0 ? d : -d) - 1];
+            ge_add_cached(acc, acc, q, d < 0);
+            empty = 0;
+        }
+    }
+    free(table);
+    free(digits);
+    return 0;
+}
+
+/* Pippenger with signed digits: per window, each term goes into bucket |d| (negated when
+ * d < 0); sum_m m B_m comes from two running sums; the windows are joined by Horner's rule. */
+static int msm_pippenger(ge_ext *acc, const ge_ext *points, const unsigned char *scalars, size_t n,
+                         unsigned c) {
+    const unsigned nwin = windows_for(c);
+    const size_t nbuckets = (size_t)1 << (c - 1);
+    ge_cached *cached = malloc(n * sizeof(ge_cached));
+    int32_t *digits = malloc(n * nwin * sizeof(int32_t));
+    ge_ext *buckets = malloc(nbuckets * sizeof(ge_ext));
+    unsigned char *used = malloc(nbuckets);
+    if (cached == NULL || digits == NULL || buckets == NULL || used == NULL) {
+        free(cached);
+        free(digits);
+        free(buckets);
+        free(used);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ge_to_cached(&cached[i], &points[i]);
+        recode_signed(digits + i * nwin, scalars + 32 * i, c, nwin);
+    }
+    int empty = 1;
+    ge_identity(acc);
+    for (unsigned j = nwin; j-- > 0;) {
+        if (!empty)
+            for (unsigned b = 0; b < c; b++) ge_double(acc, acc);
+        memset(used, 0, nbuckets);
+        for (size_t i = 0; i < n; i++) {
+            int32_t d = digits[i * nwin + j];
+            if (d == 0) continue;
+            size_t m = (size_t)(d > 0 ? d : -d) - 1;
+            if (used[m]) {
+                ge_add_cached(&buckets[m], &buckets[m], &cached[i], d < 0);
+            } else {
+                ge_identity(&buckets[m]);
+                ge_add_cached(&buckets[m], &buckets[m], &cached[i], d < 0);
+                used[m] = 1;
+            }
+        }
+        /* running = B_top + ... + B_m; window = sum over m of running */
+        ge_ext running, window;
+        int running_set = 0, window_set = 0;
+        for (size_t m = nbuckets; m-- > 0;) {
+            if (used[m]) {
+                if (running_set)
+                    ge_add(&running, &running, &buckets[m]);
+                else
+                    running = buckets[m];
+                running_set = 1;
+            }
+            if (running_set) {
+                if (window_set)
+                    ge_add(&window, &window, &running);
+                else
+                    window = running;
+                window_set = 1;
+            }
+        }
+        if (window_set) {
+            if (empty)
+                *acc = window;
+            else
+                ge_add(acc, acc, &window);
+            empty = 0;
+        }
+    }
+    free(cached);
+    free(digits);
+    free(buckets);
+    free(used);
+    return 0;
+}
+
+/* Point additions (doublings counted alike) of each method, to choose between them. */
+static double straus_cost(size_t n) { return 4.0 * windows_for(4) + (double)n * (8 + windows_for(4)); }
+
+static double pippenger_cost(size_t n, unsigned c) {
+    return (double)windows_for(c) * ((double)n + 2.0 * (double)((size_t)1 << (c - 1)) + c);
+}
+
+static unsigned best_window(size_t n) {
+    unsigned best = 2;
+    for (unsigned c = 3; c <= 16; c++)
+        if (pippenger_cost(n, c) < pippenger_cost(n, best)) best = c;
+    return best;
+}
+
+static const char lincomb_doc[] =
+    "lincomb_public_vartime(scalars, points) -> bytes\n\n"
+    "sum(k_i * P_i) in ristretto255, in VARIABLE TIME: for public scalars only (verification).\n"
+    "`scalars` is n 32-byte little-endian scalars below 2^253, `points` n canonical 32-byte\n"
+    "encodings (the identity refused). Returns the canonical encoding of the sum (32 zero bytes\n"
+    "for the identity). A point that RFC 9496 refuses raises ValueError('invalid point', i).";
+
+static PyObject *lincomb_public_vartime(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer sb, pb;
+    if (!PyArg_ParseTuple(args, "y*y*", &sb, &pb)) return NULL;
+    PyObject *result = NULL;
+    size_t n = (size_t)pb.len / 32;
+    if (pb.len % 32 != 0 || sb.len != pb.len) {
+        PyErr_SetString(PyExc_ValueError, "scalars and points must be n * 32 bytes each");
+        goto done;
+    }
+    const unsigned char *scalars = sb.buf, *encodings = pb.buf;
+    for (size_t i = 0; i < n; i++) {
+        if (scalars[32 * i + 31] >= 0x20) {
+            PyErr_SetString(PyExc_ValueError, "scalar not below 2^253");
+            goto done;
+        }
+    }
+    ge_ext *points = malloc((n ? n : 1) * sizeof(ge_ext));
+    if (points == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t bad = -1;
+    int status = 0;
+    ge_ext sum;
+    unsigned char out[32];
+    Py_BEGIN_ALLOW_THREADS
+    for (size_t i = 0; i < n; i++) {
+        if (ristretto_decode(&points[i], encodings + 32 * i) != 0) {
+            bad = (Py_ssize_t)i;
+            break;
+        }
+    }
+    if (bad < 0) {
+        if (n == 0)
+            ge_identity(&sum);
+        else if (straus_cost(n) <= pippenger_cost(n, best_window(n)))
+            status = msm_straus(&sum, points, scalars, n);
+        else
+            status = msm_pippenger(&sum, points, scalars, n, best_window(n));
+        if (status == 0) ristretto_encode(out, &sum);
+    }
+    Py_END_ALLOW_THREADS
+    free(points);
+    if (bad >= 0) {
+        PyObject *details = Py_BuildValue("(sn)", "invalid point", bad);
+        if (details != NULL) {
+            PyErr_SetObject(PyExc_ValueError, details);
+            Py_DECREF(details);
+        }
+    } else if (status != 0)
+        PyErr_NoMemory();
+    else
+        result = PyBytes_FromStringAndSize((const char *)out, 32);
+done:
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&pb);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"lincomb_public_vartime", lincomb_public_vartime, METH_VARARGS, lincomb_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_msm",
+    "Multi-scalar multiplication in ristretto255 for PUBLIC scalars (variable time; see _msm.c).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__msm(void) { return PyModule_Create(&module); }
