@@ -2,7 +2,9 @@
 
 Why a module of its own: the counting is a small state machine of its own (windows reset by a
 seat's game frames and round signatures) and its bounds are tuned together; the Session only
-says what arrived and what it sent, and asks before relaying.
+says what arrived and what it sent, and asks before relaying. Game frames ahead of the game are
+bounded here too (issue 26): a seat's queued game messages (`MAX_QUEUED_BYTES`, the next one
+parked) and the job a game frame may name (`check_job`, read from the signer's chain).
 """
 
 from __future__ import annotations
