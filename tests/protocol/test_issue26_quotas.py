@@ -115,15 +115,16 @@ def drive(net: Net, lies: int, wants: int, to: tuple[int, ...], owners: tuple[in
             break
 
 
-def blames_of_honest(net: Net) -> list[tuple[int, int, str]]:
-    """(blamer, blamed, reason) of every blame of an honest seat, by an honest seat or `verify`."""
+def blames_of_honest(net: Net, files: tuple[int, ...] = HONEST) -> list[tuple[int, int, str]]:
+    """(blamer, blamed, reason) of every blame of an honest seat, by an honest seat or by `verify`
+    on the saved files of the seats `files` (blamer -1 - seat)."""
     found = [
         (seat, event.seat, event.reason)
         for seat in HONEST
         for event in net.events[seat]
         if isinstance(event, Blamed) and event.seat in HONEST
     ]
-    for seat in HONEST:
+    for seat in files:
         verdict = verify_bytes(dump(net.config, net.sessions[seat].frames))
         if verdict.blame is not None and verdict.blame in HONEST:
             found.append((-1 - seat, verdict.blame, verdict.fault or ""))
@@ -168,25 +169,30 @@ def test_lying_echoes_to_one_seat_never_get_an_honest_relayer_blamed() -> None:
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    lies=st.integers(520, 800),
-    wants=st.integers(0, 24),
+    lies=st.integers(520, 640),
+    wants=st.integers(0, 12),
     to=st.sampled_from([(1,), (2,), (1, 2)]),
     owners=st.sampled_from([(1,), (2,), (1, 2)]),
+    verified=st.sampled_from(HONEST),
 )
 def test_relays_driven_to_their_budget_never_blame_an_honest_seat(
-    lies: int, wants: int, to: tuple[int, ...], owners: tuple[int, ...]
+    lies: int, wants: int, to: tuple[int, ...], owners: tuple[int, ...], verified: int
 ) -> None:
     """Property: lying echoes (about either honest seat's frames) and wants, to one honest seat or
     both, as many as the adversary likes: every honest seat's relays stay within its budget, which
     is below every quota the others apply to it (frames and bytes of a window), so no honest seat
-    is ever blamed, by a peer or by `verify` on its file. Each lie makes two relays: 520 or more
-    spend a budget (1,024 frames a window), which the seat says."""
+    is ever blamed, by a peer or by `verify` on its file (one drawn per example). Each lie makes
+    two relays: when the adversary lies to a seat about that seat's own frames (whose relays give
+    it new frames to lie about), 520 lies or more spend its budget (1,024 frames a window), which
+    the seat says."""
     net = table()
     drive(net, lies=lies, wants=wants, to=to, owners=owners)
-    spent = [seat for seat in HONEST if any("relay budget" in e.reason for e in net.rejected(seat))]
-    assert spent, "no relay budget was reached"
+    if set(to) & set(owners):
+        spent = [s for s in HONEST if any("relay budget" in e.reason for e in net.rejected(s))]
+        assert spent, "no relay budget was reached"
     net.fire_timers(list(HONEST))
-    assert not blames_of_honest(net), blames_of_honest(net)
+    found = blames_of_honest(net, (verified,))  # `verify` on one honest file (drawn), for speed
+    assert not found, found
     for seat in HONEST:
         frames, size = widest_window(net.sessions[seat], net, seat)
         assert frames <= SIDE_WINDOW_FRAMES // 2 and size <= SIDE_WINDOW_BYTES // 2, (seat, frames, size)
