@@ -840,7 +840,8 @@ class Session:
 
     def _side_message(self, envelope: Envelope) -> None:
         if envelope.kind == "chat":
-            self._events.append(ChatReceived(envelope.seat, envelope.data["text"]))
+            text = envelope.data["text"]
+            self._events.append(ChatReceived(envelope.seat, text, envelope.seq, self.settled))
         elif envelope.kind == "want":
             self.relays.serve_want(envelope.seat, envelope.data["seat"], envelope.data["from"])
         elif envelope.kind == "halt":
