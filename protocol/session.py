@@ -187,6 +187,8 @@ class Session:
         self.recovering = False
         """After a restore: our own frames beyond what our saved file held may be held by the
         others (a lost tail); nothing of ours is signed until they are back (`peer_holds`)."""
+        self.stepped_out = False
+        """We signed a `stepout` (`step_out`): nothing more is signed by this session."""
         self._holds: dict[int, int] = {}
         """seat -> how many frames of our chain it holds (`peer_holds`), while recovering."""
         # the parts (see the module's docstring), each reading this session through its Protocol
@@ -520,6 +522,20 @@ class Session:
         key = encode_scalar(self.secret) if self.secret is not None and self.joint_key is not None else b""
         self._emit("leave", {"reason": reason, "key": key})
         self.left_table(self.me, reason)
+        return True
+
+    def step_out(self) -> bool:
+        """This peer's player steps out without leaving the table (Ctrl-C: the program ends, and
+        `--resume` brings it back). At an insured table whose game runs, sign a `stepout` so the
+        others play our seats at once instead of waiting out the grace (PROTOCOL.md 10.9), then
+        sign nothing more. False (nothing sent) otherwise: the others wait for us as for a lost
+        link."""
+        if self.me is None or self.halted or self.final or self.game_over() or self.stepped_out:
+            return False
+        if not self.config.insured or self.state is None:
+            return False
+        self._emit("stepout", {})
+        self.stepped_out = self.jobs_paused = True
         return True
 
     def set_away(self, away: bool) -> bool:
@@ -858,6 +874,8 @@ class Session:
             self.insurance.frame(envelope)
         elif envelope.kind == "return":
             self.insurance.return_frame(envelope)
+        elif envelope.kind == "stepout":
+            self.insurance.stepout_frame(envelope)
 
     # --- private shares and complaints ------------------------------------------------------
 
@@ -870,6 +888,8 @@ class Session:
             return None
         if self.recovering:
             return None  # frames of ours the others hold may be missing here: sign nothing yet
+        if self.stepped_out:
+            return None  # a frame of ours after our `stepout` would refute the others' votes
         if kind in ("echo", "want") and not self.quotas.may_send(256):
             return None  # the others get it another way: we never cross our own quotas
         # every frame acknowledges what we hold: no frame of ours acts on an unacknowledged one
