@@ -59,7 +59,7 @@ LATENCY = (0.001, 0.05)
 THINK = (0.05, 2.0)
 """A bot's think time before each move (seconds): far below both timeouts."""
 
-BENIGN = frozenset({"stop", "delay", "hold", "cut", "losttail"})
+BENIGN = frozenset({"stop", "delay", "hold", "cut", "losttail", "stepout"})
 """Behaviours that only make a seat late: such a seat runs an honest session that sends every
 frame, so it is held to the honest seats' standard (it too must never name an honest seat, and it
 must end as they do: a peer stopped for a while that comes back adopts the verdict)."""
@@ -79,6 +79,7 @@ BEHAVIOURS = (
     "lies",
     "far",
     "stale",
+    "stepout",
 )
 """What the adversary may do for a while (between these it is honest). withhold: frames to the
 targets are dropped for good; hold: kept and sent at the end of the window; delay: each is sent
@@ -97,7 +98,10 @@ The quota attacks of issue 26 are drawn apart too (`draw_quota_attack`): lies: e
 about a target's frames, sent to that target alone, in waves (each dispute makes the honest peers
 relay the disputed frame and the lie, new frames the next wave lies about), with wants, until the
 honest relays reach their budget; far: a game frame for a job that cannot exist yet; stale: a
-complaint about a frame of a job it has done."""
+complaint about a frame of a job it has done. stepout (issue 28) is drawn apart as well
+(`draw_step_out`): its player presses Ctrl-C, so its program signs a `stepout` (PROTOCOL.md 10.9,
+"Stepping out"; at an insured table the others vote at once), ends, and is started again with
+`--resume` some seconds to minutes later."""
 _WEIGHTS = (10, 8, 10, 8, 8, 8, 10, 3, 8, 8)
 """The weights of the behaviours but the last (losttail, drawn by `draw_lost_tail`)."""
 GRACE = 60
@@ -361,6 +365,16 @@ def draw_quota_attack(seed: int, players: int, adversary: int) -> Deviation | No
     return deviation
 
 
+def draw_step_out(seed: int) -> Deviation | None:
+    """In a third of the runs, the adversary's player steps out once (Ctrl-C), at a random time,
+    and comes back with `--resume` 1 to 240 s later (its own random stream)."""
+    rng = random.Random(f"stepout:{seed}")
+    if rng.random() >= 1 / 3:
+        return None
+    start = rng.uniform(5.0, 200.0)
+    return Deviation("stepout", (), start, start + rng.uniform(1.0, 240.0))
+
+
 def _draw_slow(rng: random.Random) -> tuple[float, float, float] | None:
     """Bots in a third of the runs sometimes think like people (10% of moves take 30-120 s):
     a long silence is when a lie or a withheld frame is found only by a timer."""
@@ -406,6 +420,11 @@ class Model:
             d.behaviour == "crash" and d.start <= attack.start for d in self.deviations
         ):
             self.deviations.append(attack)
+        out = draw_step_out(seed) if deviations is None else None
+        if out is not None and not any(
+            d.behaviour == "crash" and d.start <= out.start for d in self.deviations
+        ):
+            self.deviations.append(out)
         self.rng = random.Random(f"run:{seed}")
         self.slow = slow if slow is not None or deviations is not None else _draw_slow(plan_rng)
         """(probability, shortest, longest): how often an honest player thinks long, and how long
@@ -638,12 +657,31 @@ class Model:
             self._restore(self.adversary, lose=deviation.count or 1)
         elif deviation.behaviour in QUOTA_ATTACKS and not self.crashed:
             self._quota_attack(deviation)
+        elif deviation.behaviour == "stepout" and not (self.crashed or self.stopped):
+            self._step_out(deviation)
         elif deviation.behaviour == "crash":
             self.effects["crash"] += 1
             self.crashed = True
             self._backlog_in.clear()
             self._backlog_calls.clear()
             self._held_out.clear()
+
+    def _step_out(self, deviation: Deviation) -> None:
+        """Ctrl-C: the program signs its `stepout` (if the table may play its seat), sends it and
+        ends; it comes back with `--resume` (its saved file) when the deviation ends."""
+        self.effects["stepout"] += 1
+        self.sessions[self.adversary].step_out()
+        self._collect(self.adversary)
+        self.crashed = True  # the program has ended: nothing in or out meanwhile
+        self._backlog_in.clear()
+        self._backlog_calls.clear()
+        self._held_out.clear()
+
+        def come_back() -> None:
+            self.crashed = False
+            self._restore(self.adversary)
+
+        self.at(self.now + (deviation.end - deviation.start), come_back)
 
     def _resume(self) -> None:
         """The stopped adversary continues: it first writes what it had produced, then takes its
@@ -778,7 +816,8 @@ class Model:
         live = [
             d
             for d in self.deviations
-            if d.live(self.now) and d.behaviour not in ("stop", "crash", "cut", "falsevote", *QUOTA_ATTACKS)
+            if d.live(self.now)
+            and d.behaviour not in ("stop", "crash", "cut", "falsevote", "stepout", *QUOTA_ATTACKS)
         ]
         touched: set[int] = set()
         for receiver in range(self.players):
