@@ -654,7 +654,17 @@ class PeerRunner:
         if scope.cancelled_caught:
             return
         async with self._lock:
+            recovering = self.session.recovering
             self.session.timer_expired(request.name)
+            if request.name == "recover" and recovering:
+                if self.session.recovering:
+                    log.info("resume: a seat that holds more of our frames has not sent them yet: waiting")
+                else:
+                    log.info(
+                        "resume: not every seat said what it holds of ours within %.0f s, and none is "
+                        "known to hold more: going on (PROTOCOL.md 10.10)",
+                        request.seconds,
+                    )
             await self._after_session()
 
     def _drop_timers(self) -> None:
