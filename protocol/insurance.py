@@ -78,6 +78,7 @@ class InsuranceContext(Protocol):
     halted: str | None
     final: bool
     replaying: bool
+    stepped_out: bool
     jobs_paused: bool
     state: TableState | None
     joint_key: crypto.Point | None
@@ -104,6 +105,8 @@ class InsuranceContext(Protocol):
     def advance(self) -> None: ...
 
     def restart_watch(self) -> None: ...
+
+    def first_wait_over(self, name: str) -> bool: ...
 
     def has_queued(self, seat: int) -> bool: ...
 
@@ -145,6 +148,8 @@ class SeatInsurance:
         with nothing of the waited program (`wait_ran_out`)."""
         self.watch_restarts = 0
         self.watched: str | None = None
+        self.went_on: str | None = None
+        """The step during which our player asked to go on without the waited seats (once each)."""
         self.isolated_waits = 0
         self.stepped_out: set[int] = set()
         """Programs that signed a `stepout` (their player stepped out; we voted at once)."""
@@ -276,6 +281,35 @@ class SeatInsurance:
                 session.restart_watch()
             return True
         return False
+
+    def go_on_now(self, seats: tuple[int, ...]) -> bool:
+        """Our player asks to go on without the programs of the waited `seats` now (issue 28
+        point 3): once the first of our two waits for the step ran out with nothing of them
+        arriving since it began, we vote now instead of at the end of the second (PROTOCOL.md
+        10.9, "Going on without a player"). It is an ordinary vote: every other program must
+        vote too (on its own wait, or its own player's word), and a frame of theirs signed after
+        the votes refutes them. Once per step. True if we voted."""
+        session = self.session
+        me = session.me
+        if me is None or not self.config.insured or session.state is None or session.halted:
+            return False
+        if session.replaying or session.stepped_out or self.watched is None or self.went_on == self.watched:
+            return False
+        if not session.first_wait_over(self.watched):
+            return False  # a program is not gone before a whole first wait without a word of it
+        owners = self.config.owners
+        programs = sorted({owners[s] for s in seats if owners[s] != owners[me]})
+        waited = [s for o in programs for s in self.seats_of(o)]
+        if not programs or any(self.received(s) > self.watch_mark.get(s, 0) for s in waited):
+            return False  # something of them came during our wait: they are there
+        voted = False
+        for owner in programs:
+            if not self.decided(owner) and self.my_vote(owner) is None:
+                self.vote(owner)
+                voted = self.my_vote(owner) is not None or voted
+        if voted:
+            self.went_on = self.watched
+        return voted
 
     def isolated(self, seats: tuple[int, ...]) -> None:
         """A whole wait passed with nothing from any other program (`TableSilent`); after

@@ -538,6 +538,14 @@ class Session:
         self.stepped_out = self.jobs_paused = True
         return True
 
+    def go_on_without(self) -> bool:
+        """Our player asks the table to go on without the programs the current step waits for
+        (issue 28 point 3): at an insured table, once the first of our two waits ran out with
+        nothing of them, we vote now instead of at the end of the second (`SeatInsurance.go_on_now`).
+        The table plays their seats only once every other program voted too, and never one whose
+        frame signed after the votes arrives first. False if we did not vote."""
+        return self.insurance.go_on_now(self.blocked_seats())
+
     def set_away(self, away: bool) -> bool:
         """Say that this peer's player is away (their program plays for them: autopilot) or back.
         Sends a signed `away` frame when that changes; False (nothing sent) otherwise, for an
@@ -599,6 +607,11 @@ class Session:
         voted."""
         self.insurance.offline = True
         self.insurance.foresee(list(envelopes))
+
+    def first_wait_over(self, name: str) -> bool:
+        """Whether the first of our two waits for the step `name` ran out (its frames were
+        relayed to the waited seats and the last wait runs)."""
+        return name in self._reminded
 
     def restart_watch(self) -> None:
         """Our wait for the seats the current job waits for starts afresh (a vote of ours was
