@@ -52,6 +52,19 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def wait_listening(port: int, host: subprocess.Popen[bytes], most: float = 60.0) -> None:
+    """Wait until the host accepts connections on `port` (a joiner dialling earlier fails at
+    once; a loaded machine, or tracemalloc, can make the host slower than a fixed pause)."""
+    deadline = time.time() + most
+    while time.time() < deadline and host.poll() is None:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("the host never listened")
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
@@ -106,7 +119,7 @@ def one_game(
             stderr=subprocess.DEVNULL,
         )
     ]
-    time.sleep(0.3)
+    wait_listening(port, processes[0])
     for i in (1, 2, 3):
         processes.append(
             subprocess.Popen(
@@ -343,6 +356,13 @@ def rounds(args: argparse.Namespace) -> dict[str, object]:
             file=sys.stderr,
         )
     every_slope = [v["rss_slope_mib_per_round"] for r in runs for v in r["seats"].values()]
+    # seat 0 is the host's process (it also keeps the transcript for spectators); 1-3 join
+    host_slope = [r["seats"][0]["rss_slope_mib_per_round"] for r in runs if 0 in r["seats"]]
+    joiner_slope = [v["rss_slope_mib_per_round"] for r in runs for s, v in r["seats"].items() if s != 0]
+    host_blocks = [r["seats"][0]["python_blocks_slope_per_round"] for r in runs if 0 in r["seats"]]
+    joiner_blocks = [
+        v["python_blocks_slope_per_round"] for r in runs for s, v in r["seats"].items() if s != 0
+    ]
     blocks_slope = [v["python_blocks_slope_per_round"] for r in runs for v in r["seats"].values()]
     first_rss = [v["rss_mib"][0] for r in runs for v in r["seats"].values()]
     last_rss = [v["rss_mib"][-1] for r in runs for v in r["seats"].values()]
@@ -356,6 +376,16 @@ def rounds(args: argparse.Namespace) -> dict[str, object]:
             "rss_at_end_mib": round(statistics.median(last_rss), 1),
             "rss_slope_mib_per_round": round(statistics.median(every_slope), 3),
             "python_blocks_slope_per_round": round(statistics.median(blocks_slope), 1),
+        },
+        "host_median_over_runs": {
+            "rss_slope_mib_per_round": round(statistics.median(host_slope), 3),
+            "python_blocks_slope_per_round": round(statistics.median(host_blocks), 1),
+            "runs": host_slope,
+        },
+        "joiners_median_over_peers_and_runs": {
+            "rss_slope_mib_per_round": round(statistics.median(joiner_slope), 3),
+            "python_blocks_slope_per_round": round(statistics.median(joiner_blocks), 1),
+            "runs": joiner_slope,
         },
     }
 
