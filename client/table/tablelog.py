@@ -17,9 +17,9 @@ from typing import Generic, TypeVar, overload
 
 T = TypeVar("T")
 
-KEEP = 2048
-"""Entries held: several rounds of SKYJO (about 400 entries a round with four players), far
-more than a reader lags behind."""
+KEEP = 1024
+"""Entries held: about two rounds of four-seat SKYJO (some 400 entries a round), far more than a
+reader lags behind."""
 
 
 class TableLog(Sequence[T], Generic[T]):
