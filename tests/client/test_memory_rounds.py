@@ -14,8 +14,9 @@ import trio
 
 from client.table import tablelog
 from client.table.local import LocalTable
-from client.table.peer import PeerRunner
+from client.table.peer import LogEntry, PeerRunner
 from client.table.tablelog import TableLog
+from client.ui.narrate import KEEP_ITEMS, Narrator
 from protocol.events import RoundSigned, SessionEvent
 
 ROUNDS = 5
@@ -83,3 +84,16 @@ def test_the_end_of_a_timer_that_ran_out_is_forgotten_once_not_needed() -> None:
         runner._timer_ends[name] = 10.0  # ran out: no longer in `_timers`
     runner._drop_timers()
     assert runner._timer_ends == {}
+
+
+def test_the_screen_narrator_keeps_its_last_items_only() -> None:
+    narrator = Narrator(2, 0, ["a", "b"], "en")
+    log: TableLog[LogEntry] = TableLog(keep=50)
+    for number in range(5 * KEEP_ITEMS):
+        log.append(LogEntry("chat", seat=1, text=f"line {number}"))
+        if number % 7 == 0:  # read now and then, as the screen does
+            narrator.update(log)
+    narrator.update(log)
+    assert len(narrator.items) <= 2 * KEEP_ITEMS
+    assert narrator.items[-1].data == f"line {5 * KEEP_ITEMS - 1}"
+    assert len(narrator.lines(60)) == 60
