@@ -2,7 +2,7 @@
 
 A spectator may connect at any time and is sent the whole transcript from the start, so the host
 must keep every frame of the game. Kept as a list of bytes it grew by the transcript's size, about
-0.35 MiB a round of four-seat SKYJO, for the whole game: most of the host's growth over a long
+0.33 MiB a round of four-seat SKYJO, for the whole game: most of the host's growth over a long
 game (docs/performance.md, "Memory over a long game"). `FrameLog` writes each frame to an
 anonymous temporary file as it comes (one unbuffered write, as the saved game does) and keeps in
 memory only the newest frames (what live spectators read next) and one 8-byte offset per frame;

@@ -1,7 +1,7 @@
 """The table's history as the screen reads it, bounded (issue 29 point 5).
 
 `PeerRunner.log` got one entry per engine fact, chat line and protocol message for the whole
-game: about 0.1 MiB a round, the largest thing left growing in a joiner after the session's
+game: about 0.15 MiB a round, the largest thing left growing in a joiner after the session's
 compaction. Nothing reads old entries: the screen and the plain-text narration read each entry
 once, as it comes, by its position (`log[fed:]`, `len(log)`), and the narrator keeps its own last
 lines; the score sheet comes from the game state, the whole game from the saved transcript
