@@ -27,6 +27,17 @@ its own key (it can sign anything). Channels:
   again and again.
 * **want**: `want`s for every frame of every honest seat, again and again (amplification).
 * **halt**: halt frames with junk evidence (8 frames of junk, 100 KB each).
+* **relay** (issue 26): relays driven to their budget. Once the first move is due, the flooder
+  sends seat 0 alone echoes that lie about seat 0's own frames (2,048 of them), one lie per
+  frame, in waves: each dispute makes seat 0 (and seat 2, which gets the lie in seat 0's relay)
+  relay the disputed frame and the lie, new frames the next wave lies about; and `want`s for every
+  frame of the honest seats. Honest relays must stay within their budget (frames and bytes), so
+  no honest seat is blamed; the disputes stop the game without proof (nobody blamed).
+* **far** (issue 26): 48 `shares` frames of 1 MiB for jobs 10^6 + i (jobs that cannot exist
+  yet): the first is blamed, by every honest peer, with that frame.
+* **stale** (issue 26): on an insured table, complaints about another seat's escrow (the keys'
+  job) sent after the flooder's later messages (200 of them): the first can no longer be judged
+  and is blamed, none is kept.
 
 Each channel runs in two modes: *under* (the burst stays below the per-window quotas: the game
 must finish, nobody blamed) and *over* (one burst crosses a quota: every honest peer must blame
@@ -62,16 +73,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from protocol.acks import Acknowledgements
 from protocol.chains import MAX_BUFFERED, MAX_BUFFERED_BYTES
 from protocol.config import TableConfig
 from protocol.events import Blamed, SessionEvent, TimerRequest
 from protocol.messages import MAX_FRAME, SIDE_KINDS, Ack, Envelope, seal
-from protocol.quotas import MAX_CHAT, SIDE_WINDOW_BYTES, SIDE_WINDOW_FRAMES
+from protocol.quotas import MAX_CHAT, SIDE_WINDOW_BYTES, SIDE_WINDOW_FRAMES, Quotas
 from protocol.relays import MAX_SERVED
 from protocol.session import Session
 from tests.protocol.harness import Net, frame_kind
 
-CHANNELS = ("ahead", "echo", "chat", "evidence", "want", "halt")
+CHANNELS = ("ahead", "echo", "chat", "evidence", "want", "halt", "relay", "far", "stale")
 MiB = 1 << 20
 FAR = 1 << 39
 """Sequence numbers from here on never exist in a game (a chain has a few hundred frames)."""
@@ -94,6 +106,28 @@ class Plan:
     """Bytes per window in the *under* mode (at most 90 % of SIDE_WINDOW_BYTES)."""
     after_blame: int = 0
     """Bursts sent once the game has stopped (the flooder keeps going after being blamed)."""
+    lies: int = 2048
+    """relay: the lying echoes in all."""
+
+
+class _FloodQuotas(Quotas):
+    """The flooder sends what it likes: its own side frames are never held back (an honest
+    session sends echoes and wants only within its share of the quotas)."""
+
+    def may_send(self, size: int) -> bool:
+        return True
+
+
+class _FloodAcks(Acknowledgements):
+    """The flooder's acknowledgements: the ones it forces (lies), else its honest ones."""
+
+    def __init__(self, session: Flooder) -> None:
+        super().__init__(session)
+        self.flooder = session
+
+    def pending(self) -> list[Ack]:
+        forced = self.flooder._forced_acks
+        return list(forced) if forced is not None else super().pending()
 
 
 class Flooder(Session):
@@ -116,6 +150,11 @@ class Flooder(Session):
         self._ahead_seq = FAR
         self._forced_acks: list[Ack] | None = None
         self._chats = 0
+        self.acks = _FloodAcks(self)
+        self.quotas = _FloodQuotas(self.players, seat)
+        self.only_to: dict[bytes, tuple[int, ...]] = {}
+        """Frames sent to these seats only (the relay channel's lies)."""
+        self.lied: set[tuple[int, int]] = set()
         self.on_window: list[Any] = []
         """Callbacks run before the burst of every 8th window and of its round signature (just
         before the others compact the round): the benchmark samples memory there (a deep walk
@@ -181,9 +220,6 @@ class Flooder(Session):
                 self.flood_frames += 1
                 self.flood_bytes += len(envelope.frame)
 
-    def _pending_acks(self) -> list[Ack]:
-        return self._forced_acks if self._forced_acks is not None else super()._pending_acks()
-
     def _burst_echo(self) -> None:
         frames, room = self._budget()
         others = [s for s in range(self.players) if s != self.me]
@@ -230,6 +266,65 @@ class Flooder(Session):
                 continue
             for start in range(0, self.chains[seat].next_seq, 64):
                 self._side("want", {"seat": seat, "from": start})
+
+    def _burst_relay(self) -> None:
+        pass  # driven in waves once the first move is due (`wave`)
+
+    def wave(self, target: int) -> int:
+        """relay: lie to `target` alone about each of its frames we hold and have not lied about
+        (within the plan's `lies`), and want every frame of every other seat; the frames sent."""
+        sent = 0
+        for seq in range(self.chains[target].next_seq):
+            if len(self.lied) >= self.plan.lies:
+                break
+            if (target, seq) in self.lied:
+                continue
+            self.lied.add((target, seq))
+            self._forced_acks = [(target, seq, os.urandom(32))]
+            try:
+                envelope = super()._emit("echo", {})
+            finally:
+                self._forced_acks = None
+            assert envelope is not None
+            self.only_to[envelope.frame] = (target,)
+            self.flood_frames += 1
+            self.flood_bytes += len(envelope.frame)
+            sent += 1
+        if sent:
+            for seat in range(self.players):
+                if seat != self.me:
+                    self._side("want", {"seat": seat, "from": 0})
+        return sent
+
+    def _chained(self, kind: str, data: dict[str, Any]) -> None:
+        """A game frame of ours, next in our chain, that our own jobs never see (not queued)."""
+        assert self._key is not None and self.me is not None
+        chain = self.chains[self.me]
+        acks = self.acks.pending()
+        envelope = seal(self.config, self._key, self.me, chain.next_seq, chain.last_digest, kind, data, acks)
+        self.acks.sent(envelope, acks)
+        chain.frames[envelope.seq] = envelope
+        chain.next_seq += 1
+        chain.last_digest = envelope.digest
+        self.frames.append(envelope.frame)
+        self._out.append(envelope.frame)
+        self.flood_frames += 1
+        self.flood_bytes += len(envelope.frame)
+
+    def _burst_far(self) -> None:
+        for i in range(48):
+            self._chained("shares", {"job": 10**6 + i, "batch": [os.urandom(BIG_AHEAD)], "private": []})
+
+    def _burst_stale(self) -> None:
+        if self.windows != 8:
+            return  # once, after our messages for later jobs than the keys' (the deal)
+        other = next(s for s in range(self.players) if s != self.me)
+        escrow = next((e for e in self.chains[other].frames.values() if e.kind == "escrow"), None)
+        if escrow is None:
+            return
+        zero = bytes(32)
+        for _ in range(200):
+            self._side("complaint", {"frame": escrow.frame, "key": zero, "proof": [zero, zero]})
 
     def _burst_halt(self) -> None:
         victim = (self.me or 0) + 1 if (self.me or 0) + 1 < self.players else 0
@@ -299,7 +394,8 @@ class FloodNet(Net):
         def factory(config: TableConfig, seat: int, key: Ed25519PrivateKey) -> Session:
             return Flooder(config, seat, key, plan) if seat == flooder else Session(config, seat, key)
 
-        super().__init__("skyjo", players, options, session_factory=factory)
+        table = {"insured": True, "grace": 60} if plan.channel == "stale" else None
+        super().__init__("skyjo", players, options, session_factory=factory, table=table)
         self.flooder = flooder
         self.disk = [0] * players
         self.sent_by_kind: list[dict[str, int]] = [{} for _ in range(players)]
@@ -308,8 +404,11 @@ class FloodNet(Net):
     def send(self, seat: int, frame: bytes) -> None:
         kind = frame_kind(frame)
         self.sent_by_kind[seat][kind] = self.sent_by_kind[seat].get(kind, 0) + len(frame)
+        flooder = self.sessions[self.flooder]
+        assert isinstance(flooder, Flooder)
+        only = flooder.only_to.pop(frame, None) if seat == self.flooder else None
         for other in range(len(self.sessions)):
-            if other != seat:
+            if other != seat and (only is None or other in only):
                 self.put(seat, other, frame)
 
     def on_event(self, seat: int, event: SessionEvent) -> None:
@@ -358,7 +457,19 @@ def run(plan: Plan, players: int = 3, options: dict[str, Any] | None = None, flo
 
     flood.on_window.append(sample)
     began = time.process_time()
-    net.run_game()
+    if plan.channel != "relay":
+        net.run_game()
+    else:  # up to the first move (nobody moves while a dispute is open)
+        net.start()
+        net.pump(play=False)
+        target = honest[0]
+        for _ in range(64):
+            sent = flood.wave(target)
+            net.pump(play=False)
+            if not sent:
+                break
+        sample()
+        net.fire_timers(honest)  # the disputes' timers: a stop without proof
     for _ in range(plan.after_blame):
         flood.burst()
         net.pump(play=False)
@@ -407,10 +518,17 @@ def plans(quick: bool) -> list[Plan]:
         Plan("evidence", over=True, after_blame=2 if quick else 8),
         Plan("want"),
         Plan("halt", windows=1, after_blame=5 if quick else 20),
+        Plan("relay", windows=0),
+        Plan("far", windows=1),
+        Plan("stale"),
     ]
 
 
 def describe(plan: Plan) -> str:
+    if plan.channel == "relay":
+        return f"relay ({plan.lies} lies, wants)"
+    if plan.channel in ("far", "stale"):
+        return {"far": "far (48 x 1 MiB)", "stale": "stale complaints"}[plan.channel]
     if plan.channel == "evidence" and plan.burst_bytes >= SIDE_WINDOW_BYTES:
         return f"evidence max x{plan.windows}"
     name = f"{plan.channel} {'over' if plan.over else 'under'}"

@@ -253,6 +253,14 @@ def _print_verdict(verdict: Any) -> None:
                 f"  note: the file also holds {verdict.duplicates} copies of frames it already holds: "
                 "not frames of the game, not counted"
             )
+        unconfirmed = getattr(verdict, "unconfirmed", [])
+        if unconfirmed:  # closing chats: authentic, but no later frame of their seat was acknowledged
+            _say(
+                f"  note: {len(unconfirmed)} chat message(s) not confirmed by the table: another player "
+                "may have been shown a different version (the result does not depend on them)"
+            )
+            for line in unconfirmed:
+                _say(f"    {line}")
         for line in getattr(verdict, "seat_events", []):  # away, left, taken over, back (checked)
             _say(f"  {line}")
         taken = getattr(verdict, "taken_over", {})

@@ -35,6 +35,10 @@ class Chain:
     ahead: dict[int, Envelope] = field(default_factory=dict)
     """Frames received ahead of a gap, waiting for the frames before them."""
     ahead_bytes: int = 0
+    parked: Envelope | None = None
+    """The next game frame of the chain, held back: its seat's game messages queued (not yet
+    consumed) would pass `quotas.MAX_QUEUED_BYTES` with it. It takes its place once they are
+    consumed; the frames after it wait ahead of it."""
     digests: dict[int, bytes] = field(default_factory=dict)
     """The digests of another seat's side frames since the last compaction (enough to tell a
     second version)."""
@@ -44,7 +48,7 @@ class Chain:
 
     def first_version(self, seq: int) -> tuple[bytes, ...]:
         """Our copy of frame `seq`, if we still hold its bytes (evidence beside a second one)."""
-        known = self.frames.get(seq)
+        known = self.frames.get(seq) or self.parked_at(seq)
         if known is not None:
             return (known.frame,)
         side = self.side.get(seq)
@@ -61,6 +65,18 @@ class Chain:
         recorded = self.digests.get(envelope.seq)  # a side frame, or from rounds long signed
         if recorded is not None and recorded != envelope.digest:
             raise _equivocation(envelope, self.first_version(envelope.seq))
+
+    def parked_at(self, seq: int) -> Envelope | None:
+        """The parked frame, if it has this sequence number."""
+        parked = self.parked
+        return parked if parked is not None and parked.seq == seq else None
+
+    def check_parked(self, envelope: Envelope) -> None:
+        """Another copy of the parked frame: a duplicate, or `Misbehaviour` (equivocation)."""
+        parked = self.parked
+        assert parked is not None and parked.seq == envelope.seq
+        if parked.digest != envelope.digest:
+            raise _equivocation(envelope, (parked.frame,))
 
     def hold_ahead(self, envelope: Envelope, max_frames: int, max_bytes: int) -> bool:
         """Keep a frame that came ahead of a gap; False (dropped) if the bounds are reached.

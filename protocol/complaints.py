@@ -23,6 +23,7 @@ from .errors import BadSignature, MalformedMessage, Misbehaviour
 from .escrows import Escrows
 from .jobs.base import crypto_fault
 from .messages import Envelope, open_frame
+from .quotas import Quotas, job_of
 from .relays import Relays
 
 
@@ -107,6 +108,23 @@ def verdict(
     )
 
 
+def stale(complaint: Envelope, disputed: Envelope, done: int) -> None:
+    """`Misbehaviour` of the complainer if its complaint comes after it did a later job than the
+    disputed frame's (`done`: the highest job of its game frames before the complaint in its
+    chain; a round signature is one). An honest seat complains while it consumes the frame, in
+    that job, before it makes a message for any later one (it blames the sender and stops): so a
+    complaint that comes later can no longer be judged (its packet may be forgotten) and is never
+    honest. Decided from the complainer's chain alone: every peer and `verify` agree."""
+    job = job_of(disputed)
+    if done > job:
+        raise Misbehaviour(
+            complaint.seat,
+            f"complained about a frame of job {job} after its own message for job {done} "
+            "(a complaint that can no longer be judged)",
+            (complaint.frame,),
+        )
+
+
 class ComplaintContext(Protocol):
     """What the complaint bookkeeping needs of its session."""
 
@@ -119,6 +137,7 @@ class ComplaintContext(Protocol):
 
     escrows: Escrows
     relays: Relays
+    quotas: Quotas
 
     def accept(self, envelope: Envelope) -> None: ...
 
@@ -164,6 +183,7 @@ class Complaints:
         """
         ctx = self.ctx
         disputed = disputed_frame(complaint, ctx.config, ctx.verifiers)
+        stale(complaint, disputed, ctx.quotas.last_job[complaint.seat])
         if disputed.seat != ctx.me:
             with ctx.relays.taking():
                 ctx.accept(disputed)
@@ -208,5 +228,6 @@ class Complaints:
         raise verdict(complaint, key[0], sealed, ctx.config, ctx.verifiers, ctx.public_keys)
 
     def round_signed(self) -> None:
-        """A round was signed: no complaint about its packets can come any more."""
+        """A round was signed: no complaint about its packets can come any more (one about a frame
+        of that round is refused: `stale`)."""
         self.sealed.clear()

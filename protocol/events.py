@@ -49,6 +49,12 @@ class Finished:
 class ChatReceived:
     seat: int
     text: str
+    seq: int = -1
+    """The chat frame's number in its seat's chain."""
+    final: bool = False
+    """It arrived once the game was over (or stopped) and every round signature was in: no game
+    frame of its seat follows to cover it, so the table never confirms it (PROTOCOL.md 11, final
+    side frames): another player may have been shown a different version."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -137,6 +137,8 @@ class SeatInsurance:
         self.watch_restarts = 0
         self.watched: str | None = None
         self.isolated_waits = 0
+        self.stepped_out: set[int] = set()
+        """Programs that signed a `stepout` (their player stepped out; we voted at once)."""
         self.cut_off = False
         """We stopped because no other program answered for `ISOLATED_WAITS` waits in a row: this
         program was cut off, not the others; the game may go on without it (`--resume`)."""
@@ -401,6 +403,20 @@ class SeatInsurance:
         self.refreeze(owner)
         self._vacate_timer(owner)
         self.progress(owner)
+
+    def stepout_frame(self, envelope: Envelope) -> None:
+        """A program's own signed word that its player stepped out (`stepout`, PROTOCOL.md 10.9):
+        our observation that it is gone, as a whole wait with nothing of it would be, so we vote
+        at once. The vote is an ordinary one: a later frame of that program refutes it."""
+        session = self.session
+        me = session.me
+        owner = self.config.owners[envelope.seat]
+        if me is None or self.config.owners[me] == owner or session.replaying:
+            return
+        if not self.config.insured or session.state is None or not self.counts(envelope.seat, envelope.seq):
+            return  # before the game (every key is not escrowed yet) or not the table's frame
+        self.stepped_out.add(owner)
+        self.vote(owner)
 
     def _vacate_timer(self, owner: int) -> None:
         number = self.ballots.attempt(owner).number

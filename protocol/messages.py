@@ -161,6 +161,11 @@ SCHEMAS: Mapping[str, Mapping[str, Check]] = {
     # such a frame: the seat is there); the first of the two in its chain is its answer
     "uphold": {"owner": SEAT, "attempt": UINT},
     "withdraw": {"owner": SEAT, "attempt": UINT},
+    # the sender's player stepped out (Ctrl-C, a closed program): at an insured table the others
+    # vote at once to play its seats (its own signed word is their observation, 10.9), instead of
+    # waiting out the grace; a frame of its program after this one refutes their votes as any
+    # frame does, and `--resume` takes the seats back (`return`)
+    "stepout": {},
 }
 
 SIDE_KINDS = frozenset(
@@ -177,6 +182,7 @@ SIDE_KINDS = frozenset(
         "return",
         "uphold",
         "withdraw",
+        "stepout",
     }
 )
 """Kinds handled on arrival; every other kind is a step of the game, consumed in order."""
@@ -204,6 +210,7 @@ KINDS: tuple[str, ...] = (
     "return",
     "uphold",
     "withdraw",
+    "stepout",
 )
 """The wire code of each kind is its index here (fixed: a new kind goes at the end)."""
 _KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}

@@ -2,11 +2,16 @@
 
 Why a module of its own: the counting is a small state machine of its own (windows reset by a
 seat's game frames and round signatures) and its bounds are tuned together; the Session only
-says what arrived and what it sent, and asks before relaying.
+says what arrived and what it sent, and asks before relaying. Game frames ahead of the game are
+bounded here too (issue 26): a seat's queued game messages (`MAX_QUEUED_BYTES`, the next one
+parked) and the job a game frame may name (`check_job`, read from the signer's chain).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
+from .chains import Chain
 from .errors import Misbehaviour
 from .messages import SIDE_KINDS, Envelope
 
@@ -19,17 +24,43 @@ ROUND_SIDE_FRAMES = 20_000
 ROUND_SIDE_BYTES = 8 << 20
 """At most this many side frames (and bytes) from one seat between two of its round signatures:
 the windows above bound a burst, these bound a whole round (an honest peer sends an echo per game
-frame of the others, a few hundred a round, and relays within `RELAY_BUDGET`)."""
-RELAY_BUDGET = 4 << 20
-"""Bytes of relays (evidence, answers to `want`) this peer sends in a round, and half that between
-two of its game messages: an honest peer stays far inside its own quotas whatever it is asked."""
+frame of the others, a few hundred a round, and relays within `RELAY_ROUND_FRAMES`)."""
+RELAY_WINDOW_FRAMES = SIDE_WINDOW_FRAMES // 4
+RELAY_WINDOW_BYTES = SIDE_WINDOW_BYTES // 4
+RELAY_ROUND_FRAMES = ROUND_SIDE_FRAMES // 5
+RELAY_ROUND_BYTES = ROUND_SIDE_BYTES // 2
+"""Relays (`evidence` frames: evidence, answers to `want`) this peer sends between two of its game
+frames (1,024 frames, 2 MiB) and in a round (4,000 frames, 4 MiB): below every quota the others
+apply to it, in every unit they count, whatever it is asked (lying echoes open disputes whose
+relays the liar can lie about again; wants ask for the answers to wants). The rest of each quota
+is for its other side frames (echoes, wants, halts, chat, votes)."""
+OWN_SHARE = (3, 4)
+"""Frames this peer may choose not to send (relays, wants, stand-alone echoes: the others get
+the same from another frame, or a dispute's timer decides) are sent only while its own side
+frames stay within this share of every quota (3/4): a margin for those it must send (halts, a
+leave, votes, complaints)."""
+MAX_QUEUED_BYTES = 4 << 20
+"""Bytes of one seat's game messages queued (accepted in its chain, not consumed yet) at a peer.
+The next game frame that would pass it is *parked*: it takes its place in the chain when the
+queue has room again (an empty queue always has room for a frame), and the frames after it wait
+ahead of it. Nobody is blamed (how far a peer got depends on its links); an honest seat has a
+message or two queued (its messages for the jobs that peer has not reached)."""
+JOB_LEAD = 64
+"""Margin on the last job a seat's game frame may name (see `check_job`)."""
 MAX_CHAT = 1000
 """Chat messages one seat may send in a game."""
 
 
+def job_of(envelope: Envelope) -> int:
+    """The job a game frame (or the frame a complaint is about) belongs to: its `job` field; the
+    key agreement's frames (`keycommit`, `key`, `escrow`) carry none and are job 1, the first."""
+    job = envelope.data.get("job")
+    return job if isinstance(job, int) else 1
+
+
 class Quotas:
     """The side frames each other seat sent since its last game frame and its last round signature
-    (a crossing blames it), and the bytes we relayed (we never cross our own quotas)."""
+    (a crossing blames it), and ours, counted the same way (we never cross our own quotas)."""
 
     def __init__(self, players: int, me: int | None) -> None:
         self.me = me
@@ -38,25 +69,38 @@ class Quotas:
         self.round_side_count = [0] * players
         self.round_side_bytes = [0] * players
         self.chat_count = [0] * players
-        self.relayed_window = 0
-        self.relayed_round = 0
+        self.relayed_window = [0, 0]
+        """Relays (frames, bytes) we sent since our last game frame."""
+        self.relayed_round = [0, 0]
+        """Relays (frames, bytes) we sent since our last round signature."""
+        self.told = False
+        """We said that our relay budget is spent (once per window)."""
+        self.queued_bytes = [0] * players
+        """Bytes of each seat's game messages in its queue (an upper bound: see `may_queue`)."""
+        self.last_job = [0] * players
+        """The highest job number of each seat's game frames in its chain so far (the keys' own
+        frames carry none: they are job 1)."""
 
     def game_frame(self, envelope: Envelope) -> None:
         """A game frame of a seat took its place in the chain: its side windows start again."""
         seat = envelope.seat
+        self.last_job[seat] = max(self.last_job[seat], job_of(envelope))
         self.side_count[seat] = self.side_bytes[seat] = 0
         if envelope.kind == "roundsig":
             self.round_side_count[seat] = self.round_side_bytes[seat] = 0
+        if seat == self.me:
+            self.relayed_window = [0, 0]
+            self.told = False
+            if envelope.kind == "roundsig":
+                self.relayed_round = [0, 0]
 
     def side_frame(self, envelope: Envelope) -> None:
         """Count another seat's side frame (see SIDE_WINDOW_FRAMES); `Misbehaviour` past a quota."""
         seat = envelope.seat
-        if seat == self.me:
+        if seat == self.me:  # ours, read back from our saved file
+            self.sent(envelope)
             return
-        self.side_count[seat] += 1
-        self.side_bytes[seat] += len(envelope.frame)
-        self.round_side_count[seat] += 1
-        self.round_side_bytes[seat] += len(envelope.frame)
+        self._count(seat, len(envelope.frame))
         if self.round_side_count[seat] > ROUND_SIDE_FRAMES or self.round_side_bytes[seat] > ROUND_SIDE_BYTES:
             raise Misbehaviour(
                 seat,
@@ -78,16 +122,129 @@ class Quotas:
                 (envelope.frame,),
             )
 
-    def sent(self, kind: str, size: int) -> None:
-        """We sent a frame of `kind`: relays count against our budget, game messages renew it."""
-        if kind == "evidence":
-            self.relayed_window += size
-            self.relayed_round += size
-        elif kind not in SIDE_KINDS:
-            self.relayed_window = 0
-            if kind == "roundsig":
-                self.relayed_round = 0
+    def _count(self, seat: int, size: int) -> None:
+        self.side_count[seat] += 1
+        self.side_bytes[seat] += size
+        self.round_side_count[seat] += 1
+        self.round_side_bytes[seat] += size
+
+    def sent(self, envelope: Envelope) -> None:
+        """We sent a frame: side frames count as the others count them (relays against our relay
+        budget too), a game frame starts our window again (a round signature, our round)."""
+        me, size = envelope.seat, len(envelope.frame)
+        if envelope.kind in SIDE_KINDS:
+            self._count(me, size)
+            if envelope.kind == "evidence":
+                for spent in (self.relayed_window, self.relayed_round):
+                    spent[0] += 1
+                    spent[1] += size
+            return
+        self.game_frame(envelope)
+
+    def may_send(self, size: int) -> bool:
+        """Whether a frame we may choose not to send (see OWN_SHARE) keeps our own side frames
+        within our share of the quotas; an observer sends nothing."""
+        me = self.me
+        if me is None:
+            return False
+        num, den = OWN_SHARE
+        return (
+            (self.side_count[me] + 1) * den <= SIDE_WINDOW_FRAMES * num
+            and (self.side_bytes[me] + size) * den <= SIDE_WINDOW_BYTES * num
+            and (self.round_side_count[me] + 1) * den <= ROUND_SIDE_FRAMES * num
+            and (self.round_side_bytes[me] + size) * den <= ROUND_SIDE_BYTES * num
+        )
 
     def may_relay(self, size: int) -> bool:
-        """Within our relay budget (see RELAY_BUDGET): we never cross our own quotas."""
-        return self.relayed_round + size <= RELAY_BUDGET and self.relayed_window + size <= RELAY_BUDGET // 2
+        """Within our relay budget (RELAY_*) and our share of the quotas: we never cross them."""
+        window, round_ = self.relayed_window, self.relayed_round
+        return (
+            window[0] < RELAY_WINDOW_FRAMES
+            and window[1] + size <= RELAY_WINDOW_BYTES
+            and round_[0] < RELAY_ROUND_FRAMES
+            and round_[1] + size <= RELAY_ROUND_BYTES
+            and self.may_send(size + 64)  # the evidence frame wraps it
+        )
+
+    def relay_refused(self) -> str | None:
+        """Why a relay was not sent, the first time in a window (a local report); None after."""
+        if self.told:
+            return None
+        self.told = True
+        return (
+            f"our relay budget is spent ({RELAY_WINDOW_FRAMES} frames or {RELAY_WINDOW_BYTES >> 20} MiB "
+            f"between two of our game messages, {RELAY_ROUND_FRAMES} or {RELAY_ROUND_BYTES >> 20} MiB "
+            "in a round): frames not relayed, so we never cross the others' quotas"
+        )
+
+    # --- game frames ahead of the game --------------------------------------------------------
+
+    def queued(self, envelope: Envelope) -> None:
+        """A game frame of another seat joined its queue."""
+        if envelope.seat != self.me:
+            self.queued_bytes[envelope.seat] += len(envelope.frame)
+
+    def dequeued(self, envelope: Envelope) -> None:
+        """A game frame left its queue (consumed)."""
+        seat = envelope.seat
+        self.queued_bytes[seat] = max(0, self.queued_bytes[seat] - len(envelope.frame))
+
+    def may_queue(self, envelope: Envelope, queue: Iterable[Envelope]) -> bool:
+        """Whether another seat's game frame may join its `queue` now (see MAX_QUEUED_BYTES).
+        The count is recounted from the queue when it would say no (frames may leave a queue
+        otherwise than consumed: a seat the table plays)."""
+        seat, size = envelope.seat, len(envelope.frame)
+        if seat == self.me or self.queued_bytes[seat] + size <= MAX_QUEUED_BYTES:
+            return True
+        self.queued_bytes[seat] = sum(len(e.frame) for e in queue)
+        return self.queued_bytes[seat] + size <= MAX_QUEUED_BYTES
+
+    def park(
+        self, envelope: Envelope, chain: Chain, acked: Mapping[int, int], queue: Iterable[Envelope]
+    ) -> str | None:
+        """Before a frame takes its place in its chain: if it is another seat's game frame, check
+        its job (`check_job`), and park it if its queue has no room (`may_queue`): then why, for a
+        local report (None: it takes its place)."""
+        if envelope.kind in SIDE_KINDS or envelope.seat == self.me or envelope.prev != chain.last_digest:
+            return None  # (a broken chain is blamed when the frame is appended)
+        self.check_job(envelope, acked)
+        if self.may_queue(envelope, queue):
+            return None
+        chain.parked = envelope
+        return f"seat {envelope.seat + 1}'s game messages fill its queue: its frame #{envelope.seq} waits"
+
+    def unpark(self, chain: Chain, queue: Iterable[Envelope]) -> bool:
+        """Whether the chain's parked frame may now take its place (it is then no longer parked)."""
+        parked = chain.parked
+        if parked is None or not self.may_queue(parked, queue):
+            return False
+        chain.parked = None
+        return True
+
+    def check_job(self, envelope: Envelope, acked: Mapping[int, int]) -> None:
+        """`Misbehaviour` of a game frame's signer if its job cannot exist yet.
+
+        Jobs are numbered 1, 2, ... in the order every peer runs them, and each consumes at
+        least one game message, but a move of a seat the table plays. A seat makes its message
+        for job m only once it has consumed the messages of jobs 1 .. m-1, so of frames it held:
+        its own before this one (`seq` of them) and, of each other seat s, frames up to the last
+        one its chain acknowledged (`acked[s]`, this frame's acknowledgements included). So
+        m - 1 <= seq + sum(acked[s] + 1) + the moves of seats the table plays; twice that sum
+        (such a move comes between messages) plus JOB_LEAD bounds m for any honest seat.
+        Decided from the seat's own chain alone (its acknowledgements and this frame): every peer
+        and `verify` reach the same verdict, whatever their links.
+        """
+        job = envelope.data.get("job")
+        if not isinstance(job, int):
+            return
+        held = envelope.seq + sum(q + 1 for s, q in acked.items() if s != envelope.seat)
+        for seat, seq, _ in envelope.acks:
+            if seat != envelope.seat:
+                held += max(0, seq - acked.get(seat, -1))
+        if job > 1 + 2 * held + JOB_LEAD:
+            raise Misbehaviour(
+                envelope.seat,
+                f"sent {envelope.kind} for job {job}, a job that cannot exist yet (its chain holds "
+                f"{held} frames: at most job {1 + 2 * held + JOB_LEAD})",
+                (envelope.frame,),
+            )

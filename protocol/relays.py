@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from .acks import Acknowledgements
 from .chains import Chain
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame, Misbehaviour
-from .events import SessionEvent, TimerRequest
+from .events import FrameRejected, SessionEvent, TimerRequest
 from .messages import SIDE_KINDS, Envelope
 from .quotas import Quotas
 
@@ -103,7 +103,7 @@ class Relays:
                 ctx.accept(other)
             return
         chain = ctx.chains[other.seat]
-        known = chain.frames.get(other.seq) or chain.ahead.get(other.seq)
+        known = chain.frames.get(other.seq) or chain.ahead.get(other.seq) or chain.parked_at(other.seq)
         if known is not None and known.digest != other.digest:
             raise Misbehaviour(
                 other.seat,
@@ -122,13 +122,22 @@ class Relays:
         ctx = self.ctx
         for frame in frames:
             mark = hashlib.sha256(frame).digest()
-            if ctx.me is None or mark in self.published or not ctx.quotas.may_relay(len(frame)):
+            if ctx.me is None or mark in self.published:
+                continue
+            if not ctx.quotas.may_relay(len(frame)):
+                self._refused()
                 continue
             self.published.add(mark)
             try:
                 ctx.emit("evidence", {"frame": frame})
             except ValueError:  # too large to wrap: the others received it directly
                 continue
+
+    def _refused(self) -> None:
+        """Our relay budget is spent: say so (once per window), relay nothing more."""
+        reason = self.ctx.quotas.relay_refused()
+        if reason is not None:
+            self.ctx.report(FrameRejected(reason))
 
     def unacknowledged(self, seats: Iterable[int]) -> list[bytes]:
         """Frames that one of `seats` may lack and need, in chain order (ours included).
@@ -201,6 +210,7 @@ class Relays:
             self.served[key] = self.served.get(key, 0) + 1
             frame = held[0]
             if not ctx.quotas.may_relay(len(frame)):
+                self._refused()
                 return
             try:
                 ctx.emit("evidence", {"frame": frame})

@@ -42,6 +42,7 @@ timers too): it is how `skyjo-lan verify` re-checks a saved transcript.
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -186,6 +187,8 @@ class Session:
         self.recovering = False
         """After a restore: our own frames beyond what our saved file held may be held by the
         others (a lost tail); nothing of ours is signed until they are back (`peer_holds`)."""
+        self.stepped_out = False
+        """We signed a `stepout` (`step_out`): nothing more is signed by this session."""
         self._holds: dict[int, int] = {}
         """seat -> how many frames of our chain it holds (`peer_holds`), while recovering."""
         # the parts (see the module's docstring), each reading this session through its Protocol
@@ -521,6 +524,20 @@ class Session:
         self.left_table(self.me, reason)
         return True
 
+    def step_out(self) -> bool:
+        """This peer's player steps out without leaving the table (Ctrl-C: the program ends, and
+        `--resume` brings it back). At an insured table whose game runs, sign a `stepout` so the
+        others play our seats at once instead of waiting out the grace (PROTOCOL.md 10.9), then
+        sign nothing more. False (nothing sent) otherwise: the others wait for us as for a lost
+        link."""
+        if self.me is None or self.halted or self.final or self.game_over() or self.stepped_out:
+            return False
+        if not self.config.insured or self.state is None:
+            return False
+        self._emit("stepout", {})
+        self.stepped_out = self.jobs_paused = True
+        return True
+
     def set_away(self, away: bool) -> bool:
         """Say that this peer's player is away (their program plays for them: autopilot) or back.
         Sends a signed `away` frame when that changes; False (nothing sent) otherwise, for an
@@ -737,15 +754,39 @@ class Session:
         if envelope.seq < chain.next_seq:
             chain.check_held(envelope)  # a duplicate (a resend after a reconnection), or a fork
             return
-        if envelope.seq > chain.next_seq:
+        if chain.parked_at(envelope.seq) is not None:
+            chain.check_parked(envelope)
+            return
+        if envelope.seq > chain.next_seq or chain.parked is not None:
             if not chain.hold_ahead(envelope, self.max_ahead_frames, self.max_ahead_bytes):
                 self._events.append(
                     FrameRejected(f"too many frames ahead of a gap from seat {envelope.seat + 1}: dropped")
                 )
             return
-        self._append(envelope)
-        for waiting in chain.take_ahead():
-            self._append(waiting)
+        self._in_order(envelope)
+
+    def _in_order(self, envelope: Envelope) -> None:
+        """Append a frame that follows its chain, then those that waited ahead of it, but a game
+        frame its seat's queue has no room for: parked (`Quotas.park`, which also blames one of a
+        job that cannot exist yet)."""
+        chain = self.chains[envelope.seat]
+        for frame in itertools.chain((envelope,), chain.take_ahead()):
+            why = self.quotas.park(frame, chain, self.acks.in_chain[frame.seat], self.queues[frame.seat])
+            if why is not None:
+                self._events.append(FrameRejected(why))
+                return
+            self._append(frame)
+
+    def _unparked(self) -> bool:
+        """Parked frames whose queue has room again take their place (True if one did)."""
+        ready = [c.parked for c in self.chains if c.parked is not None]
+        ready = [p for p in ready if self.quotas.unpark(self.chains[p.seat], self.queues[p.seat])]
+        for parked in ready:
+            try:
+                self._in_order(parked)
+            except Misbehaviour as fault:
+                self.blame(fault)
+        return bool(ready)
 
     def _recover_own(self, envelope: Envelope) -> None:
         """A frame of ours the others held beyond our saved file (its signature is checked): taken
@@ -809,12 +850,14 @@ class Session:
             self.acks.appended(envelope)
             if not self.insurance.void(envelope.seat, envelope.seq):
                 self.queues[envelope.seat].append(envelope)
+                self.quotas.queued(envelope)
 
     # --- side frames ------------------------------------------------------------------------
 
     def _side_message(self, envelope: Envelope) -> None:
         if envelope.kind == "chat":
-            self._events.append(ChatReceived(envelope.seat, envelope.data["text"]))
+            text = envelope.data["text"]
+            self._events.append(ChatReceived(envelope.seat, text, envelope.seq, self.settled))
         elif envelope.kind == "want":
             self.relays.serve_want(envelope.seat, envelope.data["seat"], envelope.data["from"])
         elif envelope.kind == "halt":
@@ -831,6 +874,8 @@ class Session:
             self.insurance.frame(envelope)
         elif envelope.kind == "return":
             self.insurance.return_frame(envelope)
+        elif envelope.kind == "stepout":
+            self.insurance.stepout_frame(envelope)
 
     # --- private shares and complaints ------------------------------------------------------
 
@@ -843,12 +888,16 @@ class Session:
             return None
         if self.recovering:
             return None  # frames of ours the others hold may be missing here: sign nothing yet
+        if self.stepped_out:
+            return None  # a frame of ours after our `stepout` would refute the others' votes
+        if kind in ("echo", "want") and not self.quotas.may_send(256):
+            return None  # the others get it another way: we never cross our own quotas
         # every frame acknowledges what we hold: no frame of ours acts on an unacknowledged one
         acks = self.acks.pending()
         chain = self.chains[self.me]
         envelope = seal(self.config, self._key, self.me, chain.next_seq, chain.last_digest, kind, data, acks)
         self.acks.sent(envelope, acks)
-        self.quotas.sent(kind, len(envelope.frame))
+        self.quotas.sent(envelope)
         chain.frames[envelope.seq] = envelope
         chain.next_seq += 1
         chain.last_digest = envelope.digest
@@ -889,6 +938,8 @@ class Session:
                 self.halt_claims.settle()
             if done:
                 self._job = None
+                continue
+            if self._unparked():
                 continue
             self._wait(self._job.blocked(self))
             return
@@ -989,6 +1040,7 @@ class Session:
 
     def consume(self, envelope: Envelope) -> None:
         self.queues[envelope.seat].popleft()
+        self.quotas.dequeued(envelope)
         self.consumed_upto[envelope.seat] = envelope.seq + 1
         self.acks.consumed_frame(envelope)
         self.transcript_hash = extend(self.transcript_hash, envelope.digest)

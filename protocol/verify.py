@@ -29,7 +29,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -107,6 +107,10 @@ class Verdict:
     duplicates: int = 0
     """Records that repeat a frame the file already holds (same bytes or same signed body): not
     frames of the game, so not in `frames`; they change nothing else (PROTOCOL.md 11)."""
+    unconfirmed: list[str] = field(default_factory=list)
+    """Chats no acknowledgement in the file covers (a seat's closing words): authentic, but the
+    table never confirmed them, so another player may have been shown a different version
+    (PROTOCOL.md 11, final side frames). Not a fault: the result does not rest on them."""
 
     def as_dict(self) -> dict[str, Any]:
         """The verdict as JSON-ready data (`skyjo-lan verify --json`)."""
@@ -132,6 +136,7 @@ class Verdict:
             "taken_over": {str(seat + 1): how for seat, how in sorted(self.taken_over.items())},
             "seat_events": self.seat_events,
             "unconsumed": self.unconsumed,
+            "unconfirmed_chats": self.unconfirmed,
             "rejected_frames": self.rejected,
         }
 
@@ -323,6 +328,28 @@ def _feeding_order(survey: _Survey) -> list[Envelope]:
         if not seqs:
             del pending[head.seat]
     return order
+
+
+def unconfirmed_chats(frames: Iterable[Envelope | bytes]) -> list[Envelope]:
+    """The chats among `frames` that no acknowledgement covers, in (seat, seq) order.
+
+    Another seat acknowledges a seat's game frames only (PROTOCOL.md 9); an acknowledgement of
+    frame (s, q) covers every earlier frame of s through the hash chain. A chat of s with a number
+    above every acknowledgement of s by another seat (a closing chat after the last round
+    signature, or after a stop) was therefore confirmed by nobody: the frame is authentic, but
+    nothing shows the others were shown that version (PROTOCOL.md 11, final side frames)."""
+    acked: dict[int, int] = {}
+    chats: list[Envelope] = []
+    for frame in frames:
+        if isinstance(frame, bytes):
+            continue
+        for seat, seq, _ in frame.acks:
+            if seat != frame.seat and seq > acked.get(seat, -1):
+                acked[seat] = seq
+        if frame.kind == "chat":
+            chats.append(frame)
+    late = [e for e in chats if e.seq > acked.get(e.seat, -1)]
+    return sorted(late, key=lambda e: (e.seat, e.seq))
 
 
 # --- the observer's report --------------------------------------------------------------------
@@ -581,6 +608,10 @@ def _judge(
         verdict.totals = list(state.totals)
         verdict.winners = list(state.winners)
     verdict.unconsumed = observer.unconsumed()
+    verdict.unconfirmed = [
+        f"{_seat_from_one(verdict, e.seat)}, frame #{e.seq}: {e.data['text']!r}"
+        for e in unconfirmed_chats(v for versions in survey.versions.values() for v in versions.values())
+    ]
     if fed < len(order):
         verdict.unconsumed.append(
             f"{len(order) - fed} frame(s) were not checked: the check stops at the first fault"
@@ -634,4 +665,12 @@ def _judge(
     return verdict
 
 
-__all__ = ["MalformedMessage", "Verdict", "VerdictKind", "Verified", "verify_bytes", "verify_stream"]
+__all__ = [
+    "MalformedMessage",
+    "Verdict",
+    "VerdictKind",
+    "Verified",
+    "unconfirmed_chats",
+    "verify_bytes",
+    "verify_stream",
+]

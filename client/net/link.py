@@ -27,6 +27,8 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from spake2 import SPAKE2_A, SPAKE2_B, SPAKEError
 
+from protocol.config import PROTOCOL_VERSION
+
 from .framing import FrameReader, FramingError, encode_frame
 from .guard import Admission, Refusal, source_key
 from .linkproto import (
@@ -222,6 +224,21 @@ def _genesis(message: dict[str, Any]) -> bytes:
     return bytes(field(message, "genesis", bytes, size=32))
 
 
+def _other_version(message: dict[str, Any]) -> str | None:
+    """The other end's protocol version (`pv`, sent since version 4) if it is not ours: the frames
+    of another version would be refused one by one deep into the game (another shuffle proof,
+    another table), so two versions never get past the handshake."""
+    theirs = message.get("pv")
+    if theirs == PROTOCOL_VERSION:
+        return None
+    if isinstance(theirs, int) and 0 < theirs < 1000:
+        return str(theirs)
+    return f"{PROTOCOL_VERSION - 1} or older"
+
+
+SAME_VERSION = "every player needs the same version of skyjo-lan"
+
+
 def _bound(table: bytes, dialer_genesis: bytes, listener_genesis: bytes) -> bytes:
     """What the signatures bind as "the table": the session id and both stated genesis hashes."""
     return table + dialer_genesis + listener_genesis
@@ -255,6 +272,7 @@ async def dial(
         hello = {
             "t": "hello",
             "v": LINK_VERSION,
+            "pv": PROTOCOL_VERSION,
             "role": role,
             "name": name[:MAX_NAME],
             "key": mine,
@@ -269,6 +287,11 @@ async def dial(
         welcome = await _expect(reader, "welcome")
         if field(welcome, "v", int) != LINK_VERSION:
             raise LinkError(f"the other end speaks link version {welcome['v']}")
+        if (other := _other_version(welcome)) is not None:
+            raise Refused(
+                f"the other end runs another version of skyjo-lan (protocol version {other}; "
+                f"this one speaks {PROTOCOL_VERSION}): {SAME_VERSION}"
+            )
         their_key = field(welcome, "key", bytes, size=32)
         their_nonce = field(welcome, "nonce", bytes, size=32)
         if expect_key is not None and their_key != expect_key:
@@ -337,6 +360,10 @@ async def accept(
         if field(hello, "v", int) != LINK_VERSION:
             await _send_now(stream, {"t": "refused", "reason": f"link version {LINK_VERSION} only"})
             raise LinkError(f"dialer speaks link version {hello['v']}")
+        if (other := _other_version(hello)) is not None:
+            told = f"this table runs protocol version {PROTOCOL_VERSION} and you {other}: {SAME_VERSION}"
+            await _send_now(stream, {"t": "refused", "reason": told})
+            raise Refused(f"the dialer speaks protocol version {other}, not {PROTOCOL_VERSION}")
         their_key = field(hello, "key", bytes, size=32)
         their_nonce = field(hello, "nonce", bytes, size=32)
         their_table = field(hello, "table", bytes, most=64)
@@ -353,6 +380,7 @@ async def accept(
         welcome: dict[str, Any] = {
             "t": "welcome",
             "v": LINK_VERSION,
+            "pv": PROTOCOL_VERSION,
             "key": mine,
             "nonce": my_nonce,
             "name": name[:MAX_NAME],

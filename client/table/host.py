@@ -228,6 +228,7 @@ class Host:
             "chat": [list(entry) for entry in self.chat[-20:]],
             "settings": {"turn": self.opts.turn, "grace": self.opts.grace, "insured": self.opts.insured},
             "watching": self.spectators.count,
+            "fill": self.opts.fill_after,
         }
 
     def _watching(self, count: int) -> None:

@@ -464,14 +464,20 @@ async def _wait_for_start(
 
 def lobby_waits_for(message: dict[str, Any]) -> str:
     """What a lobby the host sent (its `lobby_view`) waits for, in words: free seats (which the
-    host can give to bots), people not ready, or the host's start."""
+    host can give to bots, or gives them after `fill` seconds: `--fill-with-bots`), people not
+    ready, or the host's start."""
     seats = [s for s in message.get("seats", []) if isinstance(s, dict)]
     bots = message.get("bots", 0)
     total = message.get("total", 0)
     free = (total if type(total) is int else 0) - len(seats) - (bots if type(bots) is int else 0)
     if free > 0:
         plural = "s" if free > 1 else ""
-        return f"waiting for {free} more player{plural} (the host can give a free seat to a bot)"
+        fill = message.get("fill")
+        if type(fill) is int and 0 <= fill <= 3_600:  # (the bound of the host's timers)
+            how = f"bots take the free seats {fill} s after the lobby opened"
+        else:
+            how = "the host can give a free seat to a bot"
+        return f"waiting for {free} more player{plural} ({how})"
     unready = [str(s.get("name", "?"))[:32] for s in seats if s.get("ready") is False]
     if unready:
         return f"waiting for {', '.join(unready)} to be ready"

@@ -79,6 +79,9 @@ class LogEntry:
     no_link: bool = False
     """For "absent": our link to the seat was down when the game stopped."""
     disclosed: int = 0
+    unconfirmed: bool = False
+    """For "chat": it came after the game's last round signature (or its stop): nothing the table
+    acknowledges follows it, so another player may have been shown a different version."""
     """For "takeover": how many of the seat's private cards became public for the bot."""
 
 
@@ -540,7 +543,7 @@ class PeerRunner:
             self.status.finished = True
             self._retry_save = True
         elif isinstance(event, ChatReceived):
-            self.log.append(LogEntry("chat", seat=event.seat, text=event.text))
+            self.log.append(LogEntry("chat", seat=event.seat, text=event.text, unconfirmed=event.final))
         elif isinstance(event, Blamed):
             self.status.blamed.append(event)
             self.links.setdefault(event.seat, LinkState()).status = "blamed"

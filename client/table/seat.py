@@ -343,7 +343,8 @@ async def _narrate(runner: PeerRunner, say: Say) -> None:
                 if line:
                     say(line)
             elif entry.kind == "chat":
-                say(f"<{names[entry.seat] if entry.seat is not None else '?'}> {entry.text}")
+                late = " (not confirmed by the table)" if entry.unconfirmed else ""
+                say(f"<{names[entry.seat] if entry.seat is not None else '?'}> {entry.text}{late}")
             elif entry.kind == "blame":
                 who = names[entry.seat] if entry.seat is not None else "?"
                 say(f"BLAME seat {entry.seat + 1 if entry.seat is not None else '?'} ({who}): {entry.text}")

@@ -31,6 +31,8 @@ class Item:
     kind: str
     data: Any = None
     seat: int | None = None
+    unconfirmed: bool = False
+    """A chat the table never confirmed (a closing chat: PROTOCOL.md 11, final side frames)."""
 
 
 Line = list[Span]
@@ -81,7 +83,8 @@ class Narrator:
         if entry.kind == "fact":
             self.fact(entry.fact)
         elif entry.kind == "chat":
-            self.items.append(Item("chat", entry.text, entry.seat))
+            late = bool(getattr(entry, "unconfirmed", False))
+            self.items.append(Item("chat", entry.text, entry.seat, unconfirmed=late))
         elif entry.kind == "blame":
             self.items.append(Item("blame", entry.text, entry.seat))
         elif entry.kind == "absent":
@@ -124,7 +127,10 @@ class Narrator:
         if item.kind == "chat":
             if item.seat in self.muted:  # muted here only: the others still read it
                 return [[self.who(item.seat), Span(": ", "dim"), Span(tr(lang, "chat.muted_line"), "dim")]]
-            return [[self.who(item.seat), Span(": ", "chat"), Span(str(item.data), "chat")]]
+            line = [self.who(item.seat), Span(": ", "chat"), Span(str(item.data), "chat")]
+            if item.unconfirmed:
+                line += [Span(" "), Span(tr(lang, "chat.unconfirmed"), "dim")]
+            return [line]
         if item.kind == "blame":
             return [tr_spans(lang, "log.blame", "error", who=self.who(item.seat), reason=str(item.data))]
         if item.kind == "left" and (not self.stopped or self._taken_over_after(item)):

@@ -38,7 +38,7 @@ from protocol.events import (
 )
 from protocol.session import Session
 from protocol.transcript import reader
-from protocol.verify import Verified, verify_stream
+from protocol.verify import Verified, unconfirmed_chats, verify_stream
 from skyjo_p2p.core.events import Moved, RoundEnded
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
@@ -59,6 +59,8 @@ class LogItem:
     seat: int | None = None
     text: str = ""
     disclosed: int = 0
+    unconfirmed: bool = False
+    """A chat the table never confirmed (`protocol.verify.unconfirmed_chats`)."""
 
 
 @dataclass
@@ -131,6 +133,7 @@ def replay_frames(
     observer = Session(config, None, None)
     observer.start()
     log = replay.log
+    unconfirmed = {(e.seat, e.seq) for e in unconfirmed_chats(frames)}
     snapshots: list[tuple[TableState, int]] = []
     ended: list[Step] = []
     for number, frame in enumerate(frames):
@@ -142,7 +145,8 @@ def replay_frames(
             if isinstance(event, Updated):
                 log.extend(LogItem("fact", fact) for fact in event.facts)
             elif isinstance(event, ChatReceived):
-                log.append(LogItem("chat", seat=event.seat, text=event.text))
+                late = (event.seat, event.seq) in unconfirmed
+                log.append(LogItem("chat", seat=event.seat, text=event.text, unconfirmed=late))
             elif isinstance(event, RoundSigned):
                 log.append(LogItem("info", text=f"round {event.round} signed by every seat"))
             elif isinstance(event, Blamed):

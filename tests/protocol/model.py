@@ -41,6 +41,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from protocol.config import PROTOCOL_VERSION, TableConfig
 from protocol.events import Blamed, Halted, Rewound, SeatTakenOver, SessionEvent, TimerRequest, YourMove
 from protocol.messages import KINDS, Ack, Envelope, open_frame, seal
+from protocol.quotas import job_of
 from protocol.session import Session
 from protocol.transcript import dump
 from protocol.verify import verify_bytes
@@ -58,7 +59,7 @@ LATENCY = (0.001, 0.05)
 THINK = (0.05, 2.0)
 """A bot's think time before each move (seconds): far below both timeouts."""
 
-BENIGN = frozenset({"stop", "delay", "hold", "cut", "losttail"})
+BENIGN = frozenset({"stop", "delay", "hold", "cut", "losttail", "stepout"})
 """Behaviours that only make a seat late: such a seat runs an honest session that sends every
 frame, so it is held to the honest seats' standard (it too must never name an honest seat, and it
 must end as they do: a peer stopped for a while that comes back adopts the verdict)."""
@@ -75,6 +76,10 @@ BEHAVIOURS = (
     "cut",
     "falsevote",
     "losttail",
+    "lies",
+    "far",
+    "stale",
+    "stepout",
 )
 """What the adversary may do for a while (between these it is honest). withhold: frames to the
 targets are dropped for good; hold: kept and sent at the end of the window; delay: each is sent
@@ -88,7 +93,15 @@ heal and both sides get what they missed; falsevote (issue 25): at an insured ta
 valid vote (and an uphold) about a present program, as if its wait had run out; losttail (issue 26):
 its program dies and restarts at once from its saved file, whose last 1 to 20 records (at least one
 frame of its own the others hold) were lost, and recovers them (PROTOCOL.md 10.10). losttail is drawn
-apart from the others (`draw_lost_tail`), so the other behaviours of a seed stay as they were."""
+apart from the others (`draw_lost_tail`), so the other behaviours of a seed stay as they were.
+The quota attacks of issue 26 are drawn apart too (`draw_quota_attack`): lies: echoes that lie
+about a target's frames, sent to that target alone, in waves (each dispute makes the honest peers
+relay the disputed frame and the lie, new frames the next wave lies about), with wants, until the
+honest relays reach their budget; far: a game frame for a job that cannot exist yet; stale: a
+complaint about a frame of a job it has done. stepout (issue 28) is drawn apart as well
+(`draw_step_out`): its player presses Ctrl-C, so its program signs a `stepout` (PROTOCOL.md 10.9,
+"Stepping out"; at an insured table the others vote at once), ends, and is started again with
+`--resume` some seconds to minutes later."""
 _WEIGHTS = (10, 8, 10, 8, 8, 8, 10, 3, 8, 8)
 """The weights of the behaviours but the last (losttail, drawn by `draw_lost_tail`)."""
 GRACE = 60
@@ -335,6 +348,33 @@ def draw_lost_tail(seed: int) -> Deviation | None:
     return deviation
 
 
+QUOTA_ATTACKS = ("lies", "far", "stale")
+
+
+def draw_quota_attack(seed: int, players: int, adversary: int) -> Deviation | None:
+    """In a third of the runs, one of the quota attacks of issue 26 (`QUOTA_ATTACKS`), once, at a
+    random time (its own random stream: the other draws of the seed are unchanged)."""
+    rng = random.Random(f"quotas:{seed}")
+    if rng.random() >= 1 / 3:
+        return None
+    behaviour = rng.choice(QUOTA_ATTACKS)
+    start = rng.uniform(5.0, 200.0)
+    others = [s for s in range(players) if s != adversary]
+    deviation = Deviation(behaviour, (rng.choice(others),), start, start + 1.0)
+    deviation.count = rng.choice((300, 1200, 2500))  # lies in all
+    return deviation
+
+
+def draw_step_out(seed: int) -> Deviation | None:
+    """In a third of the runs, the adversary's player steps out once (Ctrl-C), at a random time,
+    and comes back with `--resume` 1 to 240 s later (its own random stream)."""
+    rng = random.Random(f"stepout:{seed}")
+    if rng.random() >= 1 / 3:
+        return None
+    start = rng.uniform(5.0, 200.0)
+    return Deviation("stepout", (), start, start + rng.uniform(1.0, 240.0))
+
+
 def _draw_slow(rng: random.Random) -> tuple[float, float, float] | None:
     """Bots in a third of the runs sometimes think like people (10% of moves take 30-120 s):
     a long silence is when a lie or a withheld frame is found only by a timer."""
@@ -375,6 +415,16 @@ class Model:
             d.behaviour == "crash" and d.start <= lost.start for d in self.deviations
         ):
             self.deviations.append(lost)
+        attack = draw_quota_attack(seed, self.players, self.adversary) if deviations is None else None
+        if attack is not None and not any(
+            d.behaviour == "crash" and d.start <= attack.start for d in self.deviations
+        ):
+            self.deviations.append(attack)
+        out = draw_step_out(seed) if deviations is None else None
+        if out is not None and not any(
+            d.behaviour == "crash" and d.start <= out.start for d in self.deviations
+        ):
+            self.deviations.append(out)
         self.rng = random.Random(f"run:{seed}")
         self.slow = slow if slow is not None or deviations is not None else _draw_slow(plan_rng)
         """(probability, shortest, longest): how often an honest player thinks long, and how long
@@ -428,6 +478,7 @@ class Model:
         self._held_out: list[bytes] = []
         self._fork_prev: dict[int, bytes] = {}
         self._alternative: dict[str, Any] | None = None
+        self._lied: set[tuple[int, int]] = set()
 
     # --- the clock --------------------------------------------------------------------------------
 
@@ -604,12 +655,33 @@ class Model:
         elif deviation.behaviour == "losttail" and not (self.crashed or self.stopped):
             self.effects["losttail"] += 1
             self._restore(self.adversary, lose=deviation.count or 1)
+        elif deviation.behaviour in QUOTA_ATTACKS and not self.crashed:
+            self._quota_attack(deviation)
+        elif deviation.behaviour == "stepout" and not (self.crashed or self.stopped):
+            self._step_out(deviation)
         elif deviation.behaviour == "crash":
             self.effects["crash"] += 1
             self.crashed = True
             self._backlog_in.clear()
             self._backlog_calls.clear()
             self._held_out.clear()
+
+    def _step_out(self, deviation: Deviation) -> None:
+        """Ctrl-C: the program signs its `stepout` (if the table may play its seat), sends it and
+        ends; it comes back with `--resume` (its saved file) when the deviation ends."""
+        self.effects["stepout"] += 1
+        self.sessions[self.adversary].step_out()
+        self._collect(self.adversary)
+        self.crashed = True  # the program has ended: nothing in or out meanwhile
+        self._backlog_in.clear()
+        self._backlog_calls.clear()
+        self._held_out.clear()
+
+        def come_back() -> None:
+            self.crashed = False
+            self._restore(self.adversary)
+
+        self.at(self.now + (deviation.end - deviation.start), come_back)
 
     def _resume(self) -> None:
         """The stopped adversary continues: it first writes what it had produced, then takes its
@@ -661,8 +733,77 @@ class Model:
         self.effects["falsevote"] += 1
         self._collect(self.adversary)
 
-    def _adversary_sends(self, frame: bytes) -> None:
-        """Route one frame of the adversary to each peer, through the deviations live now."""
+    def _signed(self, kind: str, data: dict[str, Any], acks: list[Ack] | None = None) -> bytes:
+        """A frame the adversary's session would never sign, next in its chain (its session goes
+        on from there)."""
+        session = self.sessions[self.adversary]
+        chain = session.chains[self.adversary]
+        pending = session.acks.pending() if acks is None else acks
+        envelope = seal(
+            self.config,
+            self.keys[self.adversary],
+            self.adversary,
+            chain.next_seq,
+            chain.last_digest,
+            kind,
+            data,
+            pending,
+        )
+        if acks is None:
+            session.acks.sent(envelope, pending)
+        chain.frames[envelope.seq] = envelope
+        chain.next_seq += 1
+        chain.last_digest = envelope.digest
+        session.frames.append(envelope.frame)
+        return envelope.frame
+
+    def _quota_attack(self, deviation: Deviation) -> None:
+        """One of issue 26's attacks on the quotas (see BEHAVIOURS); lies go on in waves."""
+        session = self.sessions[self.adversary]
+        if self.stopped and not self.crashed:  # it attacks once it runs again
+            self.at(self.now + 5.0, partial(self._quota_attack, deviation))
+            return
+        if self.crashed or session.state is None or session.final:
+            return
+        behaviour = deviation.behaviour
+        if behaviour == "far":
+            self._adversary_sends(self._signed("shares", {"job": 10**6, "batch": [], "private": []}))
+        elif behaviour == "stale":
+            done = session.quotas.last_job[self.adversary]
+            disputed = [
+                e
+                for s, chain in enumerate(session.chains)
+                if s != self.adversary
+                for e in chain.frames.values()
+                if e.kind in ("shares", "escrow") and job_of(e) < done
+            ]
+            if not disputed:
+                return
+            zero = bytes(32)
+            data = {"frame": disputed[0].frame, "key": zero, "proof": [zero, zero]}
+            self._adversary_sends(self._signed("complaint", data))
+        else:
+            target = deviation.targets[0]
+            budget = (deviation.count or 0) - len(self._lied)
+            sent = 0
+            for seq in range(session.chains[target].next_seq):
+                if sent >= budget:
+                    break
+                if (target, seq) not in self._lied:
+                    self._lied.add((target, seq))
+                    self._adversary_sends(
+                        self._signed("echo", {}, [(target, seq, self.rng.randbytes(32))]), (target,)
+                    )
+                    sent += 1
+            if not sent:
+                return
+            self._adversary_sends(self._signed("want", {"seat": target, "from": 0}), (target,))
+            self.at(self.now + 0.5, partial(self._quota_attack, deviation))
+        self.effects[behaviour] += 1
+
+    def _adversary_sends(self, frame: bytes, only: tuple[int, ...] | None = None) -> None:
+        """Route one frame of the adversary to each peer (or to `only`), through the deviations
+        live now."""
         if self.crashed:
             return
         envelope = open_frame(frame, self.config)
@@ -675,11 +816,12 @@ class Model:
         live = [
             d
             for d in self.deviations
-            if d.live(self.now) and d.behaviour not in ("stop", "crash", "cut", "falsevote")
+            if d.live(self.now)
+            and d.behaviour not in ("stop", "crash", "cut", "falsevote", "stepout", *QUOTA_ATTACKS)
         ]
         touched: set[int] = set()
         for receiver in range(self.players):
-            if receiver == self.adversary:
+            if receiver == self.adversary or (only is not None and receiver not in only):
                 continue
             out = envelope
             if receiver in self._fork_prev:

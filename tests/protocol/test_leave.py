@@ -160,7 +160,7 @@ def test_a_game_message_after_a_leave_blames_the_leaver() -> None:
         chain.next_seq,
         chain.last_digest,
         "roundsig",
-        {"job": 999, "round": 0, "hash": b"\0" * 32},
+        {"job": leaver._job_number + 1, "round": 0, "hash": b"\0" * 32},  # a job that can come
     )
     net.pump(play=False)
     net.sessions[0].receive_frame(late.frame)

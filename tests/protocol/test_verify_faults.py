@@ -66,7 +66,10 @@ def after_the_end(net: Net) -> list[bytes]:
     frames = frames_of(net)
     last = max((e for e in envelopes(net, frames) if e.seat == 1), key=lambda e: e.seq)
     move = {"seat": 1, "move": "flip", "slot": 0}
-    extra = seal(net.config, net.keys[1], 1, last.seq + 1, last.digest, "move", {"job": 9999, "move": move})
+    job = 1 + max(
+        e.data.get("job", 0) for e in envelopes(net, frames)
+    )  # the next job (9999 cannot exist yet)
+    extra = seal(net.config, net.keys[1], 1, last.seq + 1, last.digest, "move", {"job": job, "move": move})
     return [*frames, extra.frame]
 
 
