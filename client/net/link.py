@@ -129,12 +129,15 @@ class Link:
         self._send, self._queue = trio.open_memory_channel[bytes](SEND_QUEUE)
         self.closed = False
         self.last_received = trio.current_time()
+        self._writing = False
 
     async def writer(self) -> None:
         """The only task that writes to the stream."""
         try:
             async for data in self._queue:
+                self._writing = True
                 await self.stream.send_all(data)
+                self._writing = False
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             log.info("link to %s broke while sending: %s", self.peer.name, exc)
         finally:
@@ -154,6 +157,12 @@ class Link:
             return False
         except trio.ClosedResourceError:
             return False
+
+    async def drain(self) -> None:
+        """Wait until every queued message is written to the stream (or the link closed): what a
+        program that is about to end sent last must leave it first (its `stepout`)."""
+        while not self.closed and (self._send.statistics().current_buffer_used or self._writing):
+            await trio.sleep(0.02)
 
     async def receive(self) -> dict[str, Any] | None:
         """The next message, or None when the stream ends. Raises LinkError/FramingError on bad data."""

@@ -210,6 +210,11 @@ class Mesh:
         for link in list(self.links.values()):
             link.send({"t": "frame", "f": frame})
 
+    async def drain(self) -> None:
+        """Wait until what we queued on every link is written (bound it with a deadline)."""
+        for link in list(self.links.values()):
+            await link.drain()
+
     def tell_watching(self, count: int) -> None:
         """The host: how many spectators watch, to every seat (a link message, not a frame)."""
         self.watching = {"t": "watching", "n": count}

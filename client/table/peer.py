@@ -68,7 +68,8 @@ class LogEntry:
 
     kind: str
     """"fact" | "chat" | "info" | "blame" | "absent" (stopped answering) | "left" | "away"
-    (`text` "away" or "back": autopilot on or off) | "takeover" (`text` "left" or "vanished") |
+    (`text` "away" or "back": autopilot on or off) | "takeover" (`text` "left", "vanished" or
+    "stepped out") |
     "returned" (a taken-over seat's player plays it again) | "no_spare" (after `seat` left, the
     table can no longer play the seat of anyone else whose program stops)."""
     fact: EngineEvent | None = None
@@ -286,6 +287,33 @@ class PeerRunner:
         if left:
             log.info("left the table")
         return left
+
+    async def step_out(self) -> bool:
+        """This seat's player pressed Ctrl-C: at an insured table whose game runs, a signed
+        `stepout` goes to every seat (saved first) so the table plays the seat at once instead of
+        waiting out the grace, and this session signs nothing more; `--resume` takes the seat
+        back (PROTOCOL.md 10.9, "Stepping out"). False if nothing was sent."""
+        async with self._lock:
+            self._stop_countdown()
+            stepped = self.session.step_out()
+            await self._after_session()
+        if stepped:
+            log.info("stepped out (Ctrl-C): the table plays this seat until --resume takes it back")
+        return stepped
+
+    def step_out_heard(self) -> bool:
+        """After `step_out`: every other program voted to play our seats (so it holds our
+        `stepout`, and the table will play them), or there is nothing to wait for."""
+        session = self.session
+        if session.me is None or not session.stepped_out or session.halted:
+            return True
+        insurance = session.insurance
+        owner = session.config.owners[session.me]
+        attempt = insurance.ballots.attempts.get(owner)
+        required = insurance.ballots.required(owner, insurance.left())
+        return attempt is not None and (
+            attempt.decided is not None or all(seat in attempt.votes for seat in required)
+        )
 
     async def wait_closed(self) -> None:
         """Wait until the links are closed (what we sent has gone out)."""
@@ -532,7 +560,11 @@ class PeerRunner:
             self.log.append(LogEntry("away", seat=event.seat, text="away" if event.away else "back"))
             log.info("seat %d (from 1) %s", event.seat + 1, "is away: autopilot" if event.away else "is back")
         elif isinstance(event, SeatTakenOver):
-            self.log.append(LogEntry("takeover", seat=event.seat, text=event.how, disclosed=event.disclosed))
+            how = event.how
+            owner = self.session.config.owners[event.seat]
+            if how == "vanished" and owner in self.session.insurance.stepped_out:
+                how = "stepped out"  # its player pressed Ctrl-C: `--resume` brings them back
+            self.log.append(LogEntry("takeover", seat=event.seat, text=how, disclosed=event.disclosed))
             log.info("seat %d (from 1) is played by the common bot (%s)", event.seat + 1, event.how)
         elif isinstance(event, SeatReturned):
             self.log.append(LogEntry("returned", seat=event.seat))
@@ -624,7 +656,17 @@ class PeerRunner:
         if scope.cancelled_caught:
             return
         async with self._lock:
+            recovering = self.session.recovering
             self.session.timer_expired(request.name)
+            if request.name == "recover" and recovering:
+                if self.session.recovering:
+                    log.info("resume: a seat that holds more of our frames has not sent them yet: waiting")
+                else:
+                    log.info(
+                        "resume: not every seat said what it holds of ours within %.0f s, and none is "
+                        "known to hold more: going on (PROTOCOL.md 10.10)",
+                        request.seconds,
+                    )
             await self._after_session()
 
     def _drop_timers(self) -> None:

@@ -12,6 +12,7 @@ import contextlib
 import logging
 import os
 import secrets
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,53 @@ log = logging.getLogger("skyjo_lan.net")
 
 LOBBY_TABLE = b"skyjo-lan/lobby"
 Say = Callable[[str], None]
+
+
+STEP_OUT_LIMIT = 3.0
+"""Seconds a program that was interrupted (Ctrl-C) gives its `stepout` frames to leave."""
+
+_PLAYING: list[Peer] = []
+"""The seats this process plays now (a person's or headless bot's seat, a host's bots)."""
+
+
+async def step_out_all() -> None:
+    """Ctrl-C during a game: every seat of this process signs its `stepout` (a host's bots too,
+    so no frame of the program follows it), what they sent is written to the links, and we wait
+    until every other program voted on it (they hold it: a program that ends with unread data
+    on a socket resets it, and what it sent last may be lost). Bound it with a deadline."""
+    runners = [peer.runner for peer in list(_PLAYING) if peer.runner is not None]
+    for runner in runners:
+        await runner.step_out()
+    for peer in list(_PLAYING):
+        if peer.mesh is not None:
+            await peer.mesh.drain()
+    while not all(runner.step_out_heard() for runner in runners):
+        await trio.sleep(0.05)
+
+
+_watching_interrupt = False
+
+
+async def _step_out_on_interrupt() -> None:
+    """Turn Ctrl-C (SIGINT) into a step-out, then end the program as Ctrl-C does. One watcher
+    per process (several seats of one process played in one test: the first one watches)."""
+    global _watching_interrupt
+    if _watching_interrupt:
+        return
+    try:
+        receiver = trio.open_signal_receiver(signal.SIGINT)
+    except (RuntimeError, ValueError) as exc:  # not the main thread (a test's worker thread)
+        log.debug("no Ctrl-C step-out: %s", exc)
+        return
+    _watching_interrupt = True
+    try:
+        with receiver as signals:
+            async for _ in signals:
+                with trio.move_on_after(STEP_OUT_LIMIT):
+                    await step_out_all()
+                raise KeyboardInterrupt
+    finally:
+        _watching_interrupt = False
 
 
 def print_line(line: str) -> None:
@@ -219,8 +267,11 @@ class Peer:
             runner, self.identity, self.addresses, self.listener, genesis_signature=self.genesis_signature
         )
         self.mesh = mesh
+        _PLAYING.append(self)
         try:
             async with trio.open_nursery() as nursery:
+                if not self.bot_level:  # the process's own seat: Ctrl-C steps out
+                    nursery.start_soon(_step_out_on_interrupt)
                 for bot in self.companions:
                     nursery.start_soon(bot.play)
                 if say is not None:
@@ -228,6 +279,8 @@ class Peer:
                 await mesh.run()
                 nursery.cancel_scope.cancel()
         finally:
+            with contextlib.suppress(ValueError):
+                _PLAYING.remove(self)
             with trio.CancelScope(shield=True):
                 await self.listener.aclose()
             saved = runner.final_save() if self.writer is not None else None

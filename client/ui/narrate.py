@@ -144,7 +144,9 @@ class Narrator:
             return [self.seat_sentence("log.back", item.seat, "dim")]
         if item.kind == "takeover":
             how, disclosed = item.data
-            key = "log.takeover.vanished" if how == "vanished" else "log.takeover.left"
+            key = {"vanished": "log.takeover.vanished", "stepped out": "log.takeover.stepped_out"}.get(
+                how, "log.takeover.left"
+            )
             line = self.seat_sentence(key, item.seat, "warn")
             if disclosed:
                 line += [Span(" "), *tr_spans(lang, "log.takeover.disclosed", "dim", n=disclosed)]

@@ -164,6 +164,39 @@ def test_kill_9_mid_round_then_resume(lab, tmp_path, lost):
     assert len({json.dumps((r["totals"], r["winners"])) for r in results}) == 1
 
 
+def test_issue26_4_resume_while_another_seat_is_stopped_goes_on_when_the_recover_timer_runs_out(
+    lab, tmp_path
+):
+    # The `recover` timer on real programs (PROTOCOL.md 10.10): a joiner killed mid-round whose
+    # file lost its last record resumes while the other joiner is stopped (SIGSTOP). The host
+    # holds the lost frame: it is taken back from it; the stopped seat never says what it holds,
+    # and none is known to hold more, so the timer (the step timeout, 8 s) ends the wait. Then the
+    # stopped joiner runs on and the game ends, every file valid and finished, nobody blamed.
+    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS)
+    assert wait_for(third, "game starts", 60), logs(host, second, third)
+    assert wait_for(third, ": flip", 60) or wait_for(third, ": replace", 30), logs(host, second, third)
+    os.killpg(third.pid, signal.SIGKILL)
+    third.wait(timeout=10)
+    lose_tail(tmp_path, 3, "1 record")
+    os.killpg(second.pid, signal.SIGSTOP)
+    try:
+        resumed = lab.python(
+            3,
+            ["-m", "client", "join", "--resume", "--bot", "greedy", "--verbose"],
+            env_for(tmp_path, 3, TIMEOUTS),
+            log="resumed.log",
+        )
+        went_on = "resume: not every seat said what it holds of ours within"
+        assert wait_for(resumed, went_on, 120), logs(host, resumed)
+    finally:
+        os.killpg(second.pid, signal.SIGCONT)
+    codes = wait_all([host, second, resumed], timeout=300)
+    assert codes == [0, 0, 0], logs(host, second, resumed)
+    for i in (1, 2, 3):
+        result = verdict(tmp_path, i)
+        assert result["valid"] and result["finished"] and result["blame"] is None, result
+
+
 def test_issue25_2_host_resume_brings_back_the_hosts_bots(lab, tmp_path):
     # The issue's case: a host that runs a bot is killed mid-round; `host --resume` brings back
     # its own seat AND its bot's (before: only its own, and the table stopped the game 20 s later,

@@ -26,8 +26,11 @@ from client.table.join import lobby_waits_for
 from protocol.verify import verify_bytes
 from tests.client.test_again_loopback import lobby_port, start, text
 
-FILL = 20
-"""Seconds after a lobby opens when its free seats go to bots (`--fill-with-bots`)."""
+FILL = 30
+"""Seconds after a lobby opens when its free seats go to bots (`--fill-with-bots`): the two
+joiners start when the host's lobby is open and only need to start up and dial (1-3 s here, about
+10 s on a loaded 2-core machine), so a third of a minute is ample; every other wait of the test
+waits for what the programs print."""
 
 LIMIT = 240.0
 """Bound of each wait: a few one-round games on a loaded machine end well within."""
