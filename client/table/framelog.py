@@ -9,11 +9,14 @@ memory only the newest frames (what live spectators read next) and one 8-byte of
 a catch-up reads the older frames back from the file (from the page cache, mostly).
 
 If the temporary file cannot be made or written (no room, no /tmp), the frames are kept in
-memory as before, and that is logged once: spectators still get everything.
+memory as before, and that is logged once: spectators still get everything. If what it held
+cannot be read back either, the frames are lost: reading any raises `LostFrames` (an `OSError`),
+the spectators are dropped, and the game goes on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import tempfile
 from array import array
@@ -28,6 +31,10 @@ RECENT_FRAMES = 256
 ``frames`` message holds at most 256)."""
 
 
+class LostFrames(OSError):
+    """The frames asked for were lost with the temporary file (see `FrameLog`)."""
+
+
 class FrameLog(Sequence[bytes]):
     """An append-only list of frames: the newest `recent` in memory, every one on disk."""
 
@@ -40,11 +47,21 @@ class FrameLog(Sequence[bytes]):
         self._file: IO[bytes] | None = None
         self._memory: list[bytes] | None = None
         """Every frame, in memory: only once the file failed."""
+        self._lost: int | None = None
+        """How many frames there are, once some could be neither written nor read back: then
+        none is given any more (`LostFrames`), and spectators are dropped."""
 
     def __len__(self) -> int:
+        if self._lost is not None:
+            return self._lost
         if self._memory is not None:
             return len(self._memory)
         return len(self._offsets) - 1
+
+    @property
+    def lost(self) -> bool:
+        """The frames were lost with the temporary file: none can be given any more."""
+        return self._lost is not None
 
     @property
     def in_memory(self) -> int:
@@ -53,6 +70,9 @@ class FrameLog(Sequence[bytes]):
 
     def append(self, frame: bytes) -> None:
         """One more frame, at the end."""
+        if self._lost is not None:
+            self._lost += 1
+            return
         if self._memory is None:
             try:
                 if self._file is None:
@@ -66,7 +86,10 @@ class FrameLog(Sequence[bytes]):
                         raise OSError("nothing written")
                     view = view[written:]
             except OSError as exc:
-                self._to_memory(exc)
+                if not self._to_memory(exc):
+                    assert self._lost is not None
+                    self._lost += 1
+                    return
             else:
                 self._offsets.append(self._offsets[-1] + len(frame))
                 self._tail.append(frame)
@@ -74,25 +97,30 @@ class FrameLog(Sequence[bytes]):
         assert self._memory is not None
         self._memory.append(frame)
 
-    def _to_memory(self, exc: OSError) -> None:
-        """The file failed: every frame so far is read back (or was never written) into memory."""
+    def _to_memory(self, exc: OSError) -> bool:
+        """The file failed: every frame so far is read back (or was never written) into memory.
+        False if that failed too: the frames are lost (the game goes on without spectators)."""
         log.warning("spectators' transcript kept in memory: its temporary file failed (%s)", exc)
-        frames: list[bytes] = []
-        try:
-            frames = [self._read(i) for i in range(len(self))]
-        except (OSError, ValueError):
-            if len(self._tail) < len(self):
-                raise
-            frames = list(self._tail)
+        frames: list[bytes] | None = list(self._tail) if len(self._tail) == len(self) else None
+        if frames is None:
+            try:
+                frames = [self._read(i) for i in range(len(self))]
+            except (OSError, ValueError) as again:
+                log.error("spectators' transcript lost: its temporary file cannot be read (%s)", again)
+                self._lost = len(self)
         self._memory = frames
         self._tail.clear()
-        self.close()
+        with contextlib.suppress(OSError):
+            self.close()
+        return frames is not None
 
     @overload
     def __getitem__(self, index: int) -> bytes: ...
     @overload
     def __getitem__(self, index: slice) -> list[bytes]: ...
     def __getitem__(self, index: int | slice) -> bytes | list[bytes]:
+        if self._lost is not None:
+            raise LostFrames("the spectators' transcript was lost (its temporary file failed)")
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         if self._memory is not None:

@@ -174,6 +174,8 @@ class Spectators:
             return f"too many spectators already ({taken}/{self.limits.most})"
         if self.ended:
             return "the game is over"
+        if self.frames.lost:
+            return "the host lost the transcript it keeps for spectators"
         self._reserved += 1
         return None
 
@@ -194,8 +196,17 @@ class Spectators:
         is dropped."""
         self.frames.append(frame)
         for spectator in list(self._watching):
-            if spectator.last is None and not spectator.queue.offer(self.frames):
-                reason = f"too far behind ({spectator.queue.waiting} frames waiting): reconnect to catch up"
+            try:
+                behind = spectator.last is None and not spectator.queue.offer(self.frames)
+                reason = (
+                    f"too far behind ({spectator.queue.waiting} frames waiting): reconnect to catch up"
+                    if behind
+                    else ""
+                )
+            except OSError as exc:  # the frames' file failed (`FrameLog`): the game goes on
+                behind, reason = spectator.last is None, "the host cannot read its transcript"
+                log.warning("cannot send a spectator the transcript: %s", exc)
+            if behind:
                 log.info("dropping a spectator: %s", reason)
                 spectator.last = {"t": "dropped", "reason": reason}
                 spectator.scope.deadline = trio.current_time() + self.limits.drain

@@ -91,6 +91,28 @@ def test_a_failing_file_keeps_every_frame_in_memory(monkeypatch: pytest.MonkeyPa
     assert frames.in_memory == 80  # everything, as before: spectators still get it all
 
 
+class _Unreadable(_Failing):
+    """Writes fail after `good` of them, and nothing written can be read back."""
+
+    def read(self, size: int = -1) -> bytes:
+        raise OSError(5, "Input/output error")
+
+
+def test_frames_lost_with_their_file_stop_spectators_not_the_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(framelog.tempfile, "TemporaryFile", lambda **kwargs: _Unreadable(300))
+    hub = Spectators()
+    hub.frames = FrameLog(recent=4)
+    hub.begin(b"g", b"s" * 64)
+    assert hub.admit() is None
+    hub.release()
+    for i in range(310):
+        hub.append(frame(i))  # never raises: the host's game goes on
+    assert len(hub.frames) == 310 and hub.frames.lost
+    with pytest.raises(OSError):
+        hub.frames[309]
+    assert hub.admit() == "the host lost the transcript it keeps for spectators"
+
+
 def _frames_of(messages: list[dict[str, Any]]) -> list[bytes]:
     out: list[bytes] = []
     for message in messages:
@@ -128,4 +150,30 @@ async def test_a_late_spectator_catches_up_from_the_disk() -> None:
                 break
         assert _frames_of(messages) == [frame(i) for i in range(601)]
         await theirs.send_all(encode_frame(b"\x81\xa1t\xa3bye"))
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_spectator_watching_when_the_frames_are_lost_is_told_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(framelog.tempfile, "TemporaryFile", lambda **kwargs: _Unreadable(20))
+    hub = Spectators()
+    hub.frames = FrameLog(recent=4)
+    hub.begin(b"genesis", b"s" * 64)
+    ours, theirs = trio.testing.memory_stream_pair()
+    link = Link(ours, FrameReader(ours), PeerIdentity(b"\x01" * 32, "spectator", 0, ""))
+    reader = FrameReader(theirs)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(hub.serve, link, {"t": "hello"})
+        await trio.testing.wait_all_tasks_blocked()
+        for i in range(30):
+            hub.append(frame(i))
+        kinds = []
+        for _ in range(100):
+            data = await reader.read()
+            assert data is not None
+            kinds.append(unpack(data)["t"])
+            if kinds[-1] == "dropped":
+                break
+        assert kinds[-1] == "dropped"
         nursery.cancel_scope.cancel()
