@@ -136,6 +136,15 @@ class AwayChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class SteppedOut:
+    """`seat`'s player stepped out without leaving (Ctrl-C: its program ended; `--resume` brings
+    it back), said in a signed `stepout` frame. At an insured table the others vote at once to
+    play its program's seats (PROTOCOL.md 10.9, "Stepping out")."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
 class Halted:
     """The session stopped; nothing more will be played in it.
 
@@ -171,6 +180,7 @@ SessionEvent = (
     | Blamed
     | Left
     | AwayChanged
+    | SteppedOut
     | SeatTakenOver
     | SeatReturned
     | Rewound

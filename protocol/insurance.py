@@ -43,7 +43,16 @@ from .ballots import Ballots, Held
 from .chains import Chain
 from .config import TableConfig, named_seats
 from .errors import Misbehaviour
-from .events import Left, Rewound, SeatReturned, SeatTakenOver, SessionEvent, TableSilent, TimerRequest
+from .events import (
+    Left,
+    Rewound,
+    SeatReturned,
+    SeatTakenOver,
+    SessionEvent,
+    SteppedOut,
+    TableSilent,
+    TimerRequest,
+)
 from .jobs.base import crypto_fault
 from .messages import Envelope
 
@@ -139,6 +148,8 @@ class SeatInsurance:
         self.isolated_waits = 0
         self.stepped_out: set[int] = set()
         """Programs that signed a `stepout` (their player stepped out; we voted at once)."""
+        self.stepped_out_seats: set[int] = set()
+        """Seats whose `stepout` the table counted (reported once each: `SteppedOut`)."""
         self.cut_off = False
         """We stopped because no other program answered for `ISOLATED_WAITS` waits in a row: this
         program was cut off, not the others; the game may go on without it (`--resume`)."""
@@ -411,10 +422,13 @@ class SeatInsurance:
         session = self.session
         me = session.me
         owner = self.config.owners[envelope.seat]
-        if me is None or self.config.owners[me] == owner or session.replaying:
-            return
         if not self.config.insured or session.state is None or not self.counts(envelope.seat, envelope.seq):
             return  # before the game (every key is not escrowed yet) or not the table's frame
+        if envelope.seat not in self.stepped_out_seats:
+            self.stepped_out_seats.add(envelope.seat)
+            session.report(SteppedOut(envelope.seat))
+        if me is None or self.config.owners[me] == owner or session.replaying:
+            return
         self.stepped_out.add(owner)
         self.vote(owner)
 

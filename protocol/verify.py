@@ -49,6 +49,7 @@ from .events import (
     SeatReturned,
     SeatTakenOver,
     SessionEvent,
+    SteppedOut,
 )
 from .messages import Envelope, open_frame, verifiers_for
 from .session import NOT_THE_SAME_GAME, Session
@@ -404,6 +405,8 @@ class _Report:
                 self.events.append(
                     f"seat {event.seat + 1} is {'away (its own bot plays)' if event.away else 'back'}"
                 )
+            elif isinstance(event, SteppedOut):
+                self.events.append(f"seat {event.seat + 1} stepped out (its player ended the program)")
             elif isinstance(event, Blamed) and self.fault is None:
                 self.accused = event.seat
                 # The seat signed the evidence: one frame of it is the seat's, and every frame is

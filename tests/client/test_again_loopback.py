@@ -184,7 +184,7 @@ def games_saved(home: Path) -> list[Path]:
     ("game", "options"),
     [
         ("skyjo", {"target_score": 10}),
-        ("skip-bo", {"stock_size": 5}),
+        ("skip-bo", {"stock_size": 5, "single_round": True}),
         ("skyjo-action", {"target_score": 10}),
     ],
 )

@@ -10,11 +10,20 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.events import SeatReturned, SeatTakenOver
+from protocol.events import SeatReturned, SeatTakenOver, SteppedOut
 from protocol.messages import open_frame
 
 from .harness import Net
-from .test_seat_insurance import GAMES, GONE, assert_played_to_the_end, come_back, events, finish, insured
+from .test_seat_insurance import (
+    GAMES,
+    GONE,
+    assert_played_to_the_end,
+    come_back,
+    events,
+    finish,
+    insured,
+    verdict_of,
+)
 
 
 def _step_out(net: Net, seat: int = GONE) -> list[int]:
@@ -32,11 +41,12 @@ def test_issue28_2_a_player_who_steps_out_is_played_by_the_table_at_once(game: s
     net.pump(until=lambda: all(net.sessions[s].taken_over for s in others))
     for seat in others:
         assert [(e.seat, e.how) for e in events(net, seat, SeatTakenOver)] == [(GONE, "vanished")]
+        assert [e.seat for e in events(net, seat, SteppedOut)] == [GONE]
         assert GONE in net.sessions[seat].insurance.stepped_out
-    if game == "skip-bo":
-        return  # (the table playing a SKIP-BO seat to the end is issue 17's test; it takes long)
     finish(net, others)
     assert_played_to_the_end(net, others, {GONE: "vanished"})
+    said = verdict_of(net, 0).seat_events
+    assert f"seat {GONE + 1} stepped out (its player ended the program)" in said, said
     # the stepped-out program signed nothing after its stepout
     kinds = [open_frame(f, net.config).kind for f in net.sessions[GONE].frames]
     own = [

@@ -21,7 +21,7 @@ from protocol.verify import verify_bytes
 from .harness import Net, frame_kind
 
 LEAVER = 2
-GAMES = {"skyjo": {"target_score": 30}, "skyjo-action": {"target_score": 30}, "skip-bo": {"stock_size": 5}}
+GAMES = {"skyjo": {"target_score": 30}, "skyjo-action": {"target_score": 30}, "skip-bo": {"stock_size": 5, "target_score": 60}}
 
 
 def dealt_table(game: str = "skyjo", options: dict | None = None, moves: int = 0) -> Net:

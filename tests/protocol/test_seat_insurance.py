@@ -34,7 +34,7 @@ from protocol.verify import verify_bytes
 from .harness import Net, cheater, frame_kind
 
 GONE = 2
-GAMES = {"skyjo": {"target_score": 30}, "skyjo-action": {"target_score": 30}, "skip-bo": {"stock_size": 5}}
+GAMES = {"skyjo": {"target_score": 30}, "skyjo-action": {"target_score": 30}, "skip-bo": {"stock_size": 5, "target_score": 60}}
 MOVE_TIMEOUT = 300.0
 
 
