@@ -22,8 +22,10 @@ objects, whose count settles at once; docs/performance.md) and settles after abo
 *rounds*: one long game (SKYJO to `--target` points: 700 gives about 30 rounds and 1,900 draws)
 among 4 peer processes on 127.0.0.1, each started through benchmarks/memory_rounds.py, which
 records the peer's resident memory, Python heap and objects at the end of every round (issue 12).
-Per peer: the series, and the least-squares slope after the first round (MiB per round); medians
-over peers and `--runs`. `--code` runs the peers from another checkout (the code before a change),
+Per peer: the series, and the least-squares slope after the first round (MiB per round), and
+from round `--settled` on (4: once the first rounds' allocations have settled); medians over
+peers and `--runs`, and for the host's process (seat 0: it also serves spectators) and the
+joiners' apart. `--code` runs the peers from another checkout (the code before a change),
 `--trace DIR` adds tracemalloc snapshots (`memory_rounds.py diff` compares two, by line).
 """
 
@@ -50,6 +52,19 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def wait_listening(port: int, host: subprocess.Popen[bytes], most: float = 60.0) -> None:
+    """Wait until the host accepts connections on `port` (a joiner dialling earlier fails at
+    once; a loaded machine, or tracemalloc, can make the host slower than a fixed pause)."""
+    deadline = time.time() + most
+    while time.time() < deadline and host.poll() is None:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("the host never listened")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -106,7 +121,7 @@ def one_game(
             stderr=subprocess.DEVNULL,
         )
     ]
-    time.sleep(0.3)
+    wait_listening(port, processes[0])
     for i in (1, 2, 3):
         processes.append(
             subprocess.Popen(
@@ -329,6 +344,9 @@ def rounds(args: argparse.Namespace) -> dict[str, object]:
                 "chain_frames_held": [s["chain_frames_held"] for s in samples],
                 "traced_mib": [s["traced_mib"] for s in samples if "traced_mib" in s],
                 "rss_slope_mib_per_round": round(fit("rss_mib"), 3),
+                "rss_slope_mib_per_round_from_settled": round(
+                    fit("rss_mib", samples=[s for s in samples if s["round"] >= args.settled]), 3
+                ),
                 "python_blocks_slope_per_round": round(fit("python_blocks"), 1),
                 "gc_objects_slope_per_round": round(fit("gc_objects"), 1),
             }
@@ -343,6 +361,17 @@ def rounds(args: argparse.Namespace) -> dict[str, object]:
             file=sys.stderr,
         )
     every_slope = [v["rss_slope_mib_per_round"] for r in runs for v in r["seats"].values()]
+    # seat 0 is the host's process (it also keeps the transcript for spectators); 1-3 join
+    host_slope = [r["seats"][0]["rss_slope_mib_per_round"] for r in runs if 0 in r["seats"]]
+    joiner_slope = [v["rss_slope_mib_per_round"] for r in runs for s, v in r["seats"].items() if s != 0]
+    host_settled = [r["seats"][0]["rss_slope_mib_per_round_from_settled"] for r in runs if 0 in r["seats"]]
+    joiner_settled = [
+        v["rss_slope_mib_per_round_from_settled"] for r in runs for s, v in r["seats"].items() if s != 0
+    ]
+    host_blocks = [r["seats"][0]["python_blocks_slope_per_round"] for r in runs if 0 in r["seats"]]
+    joiner_blocks = [
+        v["python_blocks_slope_per_round"] for r in runs for s, v in r["seats"].items() if s != 0
+    ]
     blocks_slope = [v["python_blocks_slope_per_round"] for r in runs for v in r["seats"].values()]
     first_rss = [v["rss_mib"][0] for r in runs for v in r["seats"].values()]
     last_rss = [v["rss_mib"][-1] for r in runs for v in r["seats"].values()]
@@ -356,6 +385,18 @@ def rounds(args: argparse.Namespace) -> dict[str, object]:
             "rss_at_end_mib": round(statistics.median(last_rss), 1),
             "rss_slope_mib_per_round": round(statistics.median(every_slope), 3),
             "python_blocks_slope_per_round": round(statistics.median(blocks_slope), 1),
+        },
+        "host_median_over_runs": {
+            "rss_slope_mib_per_round": round(statistics.median(host_slope), 3),
+            f"rss_slope_mib_per_round_from_round_{args.settled}": round(statistics.median(host_settled), 3),
+            "python_blocks_slope_per_round": round(statistics.median(host_blocks), 1),
+            "runs": host_slope,
+        },
+        "joiners_median_over_peers_and_runs": {
+            "rss_slope_mib_per_round": round(statistics.median(joiner_slope), 3),
+            f"rss_slope_mib_per_round_from_round_{args.settled}": round(statistics.median(joiner_settled), 3),
+            "python_blocks_slope_per_round": round(statistics.median(joiner_blocks), 1),
+            "runs": joiner_slope,
         },
     }
 
@@ -373,6 +414,7 @@ def main() -> int:
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--code", default=str(ROOT), help="the checkout the peers run (default: this one)")
     p.add_argument("--timeout", type=float, default=1800, help="seconds per game")
+    p.add_argument("--settled", type=int, default=4, help="also fit the slope from this round on")
     p.add_argument("--trace", metavar="DIR", help="tracemalloc snapshots into DIR (slower)")
     p.add_argument("--trace-rounds", default="2,10", help="rounds to snapshot, with --trace")
     p.add_argument("--keep", action="store_true", help="keep each run's folder (samples, transcripts)")

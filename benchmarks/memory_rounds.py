@@ -119,7 +119,7 @@ def main() -> int:
         return 0
     trace = os.environ.get("SKYJO_LAN_MEMTRACE")
     if trace:
-        tracemalloc.start(1)
+        tracemalloc.start(int(os.environ.get("SKYJO_LAN_MEMTRACE_FRAMES", "1")))
     rounds = {int(r) for r in os.environ.get("SKYJO_LAN_MEMTRACE_ROUNDS", "2,10").split(",") if r.strip()}
     log_path = Path(os.environ.get("SKYJO_LAN_MEMLOG", "memory_rounds.jsonl"))
     install(log_path, Path(trace) if trace else None, rounds)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import trio
 
 from client.net.mesh import LinkState
+from client.table.tablelog import TableLog
 from protocol import waiting
 from protocol.config import TableConfig
 from protocol.events import (
@@ -150,7 +151,8 @@ class PeerRunner:
         self.sync = sync
         self.think_time = think_time
         self.changed = trio.Event()
-        self.log: list[LogEntry] = []
+        self.log: TableLog[LogEntry] = TableLog()
+        """What the screen narrates, by position; the newest entries only (`TableLog`)."""
         self.status = PeerStatus()
         self.links: dict[int, LinkState] = {}
         self._inbox_send, self._inbox = trio.open_memory_channel[bytes | None](10_000)
@@ -672,6 +674,12 @@ class PeerRunner:
         for name in [n for n in self._timers if not self.session.timer_needed(n)]:
             self._timers.pop(name).cancel()
             self._timer_ends.pop(name, None)
+        # and the ends of those that ran out (one name per `ack:<n>`, `want:...`: kept, they
+        # grew with the game), once the session is done with them
+        for name in [
+            n for n in self._timer_ends if n not in self._timers and not self.session.timer_needed(n)
+        ]:
+            del self._timer_ends[name]
 
     def _playing(self) -> Bot | None:
         """The bot that plays this seat now: a headless seat's, or the autopilot while away."""

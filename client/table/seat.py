@@ -388,6 +388,7 @@ async def _narrate(runner: PeerRunner, say: Say) -> None:
     shown = 0
     while True:
         while shown < len(runner.log):
+            shown = max(shown, runner.log.first)  # far behind: what the log forgot is not told
             entry = runner.log[shown]
             shown += 1
             if entry.kind == "fact" and entry.fact is not None:

@@ -39,6 +39,8 @@ from client.net.framing import encode_frame
 from client.net.link import REMOTE_ERRORS, Link
 from client.net.linkproto import field, pack
 
+from .framelog import FrameLog
+
 log = logging.getLogger("skyjo_lan.watch")
 
 WATCH_ROLE = "watch"
@@ -145,8 +147,9 @@ class Spectators:
         self.limits = limits or SpectatorLimits()
         self.on_count = on_count
         """Told how many watch each time it changes (the lobby and the players are told)."""
-        self.frames: list[bytes] = []
-        """The host's transcript so far, in its own order (kept for spectators catching up)."""
+        self.frames = FrameLog()
+        """The host's transcript so far, in its own order (kept for spectators catching up: on
+        disk but for the newest frames, `FrameLog`)."""
         self.table: dict[str, Any] | None = None
         self.ended = False
         self._watching: list[_Spectator] = []
@@ -171,6 +174,8 @@ class Spectators:
             return f"too many spectators already ({taken}/{self.limits.most})"
         if self.ended:
             return "the game is over"
+        if self.frames.lost:
+            return "the host lost the transcript it keeps for spectators"
         self._reserved += 1
         return None
 
@@ -191,8 +196,17 @@ class Spectators:
         is dropped."""
         self.frames.append(frame)
         for spectator in list(self._watching):
-            if spectator.last is None and not spectator.queue.offer(self.frames):
-                reason = f"too far behind ({spectator.queue.waiting} frames waiting): reconnect to catch up"
+            try:
+                behind = spectator.last is None and not spectator.queue.offer(self.frames)
+                reason = (
+                    f"too far behind ({spectator.queue.waiting} frames waiting): reconnect to catch up"
+                    if behind
+                    else ""
+                )
+            except OSError as exc:  # the frames' file failed (`FrameLog`): the game goes on
+                behind, reason = spectator.last is None, "the host cannot read its transcript"
+                log.warning("cannot send a spectator the transcript: %s", exc)
+            if behind:
                 log.info("dropping a spectator: %s", reason)
                 spectator.last = {"t": "dropped", "reason": reason}
                 spectator.scope.deadline = trio.current_time() + self.limits.drain
@@ -212,6 +226,8 @@ class Spectators:
         with trio.move_on_after(self.limits.drain):
             while self._watching:
                 await trio.sleep(0.05)
+        if not self._watching:
+            self.frames.close()  # else its finalizer does, once the last writer is cut off
 
     # --- one spectator's connection -----------------------------------------------------------
 
@@ -272,7 +288,12 @@ class Spectators:
                 spectator.told_table = True
                 await self._send(spectator, self.table)
                 continue
-            first, batch = spectator.queue.take(self.frames)
+            try:
+                first, batch = spectator.queue.take(self.frames)
+            except (OSError, ValueError) as exc:  # the frames' file failed (or is closed)
+                log.warning("cannot send a spectator the transcript: %s", exc)
+                spectator.last = {"t": "dropped", "reason": "the host cannot read its transcript"}
+                continue
             if batch:
                 await self._send(spectator, {"t": "frames", "from": first, "f": batch})
                 continue

@@ -42,6 +42,11 @@ _REFUSED = re.compile(r"^move refused: (.*)$")
 _STOPPED = re.compile(r"^game stopped: (.*)$")
 
 
+KEEP_ITEMS = 1000
+"""Items kept: the screen tells at most a few dozen of the newest (`lines`, `since_last_turn`);
+kept whole, they grew with the game."""
+
+
 class Narrator:
     """Common items: chat, protocol news, round ends and the game's end."""
 
@@ -71,6 +76,8 @@ class Narrator:
             self.entry(entry)
         self.fed = len(log)
         self.before = state
+        if len(self.items) > 2 * KEEP_ITEMS:  # the screen tells the last few dozen (issue 29)
+            del self.items[: len(self.items) - KEEP_ITEMS]
 
     def entry(self, entry: LogLike) -> None:
         if entry.kind == "fact":
