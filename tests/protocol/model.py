@@ -59,7 +59,7 @@ LATENCY = (0.001, 0.05)
 THINK = (0.05, 2.0)
 """A bot's think time before each move (seconds): far below both timeouts."""
 
-BENIGN = frozenset({"stop", "delay", "hold", "cut", "losttail", "stepout"})
+BENIGN = frozenset({"stop", "delay", "hold", "cut", "losttail", "stepout", "impatient"})
 """Behaviours that only make a seat late: such a seat runs an honest session that sends every
 frame, so it is held to the honest seats' standard (it too must never name an honest seat, and it
 must end as they do: a peer stopped for a while that comes back adopts the verdict)."""
@@ -436,6 +436,10 @@ class Model:
             else (deviations is None and self.players >= 3 and plan_rng.random() < 0.5)
         )
         """Seat insurance (issue 25): the table votes to play a vanished seat and rebuilds its shares."""
+        self.impatient = self.insured and random.Random(f"impatient:{seed}").random() < 0.5
+        """Issue 28 point 3: every player asks to go on without the seats a step waits for as soon
+        as they may (`Session.go_on_without`, once the first wait ran out): the early votes must
+        never take over a seat whose program is there (drawn from its own stream)."""
         table: dict[str, Any] = {"insured": True, "grace": GRACE} if self.insured else {}
         if self.insured:
             step_timeout = GRACE / 2
@@ -534,6 +538,8 @@ class Model:
                 session.receive_frame(arg)
             elif what == "timer":
                 session.timer_expired(str(arg))
+                if self.impatient and session.go_on_without():
+                    self.effects["impatient"] += 1
             elif what == "think":
                 self._thinking[seat] = False
                 self._think(seat)

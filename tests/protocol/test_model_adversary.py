@@ -46,6 +46,7 @@ def test_the_seeds_cover_every_behaviour() -> None:
     insured = [{d.behaviour for d in m.deviations} for m in models if m.insured]
     assert any("cut" in b for b in insured) and any("falsevote" in b for b in insured)
     assert any("stepout" in b for b in insured), "no insured run where a player steps out (issue 28)"
+    assert any(m.impatient for m in models), "no run whose players go on without a silent seat (issue 28)"
     assert any(m.insured and m.players >= 4 for m in models)
 
 
