@@ -282,31 +282,35 @@ class SeatInsurance:
             return True
         return False
 
-    def go_on_now(self, seats: tuple[int, ...]) -> bool:
-        """Our player asks to go on without the programs of the waited `seats` now (issue 28
-        point 3): once the first of our two waits for the step ran out with nothing of them
-        arriving since it began, we vote now instead of at the end of the second (PROTOCOL.md
-        10.9, "Going on without a player"). It is an ordinary vote: every other program must
-        vote too (on its own wait, or its own player's word), and a frame of theirs signed after
-        the votes refutes them. Once per step. True if we voted."""
+    def may_go_on(self, seats: tuple[int, ...]) -> list[int]:
+        """The programs of the waited `seats` our player may ask to go on without now
+        (`go_on_now`): at an insured table whose game runs, once the first of our two waits for
+        the step ran out with nothing of them arriving since it began, once per step."""
         session = self.session
         me = session.me
         if me is None or not self.config.insured or session.state is None or session.halted:
-            return False
+            return []
         if session.replaying or session.stepped_out or self.watched is None or self.went_on == self.watched:
-            return False
+            return []
         if not session.first_wait_over(self.watched):
-            return False  # a program is not gone before a whole first wait without a word of it
+            return []  # a program is not gone before a whole first wait without a word of it
         owners = self.config.owners
         programs = sorted({owners[s] for s in seats if owners[s] != owners[me]})
         waited = [s for o in programs for s in self.seats_of(o)]
-        if not programs or any(self.received(s) > self.watch_mark.get(s, 0) for s in waited):
-            return False  # something of them came during our wait: they are there
+        if any(self.received(s) > self.watch_mark.get(s, 0) for s in waited):
+            return []  # something of them came during our wait: they are there
+        return [o for o in programs if not self.decided(o) and self.my_vote(o) is None]
+
+    def go_on_now(self, seats: tuple[int, ...]) -> bool:
+        """Our player asks to go on without the programs of the waited `seats` now (issue 28
+        point 3): we vote about them at once instead of at the end of our second wait
+        (PROTOCOL.md 10.9, "Going on without a player"), when `may_go_on` allows it. It is an
+        ordinary vote: every other program must vote too (on its own wait, or its own player's
+        word), and a frame of theirs signed after the votes refutes them. True if we voted."""
         voted = False
-        for owner in programs:
-            if not self.decided(owner) and self.my_vote(owner) is None:
-                self.vote(owner)
-                voted = self.my_vote(owner) is not None or voted
+        for owner in self.may_go_on(seats):
+            self.vote(owner)
+            voted = self.my_vote(owner) is not None or voted
         if voted:
             self.went_on = self.watched
         return voted

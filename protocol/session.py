@@ -546,6 +546,14 @@ class Session:
         frame signed after the votes arrives first. False if we did not vote."""
         return self.insurance.go_on_now(self.blocked_seats())
 
+    def may_go_on_without(self) -> tuple[int, ...]:
+        """The seats our player may ask to go on without now (`go_on_without`); empty if none."""
+        return tuple(
+            s
+            for owner in self.insurance.may_go_on(self.blocked_seats())
+            for s in self.insurance.seats_of(owner)
+        )
+
     def set_away(self, away: bool) -> bool:
         """Say that this peer's player is away (their program plays for them: autopilot) or back.
         Sends a signed `away` frame when that changes; False (nothing sent) otherwise, for an

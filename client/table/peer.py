@@ -301,6 +301,21 @@ class PeerRunner:
             log.info("stepped out (Ctrl-C): the table plays this seat until --resume takes it back")
         return stepped
 
+    def may_go_on(self) -> tuple[int, ...]:
+        """The seats this player may ask the table to go on without now (issue 28 point 3)."""
+        return self.session.may_go_on_without()
+
+    async def go_on_without(self) -> bool:
+        """This player asks the table to go on without the seats it waits for (a vote now,
+        instead of at the end of the wait: PROTOCOL.md 10.9). False if nothing was asked."""
+        async with self._lock:
+            seats = self.session.may_go_on_without()
+            voted = self.session.go_on_without()
+            await self._after_session()
+        if voted:
+            log.info("asked to go on without seat(s) %s", ", ".join(str(s + 1) for s in seats))
+        return voted
+
     def step_out_heard(self) -> bool:
         """After `step_out`: every other program voted to play our seats (so it holds our
         `stepout`, and the table will play them), or there is nothing to wait for."""

@@ -85,7 +85,13 @@ class Back:
     """The away player pressed a key: they play again (the autopilot stops)."""
 
 
-Effect = Submit | Chat | Quit | Back
+@dataclass(frozen=True)
+class GoOn:
+    """The player asks the table to go on without the seats it waits for now (`g`): a vote of
+    this program, which takes a seat over only once every other program voted too."""
+
+
+Effect = Submit | Chat | Quit | Back | GoOn
 
 MAX_CHAT_LINE = 200
 """Characters of one chat line typed (or pasted) on the game screen."""
@@ -471,7 +477,12 @@ class GameUI:
             return tr(lang, "wait.voting", who=who)
         when = clock_text(seconds) if seconds is not None else None
         if wait.insured:
-            return tr(lang, "wait.takeover", who=who, time=when) if when else tr(lang, "wait.voting", who=who)
+            said = tr(lang, "wait.takeover", who=who, time=when) if when else tr(lang, "wait.voting", who=who)
+            without = may_go_on(self.source)
+            if without and when:
+                who_gone = join_names(lang, [names[s] for s in without if 0 <= s < len(names)])
+                said += " " + tr(lang, "wait.go_on_key", who=who_gone)
+            return said
         if wait.blockers:
             gone = join_names(lang, [names[s] for s in wait.blockers if 0 <= s < len(names)])
             key = "wait.cannot" if when else "wait.cannot_now"
@@ -601,6 +612,8 @@ class GameUI:
             return HelpView(tr(lang, "help.title"), rows)
         rows.append(("r", tr(lang, "help.rules", game=self.game_screen.title)))
         rows.append(("t", tr(lang, "help.chat")))
+        if may_go_on(self.source):
+            rows.append(("g", tr(lang, "help.go_on")))
         rows.append(("m", tr(lang, "help.mute")))
         rows.append(("b", tr(lang, "help.bell_on" if self.bell else "help.bell_off")))
         rows.append(("q", tr(lang, "help.quit")))
@@ -721,6 +734,11 @@ class GameUI:
                 return [Quit()]
             ui.overlay = "quit"
             return []
+        if key == "g" and (gone := may_go_on(self.source)):
+            names = list(self.source.names)
+            who = join_names(self.lang, [names[s] for s in gone if 0 <= s < len(names)])
+            ui.flash = tr(self.lang, "wait.went_on", who=who)
+            return [GoOn()]
         if key == "enter" and self._game_over() and self.decision is None:
             ui.overlay = "result"
             ui.result_closed = False
@@ -870,6 +888,14 @@ def stop_in_names(lang: str, reason: str, names: Sequence[str]) -> str:
         return match.group(0)
 
     return tr(lang, "prompt.halted", reason=_SEAT.sub(named, reason))
+
+
+def may_go_on(source: Source) -> tuple[int, ...]:
+    """The seats the player may ask the table to go on without now (a live table's source
+    says; an offline one has none)."""
+    may = getattr(source, "may_go_on", None)
+    value = may() if callable(may) else ()
+    return value if isinstance(value, tuple) else ()
 
 
 def countdown_waits(source: Source) -> tuple[int, ...] | None:

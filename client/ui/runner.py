@@ -192,6 +192,12 @@ class RunnerSource:
         value = waits() if callable(waits) else None
         return value if isinstance(value, tuple) else None
 
+    def may_go_on(self) -> tuple[int, ...]:
+        """The seats this player may ask the table to go on without now (`g`; issue 28 point 3)."""
+        may = getattr(self.runner, "may_go_on", None)
+        value = may() if callable(may) else ()
+        return value if isinstance(value, tuple) else ()
+
     def watching(self) -> int:
         """How many spectators watch the table (0 from a runner that is not told)."""
         count = getattr(self.runner, "watching", 0)
