@@ -533,21 +533,31 @@ def test_issue17_3_a_dealer_whose_escrow_does_not_check_is_blamed_by_everyone(
 
 
 def test_issue17_3_a_holder_that_complains_about_a_good_box_is_blamed() -> None:
-    net = insured("skyjo", moves=0)
+    # seat 0 complains about seat 1's good box in time (before its own message of the next job,
+    # the shuffle: a later complaint is refused as one that can no longer be judged, issue 26)
     holder, dealer = 0, 1
-    session = net.sessions[holder]
-    escrow = session.escrows.boxes[dealer][2]
-    deal, terms, _ = session.escrows.boxes[dealer]
-    assert session.secret is not None
-    position = net.config.escrow_holders(dealer).index(holder)
-    complaint = crypto.make_escrow_complaint(deal, terms, position, session.secret).to_wire()
-    sent = session._emit("complaint", {"frame": escrow.frame, "key": complaint[0], "proof": complaint[1:]})
-    assert sent is not None
+    sent: list[Envelope] = []
+
+    def complain_first(session: Session, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+        if kind == "shuffle" and not sent:
+            deal, terms, escrow = session.escrows.boxes[dealer]
+            assert session.secret is not None
+            position = session.config.escrow_holders(dealer).index(holder)
+            complaint = crypto.make_escrow_complaint(deal, terms, position, session.secret).to_wire()
+            frame = session._emit(
+                "complaint", {"frame": escrow.frame, "key": complaint[0], "proof": complaint[1:]}
+            )
+            assert frame is not None
+            sent.append(frame)
+        return data
+
+    net = insured("skyjo", moves=0, factory=cheater(holder, complain_first))
+    assert sent, "the holder never reached its shuffle"
     net.pump()
     for blamed in (net.blamed(1), net.blamed(2)):
         assert {b.seat for b in blamed} == {holder}, blamed
         assert "complained about an escrow share that checks" in blamed[0].reason
-        assert sent.frame in blamed[0].evidence
+        assert sent[0].frame in blamed[0].evidence
     assert verdict_of(net, 2).blame == holder
 
 

@@ -225,6 +225,7 @@ def test_every_kind_of_frame_opens_and_chains(config: TableConfig) -> None:
         "withdraw",
         "partials",
         "return",
+        "stepout",
     }
     assert kinds == set(SCHEMAS)
     prev = config.genesis_hash.hex()

@@ -301,6 +301,7 @@ class Builder(CryptoSections):
             ("withdraw", {"owner": 2, "attempt": 1}),  # a vote of a later attempt withdrawn
             ("partials", {"job": 14, "dealer": 0, "batch": plain_wire(partials.to_wire())}),
             ("return", {}),  # back after the table played the seat (acknowledged like a game frame)
+            ("stepout", {}),  # its player pressed Ctrl-C: the others vote at once (10.9)
         ]
         prev = config.genesis_hash
         out = []
