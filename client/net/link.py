@@ -369,15 +369,15 @@ async def accept(
         if field(hello, "v", int) != LINK_VERSION:
             await _send_now(stream, {"t": "refused", "reason": f"link version {LINK_VERSION} only"})
             raise LinkError(f"dialer speaks link version {hello['v']}")
-        if (other := _other_version(hello)) is not None:
-            told = f"this table runs protocol version {PROTOCOL_VERSION} and you {other}: {SAME_VERSION}"
-            await _send_now(stream, {"t": "refused", "reason": told})
-            raise Refused(f"the dialer speaks protocol version {other}, not {PROTOCOL_VERSION}")
         their_key = field(hello, "key", bytes, size=32)
         their_nonce = field(hello, "nonce", bytes, size=32)
         their_table = field(hello, "table", bytes, most=64)
         port = field(hello, "port", int, most=65535)
         field(hello, "role", str, most=16)
+        if (other := _other_version(hello)) is not None:  # (a malformed hello is refused above, unanswered)
+            told = f"this table runs protocol version {PROTOCOL_VERSION} and you {other}: {SAME_VERSION}"
+            await _send_now(stream, {"t": "refused", "reason": told})
+            raise Refused(f"the dialer speaks protocol version {other}, not {PROTOCOL_VERSION}")
         their_genesis = _genesis(hello)
         mine_genesis = claim.genesis if claim is not None else b""
         if their_table != table:

@@ -17,6 +17,7 @@ from client.net.link import Refused, dial
 from client.table.host import Host, HostOptions
 from client.table.join import JoinOptions, join
 from client.table.seat import LOBBY_TABLE
+from protocol.config import PROTOCOL_VERSION
 
 GAME = {"target_score": 30}
 
@@ -133,6 +134,7 @@ async def test_bad_input_is_refused_and_the_game_goes_on(caplog):
             {
                 "t": "hello",
                 "v": 1,
+                "pv": PROTOCOL_VERSION,
                 "role": "peer",
                 "name": "replay",
                 "key": seated.public_key().public_bytes_raw(),
