@@ -1,0 +1,81 @@
+"""Issue 28 point 3 in a terminal: the players present go on without a player whose program is
+gone, with `g`, as soon as the table may (the first wait for it ran out with nothing of it).
+
+A LAN table on loopback: ana hosts and ben joins, both with the screen; cat joins headless and is
+killed (kill -9) once the cards are dealt. Both screens then offer "g: go on without cat now.",
+each player presses `g`, is told what happens next, and a bot plays cat's seat on both screens.
+Every wait is bounded and waits for what the screens show; both screens are read all along (a
+program whose terminal is not read would stall)."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .pty_driver import ROOT, Pty, ScreenTimeout, lobby_address
+
+ENV = {"SKYJO_LAN_STEP_TIMEOUT": "8", "SKYJO_LAN_MOVE_TIMEOUT": "16"}
+"""Short waits (the first of two waits for cat is what `g` needs to have run out)."""
+
+
+def _both(screens: list[Pty], check: Callable[[str], bool], on: Pty, timeout: float, what: str) -> str:
+    """Wait until `check` holds on `on`'s screen, reading every screen meanwhile."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for screen in screens:
+            screen.pump(0.05)
+        if check(on.text):
+            return on.text
+    raise ScreenTimeout(f"waited {timeout}s for {what}; the screen:\n{on.text}")
+
+
+def test_issue28_3_g_goes_on_without_a_player_whose_program_is_gone(tmp_path: Path) -> None:
+    table = ["--seats", "3", "--grace", "300", "--no-mdns", "--interface", "127.0.0.1", "--name", "T"]
+    host = Pty(["host", *table, "--nick", "ana", "--lang", "en"], tmp_path / "host", cols=160, env=ENV)
+    guest: Pty | None = None
+    cat: subprocess.Popen[bytes] | None = None
+    try:
+        port = lobby_address(host)[1]
+        joining = ["join", f"127.0.0.1:{port}", "--nick", "ben", "--lang", "en"]
+        guest = Pty(joining, tmp_path / "ben", cols=160, env=ENV)
+        cat = subprocess.Popen(
+            [sys.executable, "-m", "client", "join", f"127.0.0.1:{port}", "--nick", "cat", "--bot", "greedy"],
+            cwd=ROOT,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "cat"), "PYTHONPATH": str(ROOT), **ENV},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        screens = [host, guest]
+        ready = re.compile(r"\bben\b.*(✓ ready|not yet)")
+        shown = _both(screens, lambda t: ready.search(t) is not None and "cat" in t, host, 60, "ben and cat")
+        found = ready.search(shown)
+        if found is not None and found.group(1) == "not yet":
+            guest.send("r")
+            _both(screens, lambda t: re.search(r"\bben\b.*✓ ready", t) is not None, host, 30, "ben ready")
+        _both(screens, lambda t: "s starts the game" in t, host, 30, "the host may start")
+        host.send("s")
+        for screen in (host, guest):
+            _both(screens, lambda t: "cards face up" in t, screen, 120, "the deal")
+        cat.send_signal(signal.SIGKILL)  # its program is gone: no word of it any more
+        cat.wait(timeout=30)
+        host.send("enter", "enter")
+        guest.send("enter", "enter")
+        for screen in (host, guest):
+            _both(screens, lambda t: "g: go on without cat now." in t, screen, 120, "the offer to go on")
+        for screen in (host, guest):
+            screen.send("g")
+            _both(screens, lambda t: "You asked to go on without cat" in t, screen, 30, "what happens next")
+        bot = "A bot plays cat's seat from now on"
+        for screen in (host, guest):
+            _both(screens, lambda t: bot in t, screen, 60, "the bot in cat's seat")
+    finally:
+        host.close()
+        if guest is not None:
+            guest.close()
+        if cat is not None and cat.poll() is None:
+            cat.kill()
