@@ -474,20 +474,25 @@ class GameUI:
         lang = self.lang
         who = join_names(lang, [names[s] for s in wait.seats if 0 <= s < len(names)])
         if wait.insured and wait.phase == "voting":
-            return tr(lang, "wait.voting", who=who)
+            return tr(lang, "wait.voting", who=who) + self._go_on_key(names)
         when = clock_text(seconds) if seconds is not None else None
         if wait.insured:
             said = tr(lang, "wait.takeover", who=who, time=when) if when else tr(lang, "wait.voting", who=who)
-            without = may_go_on(self.source)
-            if without and when:
-                who_gone = join_names(lang, [names[s] for s in without if 0 <= s < len(names)])
-                said += " " + tr(lang, "wait.go_on_key", who=who_gone)
-            return said
+            return said + self._go_on_key(names)
         if wait.blockers:
             gone = join_names(lang, [names[s] for s in wait.blockers if 0 <= s < len(names)])
             key = "wait.cannot" if when else "wait.cannot_now"
             return tr(lang, key, who=who, holders=gone, time=when or "")
         return tr(lang, "wait.stop", who=who, time=when) if when else ""
+
+    def _go_on_key(self, names: Sequence[str]) -> str:
+        """ " g: go on without Ben now." once this player may ask it (also while the others vote:
+        each player says it once), else nothing."""
+        without = may_go_on(self.source)
+        if not without:
+            return ""
+        who = join_names(self.lang, [names[s] for s in without if 0 <= s < len(names)])
+        return " " + tr(self.lang, "wait.go_on_key", who=who)
 
     def _links_lost(self, links: Sequence[LinkView]) -> str:
         """For each seat whose link is down, "Anna: link lost 40 s ago" (counts while it lasts)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 from client.ui.app import GoOn
-from protocol.waiting import FIRST, LAST, Wait
+from protocol.waiting import FIRST, LAST, VOTING, Wait
 
 from .test_evening_flows import WaitingSource, shown, waiting_on_ben
 
@@ -44,6 +44,14 @@ def test_issue28_3_g_asks_the_table_and_says_what_happens_next() -> None:
     assert ui.handle_key("g") == [GoOn()]
     told = "You asked to go on without Ben: the table plays their seat as soon as every other player"
     assert told in shown(ui, 200)
+
+
+def test_issue28_3_the_key_is_offered_while_the_others_vote_too() -> None:
+    ui = waiting_on_ben(Wait("job:9:shares:1", (1,), VOTING, 0.0, insured=True), None, Ben="reconnecting")
+    fields = {f: getattr(ui.source, f) for f in ui.source.__dataclass_fields__}
+    ui.source = GoOnSource(**fields, without=(1,))  # type: ignore[assignment]
+    text = shown(ui, 160)
+    assert "The table is agreeing to play Ben's seat with its bot. g: go on without Ben now." in text
 
 
 def test_issue28_3_no_key_before_the_table_may_go_on() -> None:

@@ -19,8 +19,10 @@ from pathlib import Path
 
 from .pty_driver import ROOT, Pty, ScreenTimeout, lobby_address
 
-ENV = {"SKYJO_LAN_STEP_TIMEOUT": "8", "SKYJO_LAN_MOVE_TIMEOUT": "16"}
-"""Short waits (the first of two waits for cat is what `g` needs to have run out)."""
+ENV = {"SKYJO_LAN_STEP_TIMEOUT": "15", "SKYJO_LAN_MOVE_TIMEOUT": "30"}
+"""The two waits for cat, 15 s each: `g` is offered once the first ran out, and both players
+press it during the second (15 s in which the screens are read every 50 ms), before the table
+would vote by itself."""
 
 
 def _both(screens: list[Pty], check: Callable[[str], bool], on: Pty, timeout: float, what: str) -> str:
@@ -32,6 +34,43 @@ def _both(screens: list[Pty], check: Callable[[str], bool], on: Pty, timeout: fl
         if check(on.text):
             return on.text
     raise ScreenTimeout(f"waited {timeout}s for {what}; the screen:\n{on.text}")
+
+
+OFFER = "g: go on without cat now."
+KEYS = (  # what a player does at each prompt, until the table waits for cat
+    ("of your cards face up", "enter"),  # the setup: the card under the cursor
+    ("Your turn: take the top card", "1"),  # the draw pile
+    ("choose the card", "2"),  # discard what was drawn
+    ("Turn one of your face-down cards", "enter"),
+)
+
+
+def _play_until_both_go_on(screens: list[Pty], timeout: float = 180.0) -> None:
+    """Both players play what the game asks of them, and each presses `g` once its screen offers
+    it (the table waits for cat, whose first wait ran out). Bounded."""
+    asked: set[int] = set()
+    sent_at = [0.0] * len(screens)
+    end = time.monotonic() + timeout
+    while len(asked) < len(screens):
+        if time.monotonic() > end:
+            shown = "\n".join(screen.text for screen in screens)
+            raise ScreenTimeout(f"no offer to go on on every screen; the screens:\n{shown}")
+        for index, screen in enumerate(screens):
+            screen.pump(0.05)
+            text = screen.text
+            if index in asked:
+                continue
+            if OFFER in text:
+                screen.send("g")
+                asked.add(index)
+                continue
+            if time.monotonic() - sent_at[index] < 1.0:
+                continue  # (give the last key time to show)
+            for prompt, key in KEYS:
+                if prompt in text:
+                    screen.send(key)
+                    sent_at[index] = time.monotonic()
+                    break
 
 
 def test_issue28_3_g_goes_on_without_a_player_whose_program_is_gone(tmp_path: Path) -> None:
@@ -63,12 +102,8 @@ def test_issue28_3_g_goes_on_without_a_player_whose_program_is_gone(tmp_path: Pa
             _both(screens, lambda t: "cards face up" in t, screen, 120, "the deal")
         cat.send_signal(signal.SIGKILL)  # its program is gone: no word of it any more
         cat.wait(timeout=30)
-        host.send("enter", "enter")
-        guest.send("enter", "enter")
+        _play_until_both_go_on(screens)
         for screen in (host, guest):
-            _both(screens, lambda t: "g: go on without cat now." in t, screen, 120, "the offer to go on")
-        for screen in (host, guest):
-            screen.send("g")
             _both(screens, lambda t: "You asked to go on without cat" in t, screen, 30, "what happens next")
         bot = "A bot plays cat's seat from now on"
         for screen in (host, guest):
