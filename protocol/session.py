@@ -797,6 +797,11 @@ class Session:
                 self._events.append(FrameRejected(why))
                 return
             self._append(frame)
+        if chain.ahead and self.me is not None and self.halted and not self.final:
+            # stopped without proof, part of a gap came (a `want`'s answer, 64 frames at most):
+            # ask for the rest, which may hold the proof every honest peer must reach (nothing
+            # else arrives now to show the gap again)
+            self.relays.want_later(envelope.seat)
 
     def _unparked(self) -> bool:
         """Parked frames whose queue has room again take their place (True if one did)."""

@@ -56,6 +56,9 @@ TIME_LIMIT = 2 * 3600.0
 """Simulated seconds after which a run stops; an honest table settles long before."""
 LATENCY = (0.001, 0.05)
 """One-way latency of each directed link, drawn per link per run (seconds)."""
+RESTART = 1.0
+"""Seconds a crashed program takes to start again (losttail): longer than any latency, so what it
+sent before it died has reached the others, as on real links."""
 THINK = (0.05, 2.0)
 """A bot's think time before each move (seconds): far below both timeouts."""
 
@@ -660,7 +663,19 @@ class Model:
             self._false_vote(deviation)
         elif deviation.behaviour == "losttail" and not (self.crashed or self.stopped):
             self.effects["losttail"] += 1
-            self._restore(self.adversary, lose=deviation.count or 1)
+            # the program dies; it is started again once what it had sent has arrived (a new
+            # program takes a second to start and reconnect, and a dead program's last bytes
+            # reach the others before its links close: `RESTART` is longer than any latency)
+            self.crashed = True
+            self._backlog_in.clear()
+            self._backlog_calls.clear()
+            self._held_out.clear()
+
+            def restart(lost: int = deviation.count or 1) -> None:
+                self.crashed = False
+                self._restore(self.adversary, lose=lost)
+
+            self.at(self.now + RESTART, restart)
         elif deviation.behaviour in QUOTA_ATTACKS and not self.crashed:
             self._quota_attack(deviation)
         elif deviation.behaviour == "stepout" and not (self.crashed or self.stopped):
