@@ -18,10 +18,14 @@ from .test_seat_insurance import GAMES, GONE, assert_played_to_the_end, events, 
 
 
 def _waiting_for_gone(net: Net) -> list[int]:
+    """The others wait for GONE; their wait starts now, after the last frames GONE sent (its
+    echo of their last frames may have come after the step began: then it was there during that
+    wait, and the first wait would have to start again anyway)."""
     others = [s for s in range(net.players) if s != GONE]
     for seat in others:
         found = net.sessions[seat].waiting_for()
         assert found is not None and GONE in found[1], (seat, found)
+        net.sessions[seat].restart_watch()
     return others
 
 
