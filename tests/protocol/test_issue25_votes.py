@@ -20,6 +20,7 @@ from .harness import Net, TamperingSession
 from .test_seat_insurance import (
     GAMES,
     GONE,
+    LONG_SKIPBO,
     assert_played_to_the_end,
     come_back,
     events,
@@ -106,7 +107,7 @@ def test_issue25_1_a_voter_cut_off_both_ways_and_back_takes_nobody_over(game: st
     # Seat 2's links drop both ways past the grace: its own wait runs out and it votes about the
     # seat it waited for. The others never lost that seat: they do not vote, and once the links
     # are back the voted seat acknowledges the vote and the voter withdraws it.
-    options: dict[str, Any] | None = {**GAMES[game], "target_score": 60} if game != "skip-bo" else None
+    options: dict[str, Any] | None = {**GAMES[game], "target_score": 60} if game != "skip-bo" else LONG_SKIPBO
     net = insured(game, options=options)
     lost = cut_off(net, 1)
     net.pump()

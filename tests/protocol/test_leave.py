@@ -24,7 +24,7 @@ LEAVER = 2
 GAMES = {
     "skyjo": {"target_score": 30},
     "skyjo-action": {"target_score": 30},
-    "skip-bo": {"stock_size": 5, "target_score": 60},
+    "skip-bo": {"stock_size": 5, "target_score": 200},
 }
 
 
