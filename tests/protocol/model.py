@@ -942,6 +942,8 @@ class Model:
             deck[0], deck[1] = deck[1], deck[0]
             data["deck"] = deck
         elif kind == "shares":
+            if not isinstance(data.get("batch"), list) or len(data["batch"]) != 3:
+                return None  # (the far attack's frame carries no batch: nothing to fork)
             shares, challenge, response = data["batch"]
             data["batch"] = [shares, response, challenge]
         elif kind == "move":
