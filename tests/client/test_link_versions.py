@@ -28,6 +28,25 @@ async def _listener() -> tuple[trio.SocketListener, int]:
     return listener, listener.socket.getsockname()[1]
 
 
+async def _accept_one(listener: trio.SocketListener) -> trio.SocketStream:
+    """Accept one dialer and run this version's listener side of the handshake with it."""
+    stream = await listener.accept()
+    try:
+        await accept(
+            stream,
+            Ed25519PrivateKey.generate(),
+            name="anna",
+            table=LOBBY_TABLE,
+            password=None,
+            admit=lambda peer, hello: None,
+            accepted=lambda peer, hello: {"seat": 1},
+        )
+    except BaseException:
+        await stream.aclose()
+        raise
+    return stream
+
+
 async def _dial(port: int, extra: dict[str, Any] | None = None) -> None:
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     with trio.fail_after(30):
@@ -49,21 +68,10 @@ async def test_a_dialer_of_another_protocol_version_is_refused_and_told_why(thei
     outcome: list[BaseException] = []
 
     async def host() -> None:
-        stream = await listener.accept()
         try:
-            await accept(
-                stream,
-                Ed25519PrivateKey.generate(),
-                name="anna",
-                table=LOBBY_TABLE,
-                password=None,
-                admit=lambda peer, hello: None,
-                accepted=lambda peer, hello: {"seat": 1},
-            )
+            await _accept_one(listener)
         except Refused as exc:
             outcome.append(exc)
-        finally:
-            await stream.aclose()
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(host)
@@ -114,16 +122,7 @@ async def test_programs_of_this_version_still_shake_hands() -> None:
     listener, port = await _listener()
 
     async def host() -> None:
-        stream = await listener.accept()
-        await accept(
-            stream,
-            Ed25519PrivateKey.generate(),
-            name="anna",
-            table=LOBBY_TABLE,
-            password=None,
-            admit=lambda peer, hello: None,
-            accepted=lambda peer, hello: {"seat": 1},
-        )
+        stream = await _accept_one(listener)
         await stream.aclose()
 
     async with trio.open_nursery() as nursery:
