@@ -100,6 +100,16 @@ class InsuranceContext(Protocol):
 
     def stop(self, reason: str, culprit: int | None = None, absent: tuple[int, ...] = ()) -> None: ...
 
+    def halt(
+        self,
+        reason: str,
+        culprit: int | None = None,
+        absent: tuple[int, ...] = (),
+        evidence: tuple[bytes, ...] = (),
+        announce: bool = True,
+        left: int | None = None,
+    ) -> None: ...
+
     def blame(self, fault: Misbehaviour, halt: bool = True) -> None: ...
 
     def advance(self) -> None: ...
@@ -323,9 +333,13 @@ class SeatInsurance:
         self.session.report(TableSilent(seats))
         if self.isolated_waits >= ISOLATED_WAITS:
             self.cut_off = True
-            self.session.stop(
+            # a stop of our own only, never a signed `halt`: it would be saved in our transcript
+            # and replayed by `--resume`, stopping the resumed program at once, and a halt of a
+            # seat cut off tells the others nothing they can act on (they play the seat or wait)
+            self.session.halt(
                 "nobody at the table answered for a long time: this program was cut off (the table "
-                "may have gone on without it; --resume takes the seat back if it still plays)"
+                "may have gone on without it; --resume takes the seat back if it still plays)",
+                announce=False,
             )
 
     def _cut_off(self) -> bool:
