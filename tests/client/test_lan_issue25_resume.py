@@ -32,7 +32,7 @@ CUT_OFF = "this program was cut off"
 CUT_GRACE = "4"
 """The table's grace: a program that hears nobody stops itself after eight of them in a row (with
 its own waits, about 40 s here); the others take its seat over after their own waits."""
-HELD_MOVE = "90"
+HELD_MOVE = "120"
 """How long the two held programs wait for each other's move: longer than they are held (from the
 table's takeover to the resumed program's `return`), else they name each other absent."""
 
