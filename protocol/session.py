@@ -58,7 +58,7 @@ from skyjo_p2p.core.moves import Move, MoveSchema
 from skyjo_p2p.core.state import TableState
 from skyjo_p2p.engine import apply, disclose, legal_moves, new_game, rules_for
 
-from . import complaints, crypto, takeover
+from . import complaints, crypto, recovery, takeover
 from .acks import Acknowledgements
 from .chains import MAX_BUFFERED, MAX_BUFFERED_BYTES, Chain
 from .config import TableConfig, named_seats, seat_names
@@ -86,6 +86,7 @@ from .insurance import SeatInsurance
 from .jobs import Blocked, Job, KeysJob, RoundSignatureJob, Unattributable, job_for
 from .messages import MAX_TEXT, SIDE_KINDS, Envelope, open_frame, seal, verifiers_for
 from .quotas import Quotas
+from .recovery import RECOVER, Recovery
 from .relays import Relays
 from .transcript import extend, transcript_start
 from .verdicts import HaltClaims
@@ -184,19 +185,15 @@ class Session:
         self.jobs_paused = False
         """True while the jobs may not run (a saved transcript is read back; a rewind)."""
         self._coin_secrets: dict[int, crypto.CoinContribution] = {}
-        self.recovering = False
-        """After a restore: our own frames beyond what our saved file held may be held by the
-        others (a lost tail); nothing of ours is signed until they are back (`peer_holds`)."""
         self.stepped_out = False
         """We signed a `stepout` (`step_out`): nothing more is signed by this session."""
-        self._holds: dict[int, int] = {}
-        """seat -> how many frames of our chain it holds (`peer_holds`), while recovering."""
         # the parts (see the module's docstring), each reading this session through its Protocol
         self.acks = Acknowledgements(self)
         self.relays = Relays(self)
         self.escrows = Escrows(self)
         self.complaints = complaints.Complaints(self)
         self.halt_claims = HaltClaims(self)
+        self.recovery = Recovery(self)
         self.insurance = SeatInsurance(self)
         """Seat insurance: the votes, the table's decisions, the seats it plays, the returns."""
 
@@ -335,13 +332,7 @@ class Session:
         """What this peer must keep (on its own disk) to resume after a crash: its ElGamal key
         share and the coin contributions it committed to but has not yet revealed. Save it before
         sending the frames that depend on it."""
-        out: dict[str, Any] = {}
-        if self.secret is not None and self.my_public_key is not None:
-            out["x"] = encode_scalar(self.secret)
-            out["X"] = bytes(self.my_public_key)
-        if self._coin_secrets:
-            out["coins"] = {number: list(c.to_wire()) for number, c in self._coin_secrets.items()}
-        return out
+        return recovery.secrets_of(self)
 
     @classmethod
     def restore(
@@ -354,58 +345,25 @@ class Session:
         recover: bool = False,
         **options: Any,
     ) -> Session:
-        """Rebuild a peer's session after a crash from its saved transcript and `secrets()`.
+        """Rebuild a peer's session after a crash from its saved transcript and `secrets()`
+        (`protocol.recovery`). `recover`: the file may have lost its tail, and the others may
+        hold frames of ours it lacks: nothing of ours is signed until they are back
+        (PROTOCOL.md 10.10)."""
+        return recovery.restore(cls(config, seat, identity, **options), saved, frames, recover)
 
-        Every saved frame (ours included) is fed back with the jobs paused, then the game's order
-        is replayed: our own messages come from the transcript, never made anew (making them anew
-        would be equivocation), and the first job whose message of ours is missing makes it now.
-
-        `recover`: the file may have lost its tail (a disk that acknowledged a write it never
-        made, a backup, a dead battery), and the others may hold frames of ours it lacks. Then
-        nothing of ours is signed until every other seat said how much of our chain it holds
-        (`peer_holds`) and we hold as much (`chain_frames` on their side), or a `recover` timer
-        ran out with no seat holding more (PROTOCOL.md 10.10).
-        """
-        session = cls(config, seat, identity, **options)
-        if "x" in saved:
-            session.secret = crypto.decode_scalar(saved["x"])
-            session.my_public_key = crypto.decode_point(saved["X"])
-        for number, wire in dict(saved.get("coins", {})).items():
-            session._coin_secrets[int(number)] = crypto.CoinContribution.from_wire(wire)
-        session.jobs_paused = True
-        session.replaying = True
-        try:
-            for frame in frames:
-                session.receive_frame(frame)
-        finally:
-            session.replaying = False
-            session.jobs_paused = False
-        session._events = [
-            e for e in session._events if isinstance(e, Blamed | Left | Halted | FrameRejected)
-        ]
-        session.insurance.resumed()
-        if recover and not session.halted and not session.settled:
-            session.recovering = True
-            session._events.append(TimerRequest("recover", session.step_timeout))
-        session.advance()
-        session.acks.arm_timer()  # what we received but never acknowledged before the crash
-        return session
+    @property
+    def recovering(self) -> bool:
+        """After a restore: frames of ours the others hold may be missing here (a lost tail);
+        nothing of ours is signed until they are back (`peer_holds`)."""
+        return self.recovery.active
 
     def peer_holds(self, seat: int, count: int) -> None:
-        """(While recovering) `seat` holds the first `count` frames of our chain (the driver's
-        link said so). When every other seat still playing said it and we hold as much, we go on."""
-        if not self.recovering or self.me is None or seat == self.me or not 0 <= seat < self.players:
-            return
-        self._holds[seat] = max(self._holds.get(seat, 0), count)
-        self._recovered(timer=False)
+        """(While recovering) `seat` holds the first `count` frames of our chain (`Recovery`)."""
+        self.recovery.peer_holds(seat, count)
 
     def missing_own(self) -> int | None:
-        """(While recovering) the first frame of ours to ask the others for, if one of them said
-        it holds more of our chain than we do; None otherwise."""
-        if not self.recovering or self.me is None:
-            return None
-        ours = self.chains[self.me].next_seq
-        return ours if any(count > ours for count in self._holds.values()) else None
+        """(While recovering) the first frame of ours to ask the others for, if any (`Recovery`)."""
+        return self.recovery.missing_own()
 
     def chain_frames(self, seat: int, start: int, most: int = 256) -> list[bytes]:
         """The frames of `seat`'s chain we hold from `start` on (at most `most`): what a seat
@@ -417,18 +375,6 @@ class Session:
         for seq in range(max(0, start), min(chain.next_seq, max(0, start) + most)):
             out.extend(chain.first_version(seq)[:1])
         return out
-
-    def _recovered(self, timer: bool) -> None:
-        assert self.me is not None
-        ours = self.chains[self.me].next_seq
-        if any(count > ours for count in self._holds.values()):
-            return  # a seat holds frames of ours we lack: they come first
-        waited = [s for s in range(self.players) if s != self.me and s not in self.stand_ins]
-        if not timer and any(s not in self._holds for s in waited):
-            return
-        self.recovering = False
-        self.advance()
-        self.acks.arm_timer()
 
     def receive_frame(self, frame: bytes) -> None:
         """Take one frame from any peer. Faults become events; this never raises."""
@@ -506,7 +452,7 @@ class Session:
             return self.acks.timer_needed(kind, rest)
         if kind == "vacate":
             return self.insurance.timer_needed(name)
-        if kind == "recover":
+        if kind == RECOVER:
             return self.recovering
         return self._blocked is not None and self._blocked.name == name
 
@@ -692,11 +638,8 @@ class Session:
         if name.startswith("vacate:"):
             self.insurance.timer(name)
             return
-        if name == "recover":
-            if self.recovering:
-                self._recovered(timer=True)
-                if self.recovering:  # a seat holds frames of ours still on their way: wait more
-                    self._events.append(TimerRequest("recover", self.step_timeout))
+        if name == RECOVER:
+            self.recovery.timer()
             return
         if self.acks.disputes or self.insurance.paused():
             return  # nobody is late while we wait for the outcome of a dispute or of a vote
@@ -767,7 +710,7 @@ class Session:
     def _accept(self, envelope: Envelope) -> None:
         chain = self.chains[envelope.seat]
         if self.recovering and envelope.seat == self.me and envelope.seq >= chain.next_seq:
-            self._recover_own(envelope)
+            self.recovery.own_frame(envelope)
             return
         if envelope.seat == self.me and envelope.seq >= chain.next_seq and not self.replaying:
             self._events.append(FrameRejected("a frame signed with this peer's own key that it did not send"))
@@ -796,7 +739,7 @@ class Session:
             if why is not None:
                 self._events.append(FrameRejected(why))
                 return
-            self._append(frame)
+            self.append(frame)
         if chain.ahead and self.me is not None and self.halted and not self.final:
             # stopped without proof, part of a gap came (a `want`'s answer, 64 frames at most):
             # ask for the rest, which may hold the proof every honest peer must reach (nothing
@@ -814,23 +757,8 @@ class Session:
                 self.blame(fault)
         return bool(ready)
 
-    def _recover_own(self, envelope: Envelope) -> None:
-        """A frame of ours the others held beyond our saved file (its signature is checked): taken
-        in as one read back from the file, and recorded by the driver like any accepted frame."""
-        chain = self.chains[envelope.seat]
-        if envelope.seq > chain.next_seq:
-            chain.hold_ahead(envelope, self.max_ahead_frames, self.max_ahead_bytes)
-            return
-        outer, self.replaying = self.replaying, True
-        try:
-            self._append(envelope)
-            for waiting in chain.take_ahead():
-                self._append(waiting)
-        finally:
-            self.replaying = outer
-        self._recovered(timer=False)
-
-    def _append(self, envelope: Envelope) -> None:
+    def append(self, envelope: Envelope) -> None:
+        """Append a frame that follows its seat's chain (its signature and order checked)."""
         chain = self.chains[envelope.seat]
         if envelope.seq == 0 and envelope.prev != chain.last_digest:
             # its chain starts from another genesis with this session id: another table (the
@@ -1035,6 +963,10 @@ class Session:
             # the programs being gone; one the table did not count changes no card and no score)
             return self.insurance.witnessed(seat, queue[0].seq)
         return True
+
+    def coin_secrets(self) -> dict[int, crypto.CoinContribution]:
+        """Our coin contributions made and not yet revealed (kept for a resume: `secrets`)."""
+        return dict(self._coin_secrets)
 
     def coin_secret(self, number: int) -> crypto.CoinContribution | None:
         """Our contribution to the coin of job `number`, if one was made or restored."""
