@@ -61,7 +61,7 @@ from skyjo_p2p.engine import apply, disclose, legal_moves, new_game, rules_for
 from . import complaints, crypto, recovery, takeover
 from .acks import Acknowledgements
 from .chains import MAX_BUFFERED, MAX_BUFFERED_BYTES, Chain
-from .config import TableConfig, named_seats, seat_names
+from .config import TableConfig, seat_names
 from .crypto.group import encode_scalar
 from .crypto.randomness import SYSTEM, RandomSource
 from .deck import CardStore
@@ -78,16 +78,16 @@ from .events import (
     MoveRefused,
     SessionEvent,
     Started,
-    TimerRequest,
     Updated,
     YourMove,
 )
 from .insurance import SeatInsurance
-from .jobs import Blocked, Job, KeysJob, RoundSignatureJob, Unattributable, job_for
+from .jobs import Job, KeysJob, RoundSignatureJob, Unattributable, job_for
 from .messages import MAX_TEXT, SIDE_KINDS, Envelope, open_frame, seal, verifiers_for
 from .quotas import Quotas
 from .recovery import RECOVER, Recovery
 from .relays import Relays
+from .steps import StepWatch
 from .transcript import extend, transcript_start
 from .verdicts import HaltClaims
 
@@ -137,13 +137,9 @@ class Session:
         (less the first `frames_released`, which the driver has on disk: `release_frames`)."""
         self.frames_released = 0
         self.transcript_hash = transcript_start(config)
-        self._reminded: set[str] = set()
-        """Timers that expired once: the frames their seats lacked were relayed (see `_timer`)."""
         self._jobs: deque[Job] = deque([KeysJob()])
         self._job: Job | None = None
         self._job_number = 0
-        self._blocked: Blocked | None = None
-        self._timer_for: str | None = None
         self._submitted: Move | None = None
         self._your_move_sent = False
         self.halted: str | None = None
@@ -193,6 +189,7 @@ class Session:
         self.escrows = Escrows(self)
         self.complaints = complaints.Complaints(self)
         self.halt_claims = HaltClaims(self)
+        self.steps = StepWatch(self)
         self.recovery = Recovery(self)
         self.insurance = SeatInsurance(self)
         """Seat insurance: the votes, the table's decisions, the seats it plays, the returns."""
@@ -260,7 +257,7 @@ class Session:
     def waiting_for(self) -> tuple[str, tuple[int, ...]] | None:
         """What the session waits for now: the step's name (``job:<n>:<kind>:<seat>``) and the
         seats it waits on; None when it waits for nothing (or has stopped)."""
-        blocked = self._blocked
+        blocked = self.steps.blocked
         return None if blocked is None else (blocked.name, blocked.seats)
 
     def queued(self) -> list[Envelope]:
@@ -454,7 +451,7 @@ class Session:
             return self.insurance.timer_needed(name)
         if kind == RECOVER:
             return self.recovering
-        return self._blocked is not None and self._blocked.name == name
+        return self.steps.needed(name)
 
     def leave(self, reason: str = "left the table") -> bool:
         """This peer's player leaves the table for good: sign and send a `leave` frame and stop
@@ -565,15 +562,11 @@ class Session:
     def first_wait_over(self, name: str) -> bool:
         """Whether the first of our two waits for the step `name` ran out (its frames were
         relayed to the waited seats and the last wait runs)."""
-        return name in self._reminded
+        return self.steps.first_wait_over(name)
 
     def restart_watch(self) -> None:
-        """Our wait for the seats the current job waits for starts afresh (a vote of ours was
-        withdrawn: we vote again only after a new whole wait)."""
-        self._timer_for = None
-        self._reminded.clear()
-        if self._blocked is not None and not self.halted:
-            self._wait(self._blocked)
+        """Our wait for the seats the current job waits for starts afresh (`StepWatch.restart`)."""
+        self.steps.restart()
 
     @property
     def cut_off(self) -> bool:
@@ -615,51 +608,23 @@ class Session:
         self.halt(reason, culprit, absent)
 
     def _timer(self, name: str) -> None:
-        """A `TimerRequest` ran out. If we still wait for the same thing, its seats are blamed.
-
-        Unless a check the job postponed fails first: a seat that stopped because an earlier
-        message was invalid is not at fault; that message's author is blamed instead. And not at
-        the first expiry: a seat may be stuck because a frame it needs never reached it (lost, or
-        withheld from it by another seat), so the frames of other seats it has not acknowledged
-        are relayed to it and the same timer is asked for once more; it is blamed when that one
-        runs out.
-        """
-        if name.startswith("want:"):
+        """A `TimerRequest` ran out: the part that asked for it handles it (a step's wait:
+        `StepWatch.expired`)."""
+        kind = name.partition(":")[0]
+        if kind == "want":
             self.relays.want_timeout(name)
+        elif self.halted:
             return
-        if self.halted:
-            return
-        if name.startswith("ack:"):
+        elif kind == "ack":
             self.acks.ack_timer(name)
-            return
-        if name.startswith("echo:"):
+        elif kind == "echo":
             self.acks.echo_timeout(name)
-            return
-        if name.startswith("vacate:"):
+        elif kind == "vacate":
             self.insurance.timer(name)
-            return
-        if name == RECOVER:
+        elif name == RECOVER:
             self.recovery.timer()
-            return
-        if self.acks.disputes or self.insurance.paused():
-            return  # nobody is late while we wait for the outcome of a dispute or of a vote
-        blocked = self._blocked
-        if blocked is None or blocked.name != name:
-            return
-        self.check_postponed()
-        if self.halted:
-            return
-        if name not in self._reminded:
-            self._reminded.add(name)
-            self.publish(self.relays.unacknowledged(blocked.seats))
-            self._events.append(TimerRequest(name, self._timer_seconds(blocked)[1]))
-            return
-        # Not a cheat: a player who left, a closed lid or a lost link looks the same. On an
-        # insured table the others may vote to play on without the seat (`SeatInsurance`).
-        if self.insurance.wait_ran_out(blocked.seats):
-            return
-        who = named_seats(self.config, blocked.seats)
-        self.halt(f"{who} did not answer in time", absent=blocked.seats)
+        else:
+            self.steps.expired(name)
 
     @property
     def disputes(self) -> list[tuple[int, int]]:
@@ -699,7 +664,7 @@ class Session:
 
     def blocked_seats(self) -> tuple[int, ...]:
         """The seats the current step waits for."""
-        return self._blocked.seats if self._blocked is not None else ()
+        return self.steps.seats
 
     def counts(self, seat: int, seq: int) -> bool:
         """Whether a frame of `seat` counts (`SeatInsurance.counts`)."""
@@ -875,7 +840,7 @@ class Session:
             if self._job is None:
                 self._job = self._next_job()
                 if self._job is None:
-                    self._blocked = None
+                    self.steps.nothing()
                     return
                 self._job_number += 1
                 self._job.begin(self, self._job_number)
@@ -895,7 +860,7 @@ class Session:
                 continue
             if self._unparked():
                 continue
-            self._wait(self._job.blocked(self))
+            self.steps.wait(self._job.blocked(self))
             return
 
     def _next_job(self) -> Job | None:
@@ -910,28 +875,6 @@ class Session:
         if job is None:
             self.halt(f"the game cannot go on (phase {state.phase}, nobody may move)")
         return job
-
-    def _wait(self, blocked: Blocked) -> None:
-        self._blocked = blocked
-        if self.halted or self.me is None:
-            # stopped: nobody is waited for any more. An observer times nobody out: the players
-            # decide whether a seat is late (a signed halt, or the votes to play it).
-            return
-        if blocked.name == self._timer_for:
-            return
-        self.insurance.watch(blocked.name)
-        self._timer_for = blocked.name
-        if blocked.automatic or (self.move_timeout is not None and blocked.seats):
-            self._events.append(TimerRequest(blocked.name, self._timer_seconds(blocked)[0]))
-
-    def _timer_seconds(self, blocked: Blocked) -> tuple[float, float]:
-        """The two waits before a seat is named absent: until the frames it may lack are relayed
-        to it, then until the stop. A protocol step: `step_timeout` each. A move: `move_timeout`
-        in all, as documented (the relay comes shortly before the end)."""
-        if blocked.automatic or self.move_timeout is None:
-            return self.step_timeout, self.step_timeout
-        last = min(self.step_timeout, self.move_timeout / 2)
-        return self.move_timeout - last, last
 
     # --- what a job sees (`protocol.jobs.JobContext`) ------------------------------------------
 
@@ -1077,7 +1020,7 @@ class Session:
         self.culprit = culprit
         self.absent = tuple(absent)
         self.left = left
-        self._blocked = None
+        self.steps.nothing()
         if culprit is not None:
             self.final = True
         self._events.append(Halted(reason, culprit, self.absent, left))
