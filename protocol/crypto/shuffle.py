@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from protocol.crypto.elgamal import Ciphertext, reencrypt
-from protocol.crypto.errors import InvalidProof, MalformedData
+from protocol.crypto.errors import CryptoError, InvalidProof, MalformedData
 from protocol.crypto.group import (
     BASE,
     IDENTITY,
@@ -62,12 +62,13 @@ from protocol.crypto.group import (
     Point,
     add,
     decode_point,
+    decode_points,
     decode_scalar,
     encode_scalar,
     lincomb,
     lincomb_public,
-    mul,
-    mul_base,
+    lincomb_secret,
+    mul_fixed_secret,
     point_sum,
     random_scalar,
     scalar_add,
@@ -222,6 +223,44 @@ class ShuffleProof:
             raise MalformedData("a shuffle proof has 5 commitments t and 4 responses s")
         if not len(s_hat) == len(s_prime) == len(commitments) == len(t_hat) == n:
             raise MalformedData("shuffle proof vectors have inconsistent lengths")
+        try:
+            # every point in one call of the batch decoder (kept decoded for the verifier's sum)
+            points = decode_points([*t, *commitments, *chain, *t_hat])
+            scalars = [decode_scalar(k) for k in (*s, e, *s_hat, *s_prime)]
+        except CryptoError:
+            return cls._from_wire_in_order(t, e, s, s_hat, s_prime, commitments, chain, t_hat)
+        return cls(
+            t1=points[0],
+            t2=points[1],
+            t3=points[2],
+            t41=points[3],
+            t42=points[4],
+            challenge=scalars[4],
+            s1=scalars[0],
+            s2=scalars[1],
+            s3=scalars[2],
+            s4=scalars[3],
+            s_hat=tuple(scalars[5 : 5 + n]),
+            s_prime=tuple(scalars[5 + n :]),
+            commitments=tuple(points[5 : 5 + n]),
+            chain=tuple(points[5 + n : 5 + 2 * n]),
+            t_hat=tuple(points[5 + 2 * n :]),
+        )
+
+    @classmethod
+    def _from_wire_in_order(
+        cls,
+        t: Sequence[object],
+        e: object,
+        s: Sequence[object],
+        s_hat: Sequence[object],
+        s_prime: Sequence[object],
+        commitments: Sequence[object],
+        chain: Sequence[object],
+        t_hat: Sequence[object],
+    ) -> ShuffleProof:
+        """Each item decoded in the wire's order: after the batch refused something, this raises
+        the error of the first bad item, the one a proof has always been refused with."""
         t1, t2, t3, t41, t42 = (decode_point(p) for p in t)
         s1, s2, s3, s4 = (decode_scalar(k) for k in s)
         return cls(
@@ -335,7 +374,12 @@ def gen_permutation_commitment(
     """
     n = len(psi)
     r = [random_scalar(rng=rng) for _ in range(n)]
-    columns: list[list[Point]] = [[mul_base(r[j])] for j in range(n)]
+    if sorted(psi) == list(range(n)):
+        owner = [0] * n  # column j holds h_i for the one i with psi(i) = j
+        for i, j in enumerate(psi):
+            owner[j] = i
+        return mul_fixed_secret([BASE], [r], [hs[i] for i in owner]), r
+    columns: list[list[Point]] = [[g] for g in mul_fixed_secret([BASE], [r])]
     for i, j in enumerate(psi):
         columns[j].append(hs[i])
     return [point_sum(col) for col in columns], r
@@ -424,7 +468,12 @@ def prepare_shuffle(n: int, public_key: Point, *, rng: RandomSource = SYSTEM) ->
     """
     psi = gen_permutation(n, rng=rng)
     r_prime = [random_scalar(rng=rng) for _ in psi]
-    zeros = tuple(Ciphertext(mul_base(ri), mul(ri, public_key)) for ri in r_prime)
+    zeros = tuple(
+        Ciphertext(c1, c2)
+        for c1, c2 in zip(
+            mul_fixed_secret([BASE], [r_prime]), mul_fixed_secret([public_key], [r_prime]), strict=True
+        )
+    )
     return _setup(psi, r_prime, zeros, public_key, rng)
 
 
@@ -442,6 +491,7 @@ def _setup(
     w1, w2, w3, w4 = (random_scalar(rng=rng) for _ in range(4))
     w_hat = [random_scalar(rng=rng) for _ in range(n)]
     w_prime = [random_scalar(rng=rng) for _ in range(n)]
+    t1, t2 = mul_fixed_secret([BASE], [[w1, w2]])
     return ShuffleSetup(
         public_key=public_key,
         psi=tuple(psi),
@@ -453,9 +503,9 @@ def _setup(
         w=(w1, w2, w3, w4),
         w_hat=tuple(w_hat),
         w_prime=tuple(w_prime),
-        t1=mul_base(w1),
-        t2=mul_base(w2),
-        t3=lincomb([(w3, BASE), *zip(w_prime, hs, strict=True)]),
+        t1=t1,
+        t2=t2,
+        t3=lincomb_secret([(w3, BASE), *zip(w_prime, hs, strict=True)]),
     )
 
 
@@ -484,12 +534,6 @@ def _prove_with(
     h = chain_generator()
     u = _get_challenges(inputs, outputs, c, public_key, context)
     u_prime = [u[psi[i]] for i in range(n)]
-    # GenCommitmentChain (Alg. 4.5) with the prepared r^
-    c_hat: list[Point] = []
-    prev = h
-    for rh, up in zip(setup.r_hat, u_prime, strict=True):
-        prev = lincomb([(rh, BASE), (up, prev)])
-        c_hat.append(prev)
     r_hat = setup.r_hat
 
     # Every scalar below involves a secret (r, r^, r', w, or u' = u in psi's order): libsodium's
@@ -506,17 +550,27 @@ def _prove_with(
 
     w1, w2, w3, w4 = setup.w
     w_hat, w_prime = setup.w_hat, setup.w_prime
+    # GenCommitmentChain (Alg. 4.5) with the prepared r^, c^_i = r^_i G + u'_i c^_{i-1}, and the
+    # chain commitments t^_i = w^_i G + w'_i c^_{i-1}, both from c^_0 = h. Unrolled, every c^_i is
+    # b_i G + a_i h (a_0 = 1, b_0 = 0, a_i = u'_i a_{i-1}, b_i = r^_i + u'_i b_{i-1}), so each of
+    # the 2N points is a sum over the two fixed bases G and h: `mul_fixed_secret`, whose tables
+    # make it several times cheaper than a multiplication by the previous link.
+    a, b = [1], [0]
+    for rh, up in zip(r_hat, u_prime, strict=True):
+        a.append(scalar_mul(up, a[-1]))
+        b.append(scalar_muladd(up, b[-1], rh))
+    g_coefs = b[1:] + [
+        scalar_muladd(wp, b[i], wh) for i, (wh, wp) in enumerate(zip(w_hat, w_prime, strict=True))
+    ]
+    h_coefs = a[1:] + [scalar_mul(wp, a[i]) for i, wp in enumerate(w_prime)]
+    chain_points = mul_fixed_secret([BASE, h], [g_coefs, h_coefs])
+    c_hat, t_hat = chain_points[:n], chain_points[n:]
     # t4 = (sum w'_i c2'_i - w4 Y, sum w'_i c1'_i - w4 G). With e'_i = e_{j_i} + r'_i (G, Y) this
     # is sum w'_i e_{j_i} + (sum w'_i r'_i - w4) (G, Y): the same points, computed from the inputs
-    # so that lincomb can merge equal inputs (the public deck has c1 = G everywhere).
+    # so that lincomb_secret can merge equal inputs (the public deck has c1 = G everywhere).
     k = scalar_sub(scalar_dot(w_prime, r_prime), w4)
-    t41 = lincomb([*((w_prime[i], inputs[psi[i]].c2) for i in range(n)), (k, public_key)])
-    t42 = lincomb([*((w_prime[i], inputs[psi[i]].c1) for i in range(n)), (k, BASE)])
-    t_hat: list[Point] = []
-    prev = h
-    for i in range(n):
-        t_hat.append(lincomb([(w_hat[i], BASE), (w_prime[i], prev)]))
-        prev = c_hat[i]
+    t41 = lincomb_secret([*((w_prime[i], inputs[psi[i]].c2) for i in range(n)), (k, public_key)])
+    t42 = lincomb_secret([*((w_prime[i], inputs[psi[i]].c1) for i in range(n)), (k, BASE)])
 
     t = (setup.t1, setup.t2, setup.t3, t41, t42)
     e = _get_nizkp_challenge(inputs, outputs, c, c_hat, public_key, t, t_hat, context)
