@@ -28,8 +28,10 @@
  * The Python side (protocol/crypto/group.py) reduces the scalars mod L, drops identity terms
  * and turns a refused point into the exact error of group.decode_point.
  */
+#ifndef MSM_NO_PYTHON /* tools/ctgrind builds the arithmetic alone, to check it under valgrind */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -738,6 +740,7 @@ static int lincomb_ct_points(ge_ext *acc, const ge_ext *points, const unsigned c
     return 0;
 }
 
+#ifndef MSM_NO_PYTHON
 /* ---- Python functions --------------------------------------------------------------------------- */
 
 /* A refused point i: ValueError(("invalid point", i)), turned into decode_point's error by group.py. */
@@ -1075,3 +1078,4 @@ PyMODINIT_FUNC PyInit__msm(void) {
     }
     return m;
 }
+#endif /* MSM_NO_PYTHON */
