@@ -79,7 +79,7 @@ from protocol.crypto.group import (
     sub,
     system_or,
 )
-from protocol.crypto.hashing import HashItem, challenge, hash512, hash_to_point, hash_to_scalar
+from protocol.crypto.hashing import HashItem, challenge, hash512, hash_to_point, indexed_scalars
 from protocol.crypto.randomness import SYSTEM, RandomSource
 
 GENERATORS_LABEL: Final[str] = "skyjo-lan/v1/shuffle/generators"
@@ -311,7 +311,7 @@ def _get_challenges(
         list(commitments),
     ]
     seed = hash512(CHALLENGES_LABEL, statement, context)
-    return [hash_to_scalar(seed, j) for j in range(n)]
+    return indexed_scalars(seed, n)
 
 
 def _get_nizkp_challenge(
@@ -927,37 +927,41 @@ def _accumulate(
         u_prod = u_prod * uj % L
     r1, r2, r3, r41, r42 = (random_scalar(rng=rng) for _ in range(5))
     s_prime = proof.s_prime
-    terms: list[tuple[int, Point]] = []
-
-    # t1' = s1 G - e (sum c_j - sum h_i)
-    terms += [(r1 * proof.s1, BASE), (-r1, proof.t1)]
-    terms += [(r1 * e, hi) for hi in hs]
-    terms += [(-r1 * e, cj) for cj in proof.commitments]
-    # t2' = s2 G - e (c^_N - u h)
-    terms += [(r2 * proof.s2, BASE), (-r2 * e, proof.chain[-1]), (r2 * e * u_prod, h)]
-    terms.append((-r2, proof.t2))
-    # t3' = s3 G + sum s'_i h_i - e sum u_j c_j
-    terms.append((r3 * proof.s3, BASE))
-    terms += [(r3 * sp, hi) for sp, hi in zip(s_prime, hs, strict=True)]
-    terms += [(-r3 * e * uj, cj) for uj, cj in zip(u, proof.commitments, strict=True)]
-    terms.append((-r3, proof.t3))
-    # t4' = sum s'_i e'_i - s4 (Y, G) - e sum u_j e_j
-    terms += [(r41 * sp, c.c2) for sp, c in zip(s_prime, outputs, strict=True)]
-    terms += [(-r41 * e * uj, c.c2) for uj, c in zip(u, inputs, strict=True)]
-    terms += [(-r41 * proof.s4, public_key), (-r41, proof.t41)]
-    terms += [(r42 * sp, c.c1) for sp, c in zip(s_prime, outputs, strict=True)]
-    terms += [(-r42 * e * uj, c.c1) for uj, c in zip(u, inputs, strict=True)]
-    terms += [(-r42 * proof.s4, BASE), (-r42, proof.t42)]
+    # Each point's coefficient is added straight into `pending` (reduced mod L when the sum is
+    # evaluated); the factors shared by many terms (r e) are computed once.
+    get = pending.get
+    r1e, r2e, r3e, r41e, r42e = (r * e % L for r in (r1, r2, r3, r41, r42))
+    # t1' = s1 G - e (sum c_j - sum h_i)          t2' = s2 G - e (c^_N - u h)
+    # t3' = s3 G + sum s'_i h_i - e sum u_j c_j    t4' = sum s'_i e'_i - s4 (Y, G) - e sum u_j e_j
+    pending[BASE] = get(BASE, 0) + r1 * proof.s1 + r2 * proof.s2 + r3 * proof.s3 - r42 * proof.s4
+    pending[proof.t1] = get(proof.t1, 0) - r1
+    pending[proof.t2] = get(proof.t2, 0) - r2
+    pending[proof.t3] = get(proof.t3, 0) - r3
+    pending[proof.t41] = get(proof.t41, 0) - r41
+    pending[proof.t42] = get(proof.t42, 0) - r42
+    pending[proof.chain[-1]] = get(proof.chain[-1], 0) - r2e
+    pending[h] = get(h, 0) + r2e * u_prod
+    pending[public_key] = get(public_key, 0) - r41 * proof.s4
+    for hi, sp in zip(hs, s_prime, strict=True):
+        pending[hi] = get(hi, 0) + r1e + r3 * sp
+    for cj, uj in zip(proof.commitments, u, strict=True):
+        pending[cj] = get(cj, 0) - r1e - r3e * uj
+    for c, sp in zip(outputs, s_prime, strict=True):
+        pending[c.c2] = get(c.c2, 0) + r41 * sp
+        pending[c.c1] = get(c.c1, 0) + r42 * sp
+    for c, uj in zip(inputs, u, strict=True):
+        pending[c.c2] = get(c.c2, 0) - r41e * uj
+        pending[c.c1] = get(c.c1, 0) - r42e * uj
     # t^'_i = s^_i G + s'_i c^_{i-1} - e c^_i (c^_0 = h), one weight per step of the chain,
     # hashed from the five secret random weights above: as unpredictable to the prover, and the
     # verifier's draws from `rng` stay five per proof (what the seeded tests replay)
-    seed = hash512(WEIGHTS_LABEL, [r1, r2, r3, r41, r42])
+    rhos = indexed_scalars(hash512(WEIGHTS_LABEL, [r1, r2, r3, r41, r42]), n)
+    g_chain = 0
     prev = h
-    for i, (s_hat, sp, link, sent) in enumerate(
-        zip(proof.s_hat, s_prime, proof.chain, proof.t_hat, strict=True)
-    ):
-        rho = hash_to_scalar(seed, i)
-        terms += [(rho * s_hat, BASE), (rho * sp, prev), (-rho * e, link), (-rho, sent)]
+    for rho, s_hat, sp, link, sent in zip(rhos, proof.s_hat, s_prime, proof.chain, proof.t_hat, strict=True):
+        g_chain += rho * s_hat
+        pending[prev] = get(prev, 0) + rho * sp
+        pending[link] = get(link, 0) - rho * e
+        pending[sent] = get(sent, 0) - rho
         prev = link
-    for k, p in terms:
-        pending[p] = (pending.get(p, 0) + k) % L
+    pending[BASE] += g_chain
