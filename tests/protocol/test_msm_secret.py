@@ -272,3 +272,17 @@ def test_a_received_proof_is_refused_for_its_first_bad_item(backend: bool) -> No
     assert refused({(1, None): big, (5, 0): IDENTITY}) == "InvalidScalar: scalar is not reduced modulo L"
     assert refused({(6, 3): IDENTITY}) == "InvalidPoint: the identity point is not allowed"
     assert ShuffleProof.from_wire(wire) == proof
+
+
+@built
+@pytest.mark.parametrize("n", [5, 300])
+def test_sums_of_points_decoded_on_receipt_equal_the_naive_sum(n: int) -> None:
+    was = group.use_extension(True)
+    try:
+        rng = random.Random(n)
+        points = _points(rng, n)
+        assert group.decode_points(points[::2]) == points[::2]  # kept decoded, used by the sum
+        scalars = [rng.randrange(L) for _ in range(n)]
+        assert group.msm_public_vartime(scalars, points) == _naive(list(zip(scalars, points, strict=True)))
+    finally:
+        group.use_extension(was)
