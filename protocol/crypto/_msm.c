@@ -625,6 +625,43 @@ static unsigned best_window(size_t n) {
 #define CT_DIGITS 64
 #define CT_ROWS 32
 
+/* 1/z = z^(p - 2) = z^(2^255 - 21) = (z^(2^250 - 1))^(2^5) * z^11 (Fermat). */
+static void fe_invert(fe out, const fe z) {
+    fe t, z11;
+    fe_pow_2_250_1(t, z11, z);
+    fe_sqn(t, t, 5);
+    fe_mul(out, t, z11);
+}
+
+/* The tables of the constant-time path hold PUBLIC multiples with Z = 1 (y + x, y - x, 1, 2dxy):
+ * 8-multiplication additions and three field elements to move per entry. One inversion for all
+ * of them (Montgomery's trick: P. L. Montgomery, "Speeding the Pollard and elliptic curve methods
+ * of factorization", Math. Comp. 48, 1987, section 10.3.1). */
+static int normalize_to_cached(ge_cached *out, const ge_ext *in, size_t m) {
+    fe *prefix = malloc((m ? m : 1) * sizeof(fe));
+    if (prefix == NULL) return -1;
+    fe acc, inv, zinv, x, y;
+    fe_copy(acc, FE_ONE);
+    for (size_t i = 0; i < m; i++) {
+        fe_copy(prefix[i], acc);
+        fe_mul(acc, acc, in[i].Z);
+    }
+    fe_invert(inv, acc);
+    for (size_t i = m; i-- > 0;) {
+        fe_mul(zinv, inv, prefix[i]);
+        fe_mul(inv, inv, in[i].Z);
+        fe_mul(x, in[i].X, zinv);
+        fe_mul(y, in[i].Y, zinv);
+        fe_add(out[i].YpX, y, x);
+        fe_sub(out[i].YmX, y, x);
+        fe_copy(out[i].Z, FE_ONE);
+        fe_mul(out[i].T2d, x, y);
+        fe_mul(out[i].T2d, out[i].T2d, FE_D2);
+    }
+    free(prefix);
+    return 0;
+}
+
 /* Secret data is overwritten before its memory is given back. */
 static void wipe(void *p, size_t len) {
     volatile unsigned char *v = p;
@@ -653,17 +690,18 @@ static void cached_identity(ge_cached *c) {
     fe_copy(c->T2d, FE_ZERO);
 }
 
+/* t = u when b = 1 (both with Z = 1, which is not moved). */
 static void cached_cmov(ge_cached *t, const ge_cached *u, uint64_t b) {
     fe_cmov(t->YpX, u->YpX, b);
     fe_cmov(t->YmX, u->YmX, b);
-    fe_cmov(t->Z, u->Z, b);
     fe_cmov(t->T2d, u->T2d, b);
 }
 
 /* 1 when a == b, else 0 (a, b < 2^32), without a branch. */
 static inline uint64_t ct_equal(uint32_t a, uint32_t b) { return ((uint64_t)(a ^ b) - 1) >> 63; }
 
-/* t = d * P from row = (P, 2P, ..., 8P), d in [-8, 8]: all eight entries are read. */
+/* t = d * P from row = (P, 2P, ..., 8P), d in [-8, 8]: all eight entries are read. Every entry
+ * has Z = 1 (normalize_to_cached), as the identity has: Z is not moved. */
 static void select_ct(ge_cached *t, const ge_cached row[8], signed char d) {
     const int32_t dd = d;
     const uint32_t negative = (uint32_t)dd >> 31; /* 1 when d < 0 */
@@ -685,17 +723,21 @@ typedef struct {
     ge_cached row[CT_ROWS][8];
 } fixed_table;
 
-static void fixed_table_build(fixed_table *tab, const ge_ext *p) {
-    ge_ext base = *p, multiple;
+static int fixed_table_build(fixed_table *tab, const ge_ext *p) {
+    ge_ext *multiples = malloc(CT_ROWS * 8 * sizeof(ge_ext));
+    if (multiples == NULL) return -1;
+    ge_ext base = *p;
+    ge_cached first;
     for (int m = 0; m < CT_ROWS; m++) {
-        ge_to_cached(&tab->row[m][0], &base);
-        multiple = base;
-        for (int j = 1; j < 8; j++) {
-            ge_add_cached(&multiple, &multiple, &tab->row[m][0], 0);
-            ge_to_cached(&tab->row[m][j], &multiple);
-        }
+        ge_ext *row = multiples + 8 * m;
+        row[0] = base;
+        ge_to_cached(&first, &base);
+        for (int j = 1; j < 8; j++) ge_add_cached(&row[j], &row[j - 1], &first, 0);
         for (int b = 0; b < 8; b++) ge_double(&base, &base);
     }
+    int status = normalize_to_cached(&tab->row[0][0], multiples, CT_ROWS * 8);
+    free(multiples);
+    return status;
 }
 
 /* acc = sum_t k_t P_t over `count` fixed tables (Bernstein et al. 2012, section 4; the odd digits
@@ -710,7 +752,7 @@ static void fixed_lincomb_ct(ge_ext *acc, const fixed_table *const *tables, cons
             recode_radix16(e, k[s]);
             for (int m = 0; m < CT_ROWS; m++) {
                 select_ct(&t, tables[s]->row[m], e[2 * m + parity]);
-                ge_add_cached(acc, acc, &t, 0);
+                ge_add_cached_any(acc, acc, &t, 0, 1);
             }
         }
         if (parity == 1)
@@ -723,21 +765,29 @@ static void fixed_lincomb_ct(ge_ext *acc, const fixed_table *const *tables, cons
 /* Straus with the selection above: sum k_i P_i for secret k_i and public P_i. */
 static int lincomb_ct_points(ge_ext *acc, const ge_ext *points, const unsigned char *scalars, size_t n) {
     ge_cached *table = malloc((n ? n : 1) * 8 * sizeof(ge_cached));
+    ge_ext *multiples = malloc((n ? n : 1) * 8 * sizeof(ge_ext));
     signed char *digits = malloc((n ? n : 1) * CT_DIGITS);
-    if (table == NULL || digits == NULL) {
+    if (table == NULL || multiples == NULL || digits == NULL) {
         free(table);
+        free(multiples);
         free(digits);
         return -1;
     }
+    ge_cached first;
     for (size_t i = 0; i < n; i++) {
-        ge_ext multiple = points[i];
-        ge_cached *row = table + 8 * i;
-        ge_to_cached(&row[0], &points[i]);
-        for (int j = 1; j < 8; j++) {
-            ge_add_cached(&multiple, &multiple, &row[0], 0);
-            ge_to_cached(&row[j], &multiple);
-        }
+        ge_ext *row = multiples + 8 * i;
+        row[0] = points[i];
+        ge_to_cached(&first, &points[i]);
+        for (int j = 1; j < 8; j++) ge_add_cached(&row[j], &row[j - 1], &first, 0);
         recode_radix16(digits + CT_DIGITS * i, scalars + 32 * i);
+    }
+    int status = normalize_to_cached(table, multiples, 8 * n);
+    free(multiples);
+    if (status != 0) {
+        wipe(digits, n * CT_DIGITS);
+        free(table);
+        free(digits);
+        return -1;
     }
     ge_cached t;
     ge_identity(acc);
@@ -746,7 +796,7 @@ static int lincomb_ct_points(ge_ext *acc, const ge_ext *points, const unsigned c
             for (int b = 0; b < 4; b++) ge_double(acc, acc);
         for (size_t i = 0; i < n; i++) {
             select_ct(&t, table + 8 * i, digits[CT_DIGITS * i + (size_t)j]);
-            ge_add_cached(acc, acc, &t, 0);
+            ge_add_cached_any(acc, acc, &t, 0, 1);
         }
     }
     wipe(digits, n * CT_DIGITS);
@@ -918,9 +968,14 @@ static PyObject *fixed_table_py(PyObject *self, PyObject *args) {
     result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(fixed_table));
     if (result == NULL) goto done;
     fixed_table *tab = (fixed_table *)(void *)PyBytes_AS_STRING(result);
+    int status;
     Py_BEGIN_ALLOW_THREADS
-    fixed_table_build(tab, &p);
+    status = fixed_table_build(tab, &p);
     Py_END_ALLOW_THREADS
+    if (status != 0) {
+        Py_CLEAR(result);
+        PyErr_NoMemory();
+    }
 done:
     PyBuffer_Release(&pb);
     return result;

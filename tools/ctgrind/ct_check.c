@@ -60,8 +60,7 @@ int main(int argc, char **argv) {
     points[1] = two;
     points[2] = five;
     static fixed_table tables[2];
-    fixed_table_build(&tables[0], &points[0]);
-    fixed_table_build(&tables[1], &points[1]);
+    if (fixed_table_build(&tables[0], &points[0]) != 0 || fixed_table_build(&tables[1], &points[1]) != 0) return 5;
     const fixed_table *tabs[2] = {&tables[0], &tables[1]};
     const unsigned char *ks[2] = {k[0], k[1]};
 
