@@ -542,15 +542,22 @@ def lincomb_public(terms: Iterable[tuple[int, Point]]) -> Point:
             )
         return lincomb(terms)
     coefs: dict[Point, int] = {}
+    get = coefs.get
     for k, p in terms:
-        if p != IDENTITY:
-            coefs[p] = (coefs.get(p, 0) + k) % L
-    points = [p for p, k in coefs.items() if k]
+        coefs[p] = get(p, 0) + k
+    coefs.pop(IDENTITY, None)
+    scalars: list[int] = []
+    points: list[Point] = []
+    for p, k in coefs.items():
+        k %= L
+        if k:
+            scalars.append(k)
+            points.append(p)
     if not points:
         return IDENTITY
     if len(points) == 1 and points[0] == BASE:
-        return mul_base(coefs[BASE])
-    return msm_public_vartime([coefs[p] for p in points], points)
+        return mul_base(scalars[0])
+    return msm_public_vartime(scalars, points)
 
 
 def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point]) -> Point:

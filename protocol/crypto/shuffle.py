@@ -541,10 +541,6 @@ def _prove_with(
     r_bar = 0
     for rj in r:
         r_bar = scalar_add(r_bar, rj)
-    v = [1] * n
-    for i in range(n - 2, -1, -1):
-        v[i] = scalar_mul(u_prime[i + 1], v[i + 1])
-    r_hat_agg = scalar_dot(r_hat, v)
     r_tilde = scalar_dot(r, u)
     r_prime_agg = scalar_dot(r_prime, u_prime)
 
@@ -559,6 +555,8 @@ def _prove_with(
     for rh, up in zip(r_hat, u_prime, strict=True):
         a.append(scalar_mul(up, a[-1]))
         b.append(scalar_muladd(up, b[-1], rh))
+    # the paper's aggregate r^ = sum_i r^_i v_i, v_i = prod_{k > i} u'_k, is b_N
+    r_hat_agg = b[n]
     g_coefs = b[1:] + [
         scalar_muladd(wp, b[i], wh) for i, (wh, wp) in enumerate(zip(w_hat, w_prime, strict=True))
     ]
