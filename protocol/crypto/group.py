@@ -567,7 +567,7 @@ def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point]) -> Point
     raises `decode_point`'s own `InvalidPoint` otherwise; scalars are reduced mod L. Returns the
     canonical encoding (`IDENTITY` for a zero sum). `RuntimeError` when the extension is not
     built (`backend`). A point that `decode_points` decoded is not decoded again: its decoded
-    form is taken (and dropped) from that function's store.
+    form is taken from that function's store.
     """
     if _msm is None:
         raise RuntimeError("the compiled multi-scalar multiplication is not available")
@@ -579,8 +579,8 @@ def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point]) -> Point
     OPS.msm += 1
     OPS.msm_terms += len(points)
     with _decoded_lock:
-        pop = _decoded.pop
-        items = [pop(p, p) for p in points]
+        get = _decoded.get
+        items = [get(p, p) for p in points]
     try:
         result: bytes = _msm.lincomb_public_vartime(
             b"".join((k % L).to_bytes(SCALAR_BYTES, "little") for k in scalars), items
@@ -599,9 +599,11 @@ def decode_points(items: Sequence[object]) -> list[Point]:
     With the compiled extension the items are checked by one call of its RFC 9496 decoder (the
     same refusals as `decode_point`, which is asked for the exact reason of the first refused
     item, so the error is the one `decode_point` gives), and each decoded form is kept (at most
-    `DECODED_KEPT`, the oldest dropped first) for the multi-scalar multiplication that will use
-    the point: a received point is decoded once, not once on receipt and again in the sum.
-    Without it, this is `decode_point` of each item.
+    `DECODED_KEPT`, the oldest dropped first) for the multi-scalar multiplications that will use
+    the point: a received point is decoded once, not once on receipt and again in the sum. Every
+    call decodes all its items (a point already kept is validated again: sessions of one process,
+    a host's bot seats, each validate what they receive, as separate peers do).
+    Without the extension, this is `decode_point` of each item.
     """
     module = _msm
     if module is None:
@@ -630,8 +632,9 @@ def decode_points(items: Sequence[object]) -> list[Point]:
 
 
 DECODED_KEPT: Final[int] = 8192
-"""How many decoded forms `decode_points` keeps (about 1.7 MB): an 8-peer deal receives about 5,300
-points, each used by the next sum of the shuffle verifier."""
+"""How many decoded forms `decode_points` keeps (about 2.4 MB with the keys and the dict): an 8-peer
+deal receives about 5,300 points, each used by a later sum of the shuffle verifier; the seats of
+one process (a host with bot seats) receive the same ones."""
 
 _decoded: dict[Point, bytes] = {}
 _decoded_lock = threading.Lock()
