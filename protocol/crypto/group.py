@@ -1,4 +1,6 @@
-"""The ristretto255 group (RFC 9496), through rbcl (libsodium's own ristretto255) and nothing else.
+"""The ristretto255 group (RFC 9496), through rbcl (libsodium's own ristretto255), and the optional
+compiled extension `_msm` for sums: public ones in variable time (`lincomb_public`, verification)
+and secret ones in constant time (`mul_fixed_secret`, `lincomb_secret`, the shuffle prover).
 
 Why this module exists: every other module of `protocol.crypto` does group arithmetic only through
 the functions below, so there is exactly one place that imports the library, one place that decides
@@ -11,7 +13,8 @@ Representation
   subgroup) built on edwards25519: there is no cofactor, every valid encoding is a group element,
   and two encodings never name the same element. A point is its canonical 32-byte encoding
   (`Point`, a `bytes` NewType; RFC 9496, Section 4.3.2). `BASE` (G) is the RFC's generator.
-  We never implement curve arithmetic ourselves.
+  Curve arithmetic outside libsodium is only the extension's (protocol/crypto/_msm.c, written
+  from the RFCs and papers it cites), which equals libsodium's bit for bit and can be left out.
 - A scalar is a Python `int` in [0, L). It becomes 32 little-endian bytes only at the libsodium call
   and on the wire. Public scalar arithmetic (challenges, verifier coefficients) is plain Python;
   arithmetic with secret scalars goes through `scalar_add`/`scalar_sub`/`scalar_mul`/`scalar_dot`/

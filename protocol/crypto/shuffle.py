@@ -41,7 +41,10 @@ in the public deck -, t^ N); of these 6N, `prepare_shuffle` does the 2N that do 
 input deck (the re-encryption's r'_i Y and t3) before the seat's turn. CheckShuffleProof 8N + 4;
 in `ShuffleChainVerifier`, no multiplication: one multi-scalar multiplication of about 7N terms
 per shuffle plus about 3N once (on the pure-Python path: 5N + 6 multiplications per shuffle and
-3N once). See docs/crypto.md.
+3N once). With the compiled extension the prover's multiplications (secret scalars) are its
+constant-time ones (`group.mul_fixed_secret` over tables of G, h and Y; `group.lincomb_secret`
+for t3 and t4), and the chain is unrolled so that every c^_i and t^_i is a sum over G and h
+(`_prove_with`): the same points, for about half the prover's time. See docs/crypto.md.
 """
 
 from __future__ import annotations
