@@ -96,3 +96,14 @@ def test_encoding_fast_path_gives_the_specified_bytes(items_: list[HashItem]) ->
     # The list-of-points fast path in `_encode_into` must not change a single byte of what
     # every peer hashes (a proof made by one version must check under another).
     assert encode(*items_) == b"".join(_spec_encoding(i) for i in items_)
+
+
+def test_indexed_scalars_are_hash_to_scalar_of_each_index() -> None:
+    # the shuffle's challenges u_j and the verifier's chain weights: one prefix state, same scalars
+    from protocol.crypto.hashing import hash_to_scalar, indexed_scalars
+
+    seed = bytes(range(64))
+    assert indexed_scalars(seed, 300) == [hash_to_scalar(seed, j) for j in range(300)]
+    prefix = ["label", [b"\x01" * 32, 7], 2**70]
+    assert indexed_scalars(prefix, 5) == [hash_to_scalar(prefix, j) for j in range(5)]
+    assert indexed_scalars(seed, 0) == []
