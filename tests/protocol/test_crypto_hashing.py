@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.crypto.group import L
-from protocol.crypto.hashing import HashItem, challenge, encode, hash_to_scalar, make_context
+from protocol.crypto.hashing import HashItem, challenge, encode, hash_to_scalar, indexed_scalars, make_context
 
 items = st.recursive(
     st.binary(max_size=8) | st.integers(min_value=0, max_value=2**70) | st.text(max_size=4),
@@ -100,8 +100,6 @@ def test_encoding_fast_path_gives_the_specified_bytes(items_: list[HashItem]) ->
 
 def test_indexed_scalars_are_hash_to_scalar_of_each_index() -> None:
     # the shuffle's challenges u_j and the verifier's chain weights: one prefix state, same scalars
-    from protocol.crypto.hashing import hash_to_scalar, indexed_scalars
-
     seed = bytes(range(64))
     assert indexed_scalars(seed, 300) == [hash_to_scalar(seed, j) for j in range(300)]
     prefix = ["label", [b"\x01" * 32, 7], 2**70]
