@@ -105,3 +105,17 @@ def test_indexed_scalars_are_hash_to_scalar_of_each_index() -> None:
     prefix = ["label", [b"\x01" * 32, 7], 2**70]
     assert indexed_scalars(prefix, 5) == [hash_to_scalar(prefix, j) for j in range(5)]
     assert indexed_scalars(seed, 0) == []
+
+
+@pytest.mark.parametrize("n", [8, 9, 150])
+def test_a_list_of_points_is_encoded_item_by_item(n: int) -> None:
+    # the one-join path for lists of 32-byte strings gives the general encoding, byte for byte
+    points = [bytes([i % 256]) * 32 for i in range(n)]
+    expected = b"L" + n.to_bytes(8, "big") + b"".join(b"B" + (32).to_bytes(8, "big") + p for p in points)
+    assert encode(points) == expected
+    assert encode(tuple(points)) == expected
+    mixed = [*points, b"short"]
+    assert (
+        encode(mixed)
+        == b"L" + (n + 1).to_bytes(8, "big") + expected[9:] + b"B" + (5).to_bytes(8, "big") + b"short"
+    )
