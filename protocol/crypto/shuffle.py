@@ -289,11 +289,7 @@ class ShuffleProof:
 
 
 def _flat(deck: Sequence[Ciphertext]) -> list[HashItem]:
-    out: list[HashItem] = []
-    for c in deck:
-        out.append(c.c1)
-        out.append(c.c2)
-    return out
+    return [p for c in deck for p in (c.c1, c.c2)]
 
 
 def _get_challenges(
