@@ -506,6 +506,8 @@ class Session:
             return self.acks.timer_needed(kind, rest)
         if kind == "vacate":
             return self.insurance.timer_needed(name)
+        if kind == "remove":
+            return self.insurance.removals.timer_needed(name)
         if kind == "recover":
             return self.recovering
         return self._blocked is not None and self._blocked.name == name
@@ -545,6 +547,17 @@ class Session:
         The table plays their seats only once every other program voted too, and never one whose
         frame signed after the votes arrives first. False if we did not vote."""
         return self.insurance.go_on_now(self.blocked_seats())
+
+    def remove_player(self, owner: int, agree: bool = True) -> None:
+        """Our player proposes or agrees (`agree`), or refuses or takes back, that the table
+        remove program `owner` from the game (issue 30; PROTOCOL.md 10.9, "Removing a player").
+        The table plays its seats only once every other program agreed and confirmed. Raises
+        `RemovalRefused` (with a `code`) when that is not possible now."""
+        if agree:
+            self.insurance.removals.agree(owner)
+        else:
+            self.insurance.removals.refuse(owner)
+        self.advance()
 
     def may_go_on_without(self) -> tuple[int, ...]:
         """The seats our player may ask to go on without now (`go_on_without`); empty if none."""
@@ -691,6 +704,9 @@ class Session:
             return
         if name.startswith("vacate:"):
             self.insurance.timer(name)
+            return
+        if name.startswith("remove:"):
+            self.insurance.removals.timer(name)
             return
         if name == "recover":
             if self.recovering:
@@ -902,6 +918,8 @@ class Session:
             self.insurance.return_frame(envelope)
         elif envelope.kind == "stepout":
             self.insurance.stepout_frame(envelope)
+        elif envelope.kind == "remove":
+            self.insurance.removals.frame(envelope)
 
     # --- private shares and complaints ------------------------------------------------------
 
