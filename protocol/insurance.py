@@ -548,6 +548,7 @@ class SeatInsurance:
         attempt = self.ballots.attempts.get(owner)
         if attempt is not None and attempt.votes and attempt.decided is None:
             self.progress(owner)
+        self.removals.appended()
 
     def progress(self, owner: int) -> None:
         """Answer our vote when we can, and decide when every answer is in."""
@@ -809,6 +810,7 @@ class SeatInsurance:
             if me is not None and me in attempt.votes and attempt.decided is None:
                 self._vacate_timer(owner)
                 self.progress(owner)
+        self.removals.resumed()
 
     def foresee(self, envelopes: Iterable[Envelope]) -> None:
         """An offline check holds the whole file: the table's decisions to play a vanished seat

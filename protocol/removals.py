@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from . import takeover
 from .ballots import AHEAD, Counts, Held
-from .config import TableConfig, seat_names
+from .config import TableConfig, named_seats, seat_names
 from .errors import Misbehaviour, RemovalRefused
 from .events import RemovalChanged, TimerRequest
 from .messages import Envelope
@@ -41,6 +41,8 @@ from .messages import Envelope
 if TYPE_CHECKING:
     from .insurance import InsuranceContext, SeatInsurance
 
+QUIET_RETRIES = 3
+"""How many more times a seat that confirmed waits for the others' answers before it stops."""
 REMOVAL_SECONDS = 60.0
 """How long an agreement stands (at least; the table's grace if longer): when it runs out before
 every other program confirmed, the agreeing seat refuses, and the proposal is over everywhere."""
@@ -59,6 +61,8 @@ class Proposal:
     answers: dict[int, tuple[str, int]] = field(default_factory=dict)
     """seat -> its first answer ("confirm" or "refuse") and its sequence number."""
     decided: Held | None = None
+    retries: int = 0
+    """(Our confirmation is in) how many times our timer ran out since, waiting for the others'."""
 
 
 class Tally:
@@ -360,12 +364,41 @@ class Removals:
                 if not lacking:
                     self._answer(owner, "confirm")
                     return
-        if self.tally.refused(owner):
+        if self.tally.refused(owner) or self._orphaned(owner, proposal, left):
             self._over(owner)
             return
         decision = self.tally.decide(owner, left)
         if decision is not None:
             self._decided(owner, decision)
+
+    def _orphaned(self, owner: int, proposal: Proposal, left: set[int]) -> bool:
+        """Whether a required seat is played by the table (its program vanished) and none of the
+        frames the table counts of it answered: it cannot confirm, so the attempt is over. Only
+        once we hold every counted frame of that seat, so every peer finds the same."""
+        session = self.session
+        for seat in self.tally.required(owner, left):
+            stand_in = session.stand_ins.get(seat)
+            if stand_in is None or stand_in.how != "vanished" or seat in proposal.answers:
+                continue
+            if session.chains[seat].next_seq >= stand_in.limit:
+                return True
+        return False
+
+    def appended(self) -> None:
+        """A frame was accepted: it may be one a confirmation waited for, or the last counted
+        frame of a seat the table plays."""
+        for owner, proposal in list(self.tally.proposals.items()):
+            if proposal.votes and proposal.decided is None:
+                self.progress(owner)
+
+    def resumed(self) -> None:
+        """After a restore: ask again for the timers of our open agreements, answer what we can."""
+        me = self.session.me
+        for owner, proposal in list(self.tally.proposals.items()):
+            if me is not None and me in proposal.votes and proposal.decided is None:
+                seconds = max(REMOVAL_SECONDS, float(self.config.grace_seconds))
+                self.session.report(TimerRequest(f"remove:{owner}:{proposal.number}", seconds))
+                self.progress(owner)
 
     def _answer(self, owner: int, say: str) -> None:
         session = self.session
@@ -431,7 +464,7 @@ class Removals:
         for other in list(self.tally.proposals):
             if self.tally.discount(other, self.insurance.counts):
                 self.insurance.refreeze(other)
-                self.progress(other)
+            self.progress(other)
 
     # --- freezes, timers, observers, offline checks ----------------------------------------
 
@@ -454,15 +487,28 @@ class Removals:
 
     def timer(self, name: str) -> None:
         """`remove:<owner>:<attempt>` ran out before the decision: our agreement expires (we
-        refuse, unless we confirmed already: an answer is final)."""
+        refuse). Once we confirmed (an answer is final), we wait for the others' answers
+        `QUIET_RETRIES` more times, then stop, naming absent the seats that did not answer (a
+        seat that agreed and never answers would hold the table frozen)."""
         if not self.timer_needed(name):
             return
+        session = self.session
         owner = int(name.split(":")[1])
-        me = self.session.me
+        me = session.me
         proposal = self.tally.proposal(owner)
-        if me is None or self.session.halted or me not in proposal.votes or me in proposal.answers:
+        if me is None or session.halted or me not in proposal.votes:
             return
-        self._answer(owner, "refuse")
+        if me not in proposal.answers:
+            self._answer(owner, "refuse")
+            return
+        if proposal.retries < QUIET_RETRIES:
+            proposal.retries += 1
+            session.report(TimerRequest(name, max(REMOVAL_SECONDS, float(self.config.grace_seconds))))
+            return
+        required = self.tally.required(owner, self.insurance.left())
+        absent = tuple(s for s in required if s not in proposal.answers)[:8]
+        who = named_seats(self.config, absent)
+        session.stop(f"{who} did not answer in time (the table could not agree on a removal)", absent=absent)
 
     def paused(self) -> bool:
         """(A live observer) whether a proposal is open: what it consumes may be frames the table
@@ -498,4 +544,4 @@ class Removals:
         self.foreseen = found
 
 
-__all__ = ["REMOVAL_SECONDS", "Proposal", "Removals", "Tally"]
+__all__ = ["QUIET_RETRIES", "REMOVAL_SECONDS", "Proposal", "Removals", "Tally"]
