@@ -725,7 +725,8 @@ class GameUI:
         if may_go_on(self.source):
             rows.append(("g", tr(lang, "help.go_on")))
         rows.append(("m", tr(lang, "help.mute")))
-        rows.append(("K", tr(lang, "help.remove")))
+        if callable(getattr(self.source, "may_remove", None)):  # a live table's
+            rows.append(("K", tr(lang, "help.remove")))
         rows.append(("b", tr(lang, "help.bell_on" if self.bell else "help.bell_off")))
         rows.append(("q", tr(lang, "help.quit")))
         rows.append(("?", tr(lang, "help.help")))

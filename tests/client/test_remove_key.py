@@ -63,7 +63,7 @@ def test_issue30_5_K_lists_the_players_and_asks_before_proposing() -> None:
 def test_issue30_5_the_help_lists_K() -> None:
     ui = screen()
     ui.handle_key("?")
-    assert "propose to remove a player from the game (every other player must agree)" in shown(ui, 160)
+    assert "ask to remove a player (every other must agree)" in shown(ui, 160)
 
 
 def test_issue30_5_where_nobody_can_be_removed_K_says_why() -> None:
