@@ -234,8 +234,8 @@ class Removals:
             return RemovalRefused("gone", "the table already plays that player's seats")
         if self.insurance.my_vote(owner) is not None or self.insurance.decided(owner):
             return RemovalRefused("vote", "a vote that this player vanished is open: wait for it")
-        proposal = self.tally.proposal(owner)
-        if me in proposal.votes or me in proposal.answers:
+        proposal = self.tally.proposals.get(owner)
+        if proposal is not None and (me in proposal.votes or me in proposal.answers):
             return RemovalRefused("voted", "this program already answered this proposal")
         return None
 
@@ -264,8 +264,8 @@ class Removals:
             raise RemovalRefused("stopped", "this program signs nothing now")
         self.tally.vote(me, owner, held, sent.seq)
         self.insurance.refreeze(owner)
-        seconds = max(REMOVAL_SECONDS, float(self.config.grace_seconds))
-        session.report(TimerRequest(f"remove:{owner}:{proposal.number}", seconds))
+        if len(proposal.votes) == 1:  # (else asked for when the first agreement came)
+            self._expiry(owner)
         self._changed(owner)
         self.progress(owner)
 
@@ -334,6 +334,8 @@ class Removals:
             if self.tally.vote(signer, owner, held, envelope.seq):
                 if signer == session.me:
                     self.insurance.refreeze(owner)
+                elif len(self.tally.proposal(owner).votes) == 1:
+                    self._expiry(owner)  # the proposal opens here: it expires if we do not answer
                 self._changed(owner)
         else:
             self.tally.answer(signer, owner, say, envelope.seq)
@@ -345,8 +347,8 @@ class Removals:
         if session.halted and session.final:
             return
         proposal = self.tally.proposal(owner)
-        if proposal.decided is not None:
-            return
+        if proposal.decided is not None or not (proposal.votes or proposal.answers):
+            return  # (nothing was proposed in this attempt)
         me = session.me
         left = self.insurance.left()
         if (
@@ -393,12 +395,23 @@ class Removals:
 
     def resumed(self) -> None:
         """After a restore: ask again for the timers of our open agreements, answer what we can."""
-        me = self.session.me
         for owner, proposal in list(self.tally.proposals.items()):
-            if me is not None and me in proposal.votes and proposal.decided is None:
-                seconds = max(REMOVAL_SECONDS, float(self.config.grace_seconds))
-                self.session.report(TimerRequest(f"remove:{owner}:{proposal.number}", seconds))
+            if proposal.votes and proposal.decided is None:
+                self._expiry(owner)
                 self.progress(owner)
+
+    def _expiry(self, owner: int) -> None:
+        """Ask for the timer after which our program refuses a proposal it did not answer (a
+        seat of every other program, not the one it is about)."""
+        me = self.session.me
+        if (
+            me is None
+            or self.session.replaying
+            or me not in self.tally.required(owner, self.insurance.left())
+        ):
+            return
+        seconds = max(REMOVAL_SECONDS, float(self.config.grace_seconds))
+        self.session.report(TimerRequest(f"remove:{owner}:{self.tally.proposal(owner).number}", seconds))
 
     def _answer(self, owner: int, say: str) -> None:
         session = self.session
@@ -486,8 +499,9 @@ class Removals:
         return proposal.number == int(parts[2]) and proposal.decided is None
 
     def timer(self, name: str) -> None:
-        """`remove:<owner>:<attempt>` ran out before the decision: our agreement expires (we
-        refuse). Once we confirmed (an answer is final), we wait for the others' answers
+        """`remove:<owner>:<attempt>` ran out before the decision: the proposal expires for us
+        (we refuse it, whether we agreed or not: our player did not answer, or not every other
+        did in time). Once we confirmed (an answer is final), we wait for the others' answers
         `QUIET_RETRIES` more times, then stop, naming absent the seats that did not answer (a
         seat that agreed and never answers would hold the table frozen)."""
         if not self.timer_needed(name):
@@ -496,7 +510,9 @@ class Removals:
         owner = int(name.split(":")[1])
         me = session.me
         proposal = self.tally.proposal(owner)
-        if me is None or session.halted or me not in proposal.votes:
+        if me is None or session.halted or not proposal.votes:
+            return
+        if me not in self.tally.required(owner, self.insurance.left()):
             return
         if me not in proposal.answers:
             self._answer(owner, "refuse")

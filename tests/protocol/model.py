@@ -460,8 +460,12 @@ class Model:
         ):
             self.deviations.append(out)
         kick = draw_kick(seed, self.players, self.adversary) if deviations is None else None
-        if kick is not None and not any(
-            d.behaviour == "crash" and d.start <= kick.start for d in self.deviations
+        if (
+            kick is not None
+            and self.deviations
+            and not any(  # (a control run stays honest)
+                d.behaviour == "crash" and d.start <= kick.start for d in self.deviations
+            )
         ):
             self.deviations.append(kick)
         self.rng = random.Random(f"run:{seed}")
