@@ -222,3 +222,21 @@ def test_issue30_5_the_removed_programs_later_frames_are_void_and_never_blamed()
         assert not [e for e in events(net, seat, RemovalChanged) if e.owner == 0]
     verdict = verdict_of(net, 0)
     assert verdict.valid and verdict.fault is None, verdict
+
+
+def test_issue30_5_a_proposer_that_vanishes_leaves_nothing_frozen() -> None:
+    # seat 1 proposes to remove seat 2, then its player presses Ctrl-C: the table plays seat 1,
+    # which can no longer confirm, so the proposal is over everywhere and seat 2 plays on
+    net = table("skyjo", 3)
+    say(net, 1)
+    net.pump(play=False)
+    assert net.sessions[1].step_out()
+    net.collect(1)
+    net.silent.add(1)
+    net.pump(until=lambda: bool(net.sessions[0].taken_over) and bool(net.sessions[2].taken_over))
+    for seat in (0, 2):
+        assert events(net, seat, RemovalChanged)[-1].outcome == "refused"
+        assert net.sessions[seat].taken_over == {1: "vanished"}
+    finish(net, [0, 2])
+    assert_played_to_the_end(net, [0, 2], {1: "vanished"})
+    nobody_blamed(net)
