@@ -52,8 +52,9 @@ from .events import (
     SessionEvent,
     SteppedOut,
 )
+from .intake import NOT_THE_SAME_GAME
 from .messages import Envelope, open_frame, verifiers_for
-from .session import NOT_THE_SAME_GAME, Session
+from .session import Session
 from .transcript import MAX_TRANSCRIPT, Read, Records, reader
 
 VerdictKind = Literal["finished", "unfinished", "invalid"]
