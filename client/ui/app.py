@@ -461,6 +461,11 @@ class GameUI:
                 return proposal
         return None
 
+    def _agreed(self) -> Any:
+        """The open proposal this player's program agreed to (it may take it back), or None."""
+        me = self.source.seat
+        return next((p for p in removals(self.source) if me in p.agreed), None)
+
     def _removal_line(self, names: Sequence[str]) -> str:
         """ "Anna proposes to remove Ben (1 of 2 agree): y to agree, n to refuse." while a
         proposal is open (said to the player it is about too)."""
@@ -495,6 +500,9 @@ class GameUI:
         if ui.remove_pick is None and proposal is not None:
             rows.append(("", self._removal_line(names)))
             rows += [("y", tr(lang, "remove.agree")), ("n", tr(lang, "remove.refuse"))]
+        elif ui.remove_pick is None and self._agreed() is not None:
+            rows.append(("", self._removal_line(names)))
+            rows.append(("n", tr(lang, "remove.take_back")))
         elif ui.remove_pick is not None:
             rows.append(("", tr(lang, "remove.confirm", who=names[ui.remove_pick])))
             rows += [("y", tr(lang, "remove.yes")), ("n", tr(lang, "remove.no"))]
@@ -519,6 +527,9 @@ class GameUI:
             if key in _YES or key in _NO:
                 return self._answer_removal(proposal, key in _YES)
             return []
+        if ui.remove_pick is None and (mine := self._agreed()) is not None:
+            ui.overlay = None
+            return self._answer_removal(mine, False) if key in _NO else []
         if ui.remove_pick is not None:
             owner, ui.remove_pick, ui.overlay = ui.remove_pick, None, None
             if key in _YES:

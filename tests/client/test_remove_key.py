@@ -133,3 +133,11 @@ def test_issue30_5_the_log_tells_the_proposal_and_the_removal() -> None:
 def test_issue30_5_the_removed_players_screen_says_the_table_removed_them(lang: str, said: str) -> None:
     reason = "the table removed Anna: every other player agreed, and the table plays on without this program"
     assert said in stop_in_names(lang, reason, ["Anna", "Ben", "Chloé"])
+
+
+def test_issue30_5_a_player_who_agreed_may_take_it_back_with_K_then_n() -> None:
+    mine = RemovalChanged(CHLOE, ANNA, (ANNA,), (ANNA, BEN))
+    ui = screen(proposals=(mine,))
+    ui.handle_key("K")
+    assert "take your agreement back (nobody is removed)" in shown(ui, 160)
+    assert ui.handle_key("n") == [Remove(CHLOE, False)]
