@@ -29,17 +29,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
+
+from skyjo_p2p.core.state import TableState
 
 from . import takeover
 from .ballots import AHEAD, Counts, Held
+from .chains import Chain
 from .config import TableConfig, named_seats, seat_names
 from .errors import Misbehaviour, RemovalRefused
-from .events import RemovalChanged, TimerRequest
+from .events import RemovalChanged, SessionEvent, TimerRequest
 from .messages import Envelope
-
-if TYPE_CHECKING:
-    from .insurance import InsuranceContext, SeatInsurance
 
 QUIET_RETRIES = 3
 """How many more times a seat that confirmed waits for the others' answers before it stops."""
@@ -194,10 +194,65 @@ class Tally:
         self.proposals[owner] = Proposal(self.proposal(owner).number + 1)
 
 
+class RemovalContext(Protocol):
+    """What removals read and change of their session (its `InsuranceContext` has all of it)."""
+
+    config: TableConfig
+    me: int | None
+    halted: str | None
+    final: bool
+    replaying: bool
+    stepped_out: bool
+    state: TableState | None
+    chains: list[Chain]
+    stand_ins: dict[int, takeover.StandIn]
+
+    def report(self, event: SessionEvent) -> None: ...
+
+    def emit(self, kind: str, data: dict[str, Any]) -> Envelope | None: ...
+
+    def publish(self, frames: Iterable[bytes]) -> None: ...
+
+    def want_later(self, seat: int) -> None: ...
+
+    def stop(self, reason: str, culprit: int | None = None, absent: tuple[int, ...] = ()) -> None: ...
+
+    def halt(
+        self,
+        reason: str,
+        culprit: int | None = None,
+        absent: tuple[int, ...] = (),
+        evidence: tuple[bytes, ...] = (),
+        announce: bool = True,
+        left: int | None = None,
+    ) -> None: ...
+
+    def blame(self, fault: Misbehaviour, halt: bool = True) -> None: ...
+
+    def game_over(self) -> bool: ...
+
+
+class InsuranceSide(Protocol):
+    """What removals ask of seat insurance (`SeatInsurance`): the freezes, the seats that left,
+    which frames count, our vacate votes."""
+
+    def refreeze(self, owner: int) -> None: ...
+
+    def left(self) -> set[int]: ...
+
+    def counts(self, seat: int, seq: int) -> bool: ...
+
+    def my_vote(self, owner: int) -> Held | None: ...
+
+    def decided(self, owner: int) -> bool: ...
+
+    def discount(self) -> None: ...
+
+
 class Removals:
     """One session's side of removals: our agreements, answers and timers, the decisions."""
 
-    def __init__(self, session: InsuranceContext, insurance: SeatInsurance) -> None:
+    def __init__(self, session: RemovalContext, insurance: InsuranceSide) -> None:
         self.session = session
         self.insurance = insurance
         self.config = session.config
@@ -560,4 +615,12 @@ class Removals:
         self.foreseen = found
 
 
-__all__ = ["QUIET_RETRIES", "REMOVAL_SECONDS", "Proposal", "Removals", "Tally"]
+__all__ = [
+    "QUIET_RETRIES",
+    "REMOVAL_SECONDS",
+    "InsuranceSide",
+    "Proposal",
+    "RemovalContext",
+    "Removals",
+    "Tally",
+]
