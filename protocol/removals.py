@@ -372,6 +372,8 @@ class Removals:
         """A `remove` frame took its place in its signer's chain."""
         session = self.session
         owner, number, say, held = self.tally.check(envelope)
+        if owner in self.removed:
+            return  # removed already: a late agreement (it crossed the decision) changes nothing
         place = self.tally.place(owner, number)
         if place == "stale":
             return
