@@ -75,6 +75,7 @@ class InsuranceContext(Protocol):
 
     config: TableConfig
     me: int | None
+    removal_timeout: float | None
     players: int
     halted: str | None
     final: bool

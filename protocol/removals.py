@@ -199,6 +199,7 @@ class RemovalContext(Protocol):
 
     config: TableConfig
     me: int | None
+    removal_timeout: float | None
     halted: str | None
     final: bool
     replaying: bool
@@ -457,6 +458,13 @@ class Removals:
                 self._expiry(owner)
                 self.progress(owner)
 
+    def wait(self) -> float:
+        """How long an agreement stands: `REMOVAL_SECONDS`, or the table's grace if longer,
+        unless the session was given its own `removal_timeout` (tests)."""
+        if self.session.removal_timeout is not None:
+            return self.session.removal_timeout
+        return max(REMOVAL_SECONDS, float(self.config.grace_seconds))
+
     def _expiry(self, owner: int) -> None:
         """Ask for the timer after which our program refuses a proposal it did not answer (a
         seat of every other program, not the one it is about)."""
@@ -467,7 +475,7 @@ class Removals:
             or me not in self.tally.required(owner, self.insurance.left())
         ):
             return
-        seconds = max(REMOVAL_SECONDS, float(self.config.grace_seconds))
+        seconds = self.wait()
         self.session.report(TimerRequest(f"remove:{owner}:{self.tally.proposal(owner).number}", seconds))
 
     def _answer(self, owner: int, say: str) -> None:
@@ -576,7 +584,7 @@ class Removals:
             return
         if proposal.retries < QUIET_RETRIES:
             proposal.retries += 1
-            session.report(TimerRequest(name, max(REMOVAL_SECONDS, float(self.config.grace_seconds))))
+            session.report(TimerRequest(name, self.wait()))
             return
         required = self.tally.required(owner, self.insurance.left())
         absent = tuple(s for s in required if s not in proposal.answers)[:8]

@@ -102,6 +102,7 @@ class Session:
         *,
         step_timeout: float = 30.0,
         move_timeout: float | None = None,
+        removal_timeout: float | None = None,
         rng: RandomSource = SYSTEM,
     ) -> None:
         if (seat is None) != (identity is None):
@@ -118,6 +119,7 @@ class Session:
         self.players = config.players
         self.step_timeout = step_timeout
         self.move_timeout = move_timeout
+        self.removal_timeout = removal_timeout  # None: protocol.removals' rule
         self.rng = rng
         """Where this peer's secrets come from (key share, proofs, shuffles, coins): `secrets`
         unless a deterministic source is passed in (test vectors)."""

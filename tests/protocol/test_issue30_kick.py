@@ -18,6 +18,7 @@ from protocol.errors import RemovalRefused
 from protocol.events import Halted, RemovalChanged, SeatTakenOver
 from protocol.loopback import Loopback
 from protocol.messages import seal
+from protocol.removals import REMOVAL_SECONDS
 from protocol.session import Session
 from protocol.takeover import undisclosed
 
@@ -240,3 +241,20 @@ def test_issue30_5_a_proposer_that_vanishes_leaves_nothing_frozen() -> None:
     finish(net, [0, 2])
     assert_played_to_the_end(net, [0, 2], {1: "vanished"})
     nobody_blamed(net)
+
+
+def test_issue30_5_a_session_given_a_removal_timeout_asks_for_that_wait() -> None:
+    """The proposal's timer is the rule's (a minute, or the grace if longer) unless the session
+    is given its own wait (the client's $SKYJO_LAN_REMOVAL_TIMEOUT; the pty test uses it)."""
+
+    def short(config: Any, seat: int, key: Any) -> Session:
+        return Session(config, seat, key, removal_timeout=8.0)
+
+    for factory, wanted in ((short, 8.0), (None, None)):
+        net = table(factory=factory)
+        say(net, 0)
+        net.pump(play=False)
+        for seat in (0, 1):
+            asked = [t.seconds for t in net.timers[seat] if t.name.startswith("remove:")]
+            rule = max(REMOVAL_SECONDS, float(net.config.grace_seconds))
+            assert asked == [wanted if wanted is not None else rule], (seat, asked)
