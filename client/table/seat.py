@@ -372,14 +372,16 @@ def session_timeouts(config: TableConfig | None = None) -> dict[str, Any]:
     second expiry comes at the grace) and moves (a person thinks: the countdown and the grace
     when the table has a countdown, since the autopilot plays at the countdown's end and a slow
     person is never timed out; else 300 s; 0: never). $SKYJO_LAN_STEP_TIMEOUT and
-    $SKYJO_LAN_MOVE_TIMEOUT override the table (tests use them)."""
+    $SKYJO_LAN_MOVE_TIMEOUT override the table (tests use them), and so does
+    $SKYJO_LAN_REMOVAL_TIMEOUT the time a proposal to remove a player stands (protocol.removals)."""
     grace = config.grace_seconds if config is not None else DEFAULT_GRACE
     turn = config.turn_seconds if config is not None else 0
     step_default = grace / 2 if grace > 0 else 30.0
     move_default = float(turn + grace) if turn > 0 else 300.0
     step = float(os.environ.get("SKYJO_LAN_STEP_TIMEOUT", "") or step_default)
     move = float(os.environ.get("SKYJO_LAN_MOVE_TIMEOUT", "") or move_default)
-    return {"step_timeout": step, "move_timeout": move or None}
+    removal = float(os.environ.get("SKYJO_LAN_REMOVAL_TIMEOUT", "") or 0) or None
+    return {"step_timeout": step, "move_timeout": move or None, "removal_timeout": removal}
 
 
 async def _narrate(runner: PeerRunner, say: Say) -> None:
@@ -412,6 +414,8 @@ async def _narrate(runner: PeerRunner, say: Say) -> None:
                 say(f"{who} (seat {seat}) left the table" + ("; the game cannot go on." if stopped else "."))
             elif entry.kind in ("away", "takeover", "returned"):
                 say(seat_news(names, entry))
+            elif entry.kind == "removal":
+                say(removal_news(names, entry, runner.seat))
             else:
                 say(entry.text)
         await runner.changed.wait()
@@ -427,10 +431,31 @@ def seat_news(names: list[str], entry: LogEntry) -> str:
     if entry.kind == "away":
         return f"{who} is back and plays again."
     if entry.kind == "takeover":
-        why = "they left" if entry.text == "left" else f"they {entry.text}"
+        why = {"left": "they left", "removed": "the table removed them"}.get(entry.text, f"they {entry.text}")
         shown = f"; {entry.disclosed} of their cards made public for it" if entry.disclosed else ""
         return f"A bot plays {who}'s seat from now on ({why}{shown})."
     return f"{who} is back and plays their seat again."
+
+
+def removal_news(names: list[str], entry: LogEntry, me: int | None) -> str:
+    """The line for a proposal to remove a player (issue 30 point 5): made, decided, or over
+    without a decision (seats numbered from 1; `me`: this program's seat, told "you")."""
+
+    def named(seat: int | None) -> str:
+        if seat is not None and seat == me:
+            return "you"
+        if seat is None or not 0 <= seat < len(names):
+            return "?"
+        return f"{names[seat]} (seat {seat + 1})"
+
+    who = named(entry.seat)
+    if entry.text == "removed":
+        return f"The table removed {who}: every other player agreed."
+    if entry.text == "refused":
+        stays = "You stay" if who == "you" else f"{who} stays"
+        return f"{stays}: not every player agreed to the removal."
+    by = "You propose" if entry.by is not None and entry.by == me else f"{named(entry.by)} proposes"
+    return f"{by} to remove {who} from the game (every other player must agree)."
 
 
 def stopped_answering(names: list[str], seat: int | None, waited: float | None, no_link: bool) -> str:

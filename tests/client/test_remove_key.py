@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from client.table.peer import LogEntry
+from client.table.seat import removal_news, seat_news, session_timeouts
 from client.ui.app import GameUI, Remove, stop_in_names
 from client.ui.narrate import Narrator
 from protocol.events import RemovalChanged
@@ -141,3 +142,33 @@ def test_issue30_5_a_player_who_agreed_may_take_it_back_with_K_then_n() -> None:
     ui.handle_key("K")
     assert "take your agreement back (nobody is removed)" in shown(ui, 160)
     assert ui.handle_key("n") == [Remove(CHLOE, False)]
+
+
+def test_issue30_5_a_headless_program_tells_the_proposal_and_the_removal() -> None:
+    """What a program without a screen prints (and every program logs): whole sentences, never
+    the bare "open", "refused" or "removed" of the log entry."""
+    names = ["Anna", "Ben", "Chloé"]
+    proposed = LogEntry("removal", seat=CHLOE, text="open", by=BEN)
+    assert removal_news(names, proposed, ANNA) == (
+        "Ben (seat 2) proposes to remove Chloé (seat 3) from the game (every other player must agree)."
+    )
+    assert removal_news(names, proposed, BEN).startswith("You propose to remove Chloé (seat 3)")
+    assert removal_news(names, proposed, CHLOE).startswith("Ben (seat 2) proposes to remove you ")
+    refused = LogEntry("removal", seat=CHLOE, text="refused", by=BEN)
+    assert (
+        removal_news(names, refused, ANNA) == "Chloé (seat 3) stays: not every player agreed to the removal."
+    )
+    assert removal_news(names, refused, CHLOE) == "You stay: not every player agreed to the removal."
+    removed = LogEntry("removal", seat=CHLOE, text="removed", by=BEN)
+    assert removal_news(names, removed, CHLOE) == "The table removed you: every other player agreed."
+    taken = LogEntry("takeover", seat=CHLOE, text="removed")
+    assert (
+        seat_news(names, taken) == "A bot plays Chloé (seat 3)'s seat from now on (the table removed them)."
+    )
+
+
+def test_issue30_5_the_removal_wait_is_settable_for_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SKYJO_LAN_REMOVAL_TIMEOUT", raising=False)
+    assert session_timeouts()["removal_timeout"] is None  # the protocol's rule
+    monkeypatch.setenv("SKYJO_LAN_REMOVAL_TIMEOUT", "8")
+    assert session_timeouts()["removal_timeout"] == 8.0
