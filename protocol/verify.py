@@ -11,7 +11,8 @@ Then an observer session (no seat, no secrets) is fed every frame in an order th
 on the set of frames (by sequence number, then seat), never on the file's order: the session
 re-derives the game's order from the chains. It takes the frames as the survey opened them (each
 signature is checked once) and checks each hash chain, every key proof, shuffle proof and
-decryption share, every move against the rules, every joint coin, and that every seat signed
+decryption share (the share proofs of the whole file in one batch, see `verify_stream`), every
+move against the rules, every joint coin, and that every seat signed
 the same transcript hash at each round's end; the engine recomputes the
 scores from the publicly revealed cards. Whatever it could not consume (frames behind a gap,
 game messages after the end of the game, frames after the check stopped) is reported.
@@ -51,6 +52,7 @@ from .events import (
     SessionEvent,
     SteppedOut,
 )
+from .jobs.reveals import deferred_share_checks
 from .messages import Envelope, open_frame, verifiers_for
 from .session import NOT_THE_SAME_GAME, Session
 from .transcript import MAX_TRANSCRIPT, Read, Records, reader
@@ -554,7 +556,14 @@ def verify_stream(
         survey.add(frame)
     if surveyed is not None:
         surveyed(config, survey.order or [])
-    verdict = _judge(config, keys, survey, stream.truncated, progress)
+    # Every decryption-share proof of the file is checked in one batch at the end (a passing batch
+    # means each proof holds, so the verdict is the one checking each at once gives); when the
+    # batch fails, the file is checked again with each job's proofs checked as a live peer checks
+    # them, which names the seat of the first bad proof (`reveals.deferred_share_checks`).
+    with deferred_share_checks() as deferred:
+        verdict = _judge(config, keys, survey, stream.truncated, progress)
+    if not deferred.verify():
+        verdict = _judge(config, keys, survey, stream.truncated, progress)
     return Verified(config, verdict, survey.order or [])
 
 

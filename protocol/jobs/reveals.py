@@ -236,7 +236,7 @@ class RevealsJob(Job):
                 own = True
             else:
                 try:
-                    batch, packets = self._decode(ctx, seat, envelope.data, handles, sealed, context)
+                    batch, packets = self._check(ctx, seat, envelope.data, handles, sealed, context)
                 except CryptoError as exc:
                     raise crypto_fault(seat, "invalid decryption shares", exc, envelope.frame) from None
                 own = False
@@ -358,7 +358,7 @@ class RevealsJob(Job):
         return True
 
     @staticmethod
-    def _decode(
+    def _check(
         ctx: JobContext,
         seat: int,
         data: dict[str, Any],
