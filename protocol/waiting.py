@@ -7,7 +7,7 @@ and the wait's phase), the table's settings and the seats it plays (`stand_ins`)
 in `session.py` and `insurance.py`; this module only says what they will do:
 
 * a seat's program that stops answering is waited for twice (the first wait, then the frames it
-  may lack are relayed to it and it is waited for once more: `Session._timer_seconds`); then, at
+  may lack are relayed to it and it is waited for once more: `StepWatch.seconds`); then, at
   an insured table, the others vote and the table plays the seat (PROTOCOL.md 10.9), else the
   game stops;
 * the table can play a vanished seat only when every holder of a share of its key is still
@@ -60,11 +60,11 @@ def waiting(session: Any) -> Wait | None:
     others = tuple(s for s in seats if s != session.me)
     if not others:
         return None
-    blocked = getattr(session, "_blocked", None)
-    reminded = step in getattr(session, "_reminded", set())
+    blocked = session.steps.blocked
+    reminded = session.steps.first_wait_over(step)
     after = 0.0
     if blocked is not None and not reminded:
-        after = float(session._timer_seconds(blocked)[1])
+        after = float(session.steps.seconds(blocked)[1])
     config = session.config
     voting = any(
         attempt.votes and attempt.decided is None

@@ -124,7 +124,7 @@ def test_without_a_move_timeout_a_slow_player_is_waited_for(dealt: Net) -> None:
     net = dealt.clone()
     go_silent_after(net, 1, "move")
     net.pump()
-    blocked = net.sessions[0]._blocked
+    blocked = net.sessions[0].steps.blocked
     assert blocked is not None and blocked.name.endswith(":move:1")
     assert not [t for t in net.timers[0] if ":move:" in t.name]
     net.fire_timers([0])
@@ -166,7 +166,7 @@ def test_frame_withheld_from_one_peer_is_relayed_and_nobody_is_blamed(three_deal
     net = three_dealt.clone()
     withhold_from(net, 0, 2, "shares", every=False)
     net.pump()
-    stalled = net.sessions[2]._blocked
+    stalled = net.sessions[2].steps.blocked
     assert stalled is not None and stalled.name.endswith(":shares:0")
     assert net.sessions[1].state is not None and net.sessions[1].state.phase == "setup"
     net.fire_timers(until=lambda: net.moves >= 6)

@@ -1,0 +1,175 @@
+"""Coming back after a crash: a session rebuilt from its saved file, and a lost tail recovered.
+
+A peer that crashed (or whose machine slept, or whose program was killed) resumes from what it
+kept on its own disk: the frames of the transcript file and its `secrets` (its ElGamal key share,
+the coin contributions it committed to and has not revealed). `restore` feeds every saved frame
+back with the jobs paused, then replays the game's order: our own messages come from the file,
+never made anew (making one anew would be equivocation), and the first job whose message of ours
+is missing makes it now.
+
+The file may also have lost its tail (a disk that acknowledged a write it never made, a backup,
+a dead battery), while the others hold frames of ours it lacks. Then `Recovery` keeps the session
+from signing anything until every other seat said how much of our chain it holds
+(`Recovery.peer_holds`, from the link's handshake) and we hold as much (the others answer with
+`Session.chain_frames`), or a `recover` timer ran out with no seat holding more (PROTOCOL.md
+10.10). Signing before that could give a sequence number two different frames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from . import crypto, takeover
+from .acks import Acknowledgements
+from .chains import Chain
+from .crypto.group import encode_scalar
+from .events import Blamed, FrameRejected, Halted, Left, SessionEvent, TimerRequest
+from .messages import Envelope
+
+if TYPE_CHECKING:
+    from .session import Session
+
+RECOVER = "recover"
+"""The name of the timer that ends the wait for the others' word on our chain (10.10)."""
+
+
+class RecoveryContext(Protocol):
+    """What the recovery reads and changes of its session (the narrow interface, as
+    `protocol.jobs.JobContext` is the jobs')."""
+
+    me: int | None
+    players: int
+    step_timeout: float
+    replaying: bool
+    max_ahead_frames: int
+    max_ahead_bytes: int
+    chains: list[Chain]
+    acks: Acknowledgements
+    stand_ins: dict[int, takeover.StandIn]
+
+    def append(self, envelope: Envelope) -> None: ...
+
+    def advance(self) -> None: ...
+
+    def report(self, event: SessionEvent) -> None: ...
+
+
+class Recovery:
+    """The wait for the frames of our own chain that the others hold beyond our saved file."""
+
+    def __init__(self, session: RecoveryContext) -> None:
+        self._session = session
+        self.active = False
+        """Our own frames beyond what our saved file held may be held by the others (a lost
+        tail): nothing of ours is signed until they are back."""
+        self._holds: dict[int, int] = {}
+        """seat -> how many frames of our chain it holds (`peer_holds`)."""
+
+    def begin(self) -> None:
+        """Start waiting for the others' word on our chain (a resume that may have lost a tail)."""
+        self.active = True
+        self._session.report(TimerRequest(RECOVER, self._session.step_timeout))
+
+    def peer_holds(self, seat: int, count: int) -> None:
+        """`seat` holds the first `count` frames of our chain (the driver's link said so). When
+        every other seat still playing said it and we hold as much, we go on."""
+        session = self._session
+        if not self.active or session.me is None or seat == session.me or not 0 <= seat < session.players:
+            return
+        self._holds[seat] = max(self._holds.get(seat, 0), count)
+        self._done(timer=False)
+
+    def missing_own(self) -> int | None:
+        """The first frame of ours to ask the others for, if one of them said it holds more of
+        our chain than we do; None otherwise (or when not recovering)."""
+        me = self._session.me
+        if not self.active or me is None:
+            return None
+        ours = self._session.chains[me].next_seq
+        return ours if any(count > ours for count in self._holds.values()) else None
+
+    def own_frame(self, envelope: Envelope) -> None:
+        """A frame of ours the others held beyond our saved file (its signature is checked):
+        taken in as one read back from the file, and recorded by the driver like any accepted
+        frame."""
+        session = self._session
+        chain = session.chains[envelope.seat]
+        if envelope.seq > chain.next_seq:
+            chain.hold_ahead(envelope, session.max_ahead_frames, session.max_ahead_bytes)
+            return
+        outer, session.replaying = session.replaying, True
+        try:
+            session.append(envelope)
+            for waiting in chain.take_ahead():
+                session.append(waiting)
+        finally:
+            session.replaying = outer
+        self._done(timer=False)
+
+    def timer(self) -> None:
+        """The `recover` timer ran out: go on unless a seat holds frames of ours still on their
+        way (then wait once more)."""
+        if not self.active:
+            return
+        self._done(timer=True)
+        if self.active:
+            self._session.report(TimerRequest(RECOVER, self._session.step_timeout))
+
+    def _done(self, timer: bool) -> None:
+        session = self._session
+        assert session.me is not None
+        ours = session.chains[session.me].next_seq
+        if any(count > ours for count in self._holds.values()):
+            return  # a seat holds frames of ours we lack: they come first
+        waited = [s for s in range(session.players) if s != session.me and s not in session.stand_ins]
+        if not timer and any(s not in self._holds for s in waited):
+            return
+        self.active = False
+        session.advance()
+        session.acks.arm_timer()
+
+
+def secrets_of(session: Session) -> dict[str, Any]:
+    """What a peer must keep on its own disk to resume (see `Session.secrets`)."""
+    out: dict[str, Any] = {}
+    if session.secret is not None and session.my_public_key is not None:
+        out["x"] = encode_scalar(session.secret)
+        out["X"] = bytes(session.my_public_key)
+    coins = session.coin_secrets()
+    if coins:
+        out["coins"] = {number: list(c.to_wire()) for number, c in coins.items()}
+    return out
+
+
+def restore(
+    session: Session,
+    saved: dict[str, Any],
+    frames: Iterable[bytes],
+    recover: bool,
+) -> Session:
+    """Bring a new `session` of the crashed seat to where its saved file and `saved` secrets
+    left it (see `Session.restore`)."""
+    if "x" in saved:
+        session.secret = crypto.decode_scalar(saved["x"])
+        session.my_public_key = crypto.decode_point(saved["X"])
+    for number, wire in dict(saved.get("coins", {})).items():
+        session.keep_coin_secret(int(number), crypto.CoinContribution.from_wire(wire))
+    session.jobs_paused = True
+    session.replaying = True
+    try:
+        for frame in frames:
+            session.receive_frame(frame)
+    finally:
+        session.replaying = False
+        session.jobs_paused = False
+    # what replaying the file reported is old news, but for the verdicts it reached
+    kept = [e for e in session.next_events() if isinstance(e, Blamed | Left | Halted | FrameRejected)]
+    for event in kept:
+        session.report(event)
+    session.insurance.resumed()
+    if recover and not session.halted and not session.settled:
+        session.recovery.begin()
+    session.advance()
+    session.acks.arm_timer()  # what we received but never acknowledged before the crash
+    return session
