@@ -13,6 +13,7 @@ own share with a proof. Nothing else is needed: it is the same combination.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ from protocol.crypto.group import (
     scalar_muladd,
     sub,
 )
-from protocol.crypto.hashing import HashItem, challenge, hash512, hash_to_scalar
+from protocol.crypto.hashing import FIAT_SHAMIR_LABEL, HashItem, challenge, encode, hash_to_scalar
 from protocol.crypto.randomness import SYSTEM, RandomSource
 
 DLEQ_LABEL: Final[str] = "skyjo-lan/v1/dleq"
@@ -246,8 +247,26 @@ def _batch_statement(
 
 
 def _batch_coefficients(statement: list[HashItem], context: bytes, m: int) -> list[int]:
-    seed = hash512(BATCH_COEFFICIENTS_LABEL, statement, context)
+    return _coefficients(encode(statement), context, m)
+
+
+# The statement is hashed twice (coefficients, challenge): it is encoded once, and the hash inputs
+# are put together from its encoding (`encode` of several items is their encodings one after the
+# other, so the bytes hashed are the same).
+_COEFFICIENTS_PREFIX: Final[bytes] = encode(BATCH_COEFFICIENTS_LABEL)
+_CHALLENGE_PREFIX: Final[bytes] = encode(FIAT_SHAMIR_LABEL, BATCH_LABEL)
+
+
+def _coefficients(encoded_statement: bytes, context: bytes, m: int) -> list[int]:
+    """e_j = HS(H512(label, statement, context), j), from the statement's encoding."""
+    seed = hashlib.sha512(_COEFFICIENTS_PREFIX + encoded_statement + encode(context)).digest()
     return [hash_to_scalar(seed, j) for j in range(m)]
+
+
+def _challenge(encoded_statement: bytes, commit_a: Point, commit_b: Point, context: bytes) -> int:
+    """challenge(BATCH_LABEL, statement, [A, B], context), from the statement's encoding."""
+    digest = hashlib.sha512(_CHALLENGE_PREFIX + encoded_statement + encode([commit_a, commit_b], context))
+    return int.from_bytes(digest.digest(), "little") % L
 
 
 def make_share_batch(
@@ -262,12 +281,12 @@ def make_share_batch(
     if not ciphertexts:
         raise ValueError("nothing to share")
     shares = [decryption_share(secret, c) for c in ciphertexts]
-    statement = _batch_statement(public_key, ciphertexts, shares)
-    coefs = _batch_coefficients(statement, context, len(ciphertexts))
+    encoded = encode(_batch_statement(public_key, ciphertexts, shares))
+    coefs = _coefficients(encoded, context, len(ciphertexts))
     w = random_scalar(rng=rng)
     a = mul_base(w)
     b = lincomb((w * e_j, ct.c1) for e_j, ct in zip(coefs, ciphertexts, strict=True))
-    e = challenge(BATCH_LABEL, statement, [a, b], context)
+    e = _challenge(encoded, a, b, context)
     return ShareBatch(tuple(shares), BatchProof(a, b, scalar_muladd(e, secret, w)))
 
 
@@ -287,10 +306,10 @@ def _equations(check: ShareCheck) -> tuple[list[tuple[int, Point]], list[tuple[i
     batch = check.batch
     if len(batch.shares) != len(check.ciphertexts):
         raise InvalidProof("share batch does not match the number of ciphertexts")
-    statement = _batch_statement(check.public_key, check.ciphertexts, batch.shares)
-    coefs = _batch_coefficients(statement, check.context, len(check.ciphertexts))
+    encoded = encode(_batch_statement(check.public_key, check.ciphertexts, batch.shares))
+    coefs = _coefficients(encoded, check.context, len(check.ciphertexts))
     proof = batch.proof
-    e = challenge(BATCH_LABEL, statement, [proof.commit_a, proof.commit_b], check.context)
+    e = _challenge(encoded, proof.commit_a, proof.commit_b, check.context)
     s = proof.response
     first = [(s, BASE), (L - e, check.public_key), (L - 1, proof.commit_a)]
     second = [(s * e_j % L, ct.c1) for e_j, ct in zip(coefs, check.ciphertexts, strict=True)]
