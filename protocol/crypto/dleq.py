@@ -380,7 +380,11 @@ def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
             if lincomb_public(terms) == IDENTITY:
                 return
     for index, check in enumerate(checks):
-        if not _holds_alone(check):
+        try:
+            holds = _holds_alone(check)
+        except InvalidProof as exc:
+            raise InvalidProof(exc.reason, index) from None
+        if not holds:
             raise InvalidProof("batched DLEQ proof does not verify", index)
 
 

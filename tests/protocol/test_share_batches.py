@@ -162,3 +162,14 @@ def test_verify_checks_every_share_proof_of_a_valid_file_in_one_batch(
     assert verdict.kind == "finished"
     # one batch: every `shares` frame that publishes shares, both seats, every job of the game
     assert len(sizes) == 1 and sizes[0] > 20
+
+
+def test_a_batch_of_the_wrong_length_is_named_too() -> None:
+    _, y = crypto.keygen()
+    cards = [crypto.encrypt(mul_base(random_scalar()), y) for _ in range(2)]
+    checks = _batches(cards)
+    checks[1] = dataclasses.replace(checks[1], ciphertexts=cards[:1])
+    with pytest.raises(crypto.InvalidProof) as raised:
+        crypto.verify_share_batches(checks)
+    assert raised.value.index == 1
+    assert raised.value.reason == "share batch does not match the number of ciphertexts"
