@@ -433,13 +433,13 @@ def _other_scalar(session: Session, data: dict[str, Any]) -> dict[str, Any]:
 
 def _swapped(session: Session, data: dict[str, Any]) -> dict[str, Any]:
     # the true partials, out of order (or, for one card, a point that is not it): the proof fails
-    shares, e, s = data["batch"]
+    shares, *proof = data["batch"]  # the proof's items as sent (A, B, s since version 5)
     shares = list(shares)
     if len(shares) > 1:
         shares[0], shares[1] = shares[1], shares[0]
     else:
         shares[0] = add(shares[0], shares[0])
-    return {**data, "batch": [shares, e, s]}
+    return {**data, "batch": [shares, *proof]}
 
 
 def _other_dealer(session: Session, data: dict[str, Any]) -> dict[str, Any]:
