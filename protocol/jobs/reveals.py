@@ -102,6 +102,7 @@ class RevealsJob(Job):
         self.pending: list[tuple[int, crypto.ShareCheck, bytes, list[int]]] = []
         """Consumed batches whose proof is not checked yet: (seat, the check, its frame, handles)."""
         self.contexts: dict[int, bytes] = {}
+        """seat -> its proof context in this job (computed once: `_context`)."""
 
     def begin(self, ctx: JobContext, number: int) -> None:
         super().begin(ctx, number)
