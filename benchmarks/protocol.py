@@ -796,6 +796,9 @@ class Experiment:
 
             self._patch(elgamal, "decode_point", structural)
             self._patch(shuffle_mod, "decode_point", structural)
+            # the batch decoder that validates (and keeps decoded) a whole deck or proof
+            self._patch(elgamal, "decode_points", lambda items: [structural(p) for p in items])
+            self._patch(shuffle_mod, "decode_points", lambda items: [structural(p) for p in items])
         if "verify-at-end" in self.names:
             original_absorb = ShuffleJob._absorb
 

@@ -3,7 +3,7 @@ what it buffers ahead of a gap.
 
 Why a module of its own: the chain is plain bookkeeping (the frames since the last signed round,
 those ahead of a gap, the digests that tell a second version), with no say in what a frame
-means; the Session decides that (see `Session._accept`). The one rule it enforces itself: two
+means; the session decides that (see `protocol.intake.Intake.accept`). The one rule it enforces itself: two
 different signed frames with one sequence number are proof that their signer equivocated.
 """
 

@@ -18,17 +18,15 @@ from signing anything until every other seat said how much of our chain it holds
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from . import crypto, takeover
 from .acks import Acknowledgements
 from .chains import Chain
 from .crypto.group import encode_scalar
 from .events import Blamed, FrameRejected, Halted, Left, SessionEvent, TimerRequest
+from .insurance import SeatInsurance
 from .messages import Envelope
-
-if TYPE_CHECKING:
-    from .session import Session
 
 RECOVER = "recover"
 """The name of the timer that ends the wait for the others' word on our chain (10.10)."""
@@ -130,7 +128,35 @@ class Recovery:
         session.acks.arm_timer()
 
 
-def secrets_of(session: Session) -> dict[str, Any]:
+class Restorable(Protocol):
+    """What `restore` and `secrets_of` read and set of a session being brought back."""
+
+    secret: int | None
+    my_public_key: crypto.Point | None
+    jobs_paused: bool
+    replaying: bool
+    halted: str | None
+    acks: Acknowledgements
+    insurance: SeatInsurance
+    recovery: Recovery
+
+    @property
+    def settled(self) -> bool: ...
+
+    def coin_secrets(self) -> dict[int, crypto.CoinContribution]: ...
+
+    def keep_coin_secret(self, number: int, contribution: crypto.CoinContribution) -> None: ...
+
+    def receive_frame(self, frame: bytes) -> None: ...
+
+    def next_events(self) -> list[SessionEvent]: ...
+
+    def report(self, event: SessionEvent) -> None: ...
+
+    def advance(self) -> None: ...
+
+
+def secrets_of(session: Restorable) -> dict[str, Any]:
     """What a peer must keep on its own disk to resume (see `Session.secrets`)."""
     out: dict[str, Any] = {}
     if session.secret is not None and session.my_public_key is not None:
@@ -142,12 +168,7 @@ def secrets_of(session: Session) -> dict[str, Any]:
     return out
 
 
-def restore(
-    session: Session,
-    saved: dict[str, Any],
-    frames: Iterable[bytes],
-    recover: bool,
-) -> Session:
+def restore(session: Restorable, saved: dict[str, Any], frames: Iterable[bytes], recover: bool) -> None:
     """Bring a new `session` of the crashed seat to where its saved file and `saved` secrets
     left it (see `Session.restore`)."""
     if "x" in saved:
@@ -172,4 +193,3 @@ def restore(
         session.recovery.begin()
     session.advance()
     session.acks.arm_timer()  # what we received but never acknowledged before the crash
-    return session

@@ -42,7 +42,6 @@ timers too): it is how `skyjo-lan verify` re-checks a saved transcript.
 
 from __future__ import annotations
 
-import itertools
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -70,7 +69,6 @@ from .escrows import Escrows
 from .events import (
     AwayChanged,
     Blamed,
-    ChatReceived,
     Finished,
     FrameRejected,
     Halted,
@@ -82,6 +80,7 @@ from .events import (
     YourMove,
 )
 from .insurance import SeatInsurance
+from .intake import Intake
 from .jobs import Job, KeysJob, RoundSignatureJob, Unattributable, job_for
 from .messages import MAX_TEXT, SIDE_KINDS, Envelope, open_frame, seal, verifiers_for
 from .quotas import Quotas
@@ -90,9 +89,6 @@ from .relays import Relays
 from .steps import StepWatch
 from .transcript import extend, transcript_start
 from .verdicts import HaltClaims
-
-NOT_THE_SAME_GAME = "not the same game"
-"""How a stop begins when a seat's chain starts from another genesis (PROTOCOL.md 6)."""
 
 
 class Session:
@@ -189,6 +185,7 @@ class Session:
         self.escrows = Escrows(self)
         self.complaints = complaints.Complaints(self)
         self.halt_claims = HaltClaims(self)
+        self.intake = Intake(self)
         self.steps = StepWatch(self)
         self.recovery = Recovery(self)
         self.insurance = SeatInsurance(self)
@@ -346,7 +343,9 @@ class Session:
         (`protocol.recovery`). `recover`: the file may have lost its tail, and the others may
         hold frames of ours it lacks: nothing of ours is signed until they are back
         (PROTOCOL.md 10.10)."""
-        return recovery.restore(cls(config, seat, identity, **options), saved, frames, recover)
+        session = cls(config, seat, identity, **options)
+        recovery.restore(session, saved, frames, recover)
+        return session
 
     @property
     def recovering(self) -> bool:
@@ -423,7 +422,7 @@ class Session:
             self._events.append(FrameRejected(exc.reason))
             return
         try:
-            self._accept(envelope)
+            self.intake.accept(envelope)
             self.insurance.appended(envelope)
             self.advance()  # any frame it makes us send acknowledges it (see "Acknowledgements")
         except Misbehaviour as fault:
@@ -506,10 +505,11 @@ class Session:
         if (self.me in self.away) == away:
             return False
         self._emit("away", {"away": away})
-        self._away_frame(self.me, away)
+        self.note_away(self.me, away)
         return True
 
-    def _away_frame(self, seat: int, away: bool) -> None:
+    def note_away(self, seat: int, away: bool) -> None:
+        """`seat`'s player is away (its program plays for it) or back: an `AwayChanged` event."""
         if (seat in self.away) == away:
             return
         if away:
@@ -660,7 +660,11 @@ class Session:
 
     def accept(self, envelope: Envelope) -> None:
         """Take a frame into its chain (relayed frames come here as received ones do)."""
-        self._accept(envelope)
+        self.intake.accept(envelope)
+
+    def append(self, envelope: Envelope) -> None:
+        """Append a frame that follows its chain (a frame of ours recovered: `Intake.append`)."""
+        self.intake.append(envelope)
 
     def blocked_seats(self) -> tuple[int, ...]:
         """The seats the current step waits for."""
@@ -669,134 +673,6 @@ class Session:
     def counts(self, seat: int, seq: int) -> bool:
         """Whether a frame of `seat` counts (`SeatInsurance.counts`)."""
         return self.insurance.counts(seat, seq)
-
-    # --- frames in ----------------------------------------------------------------------------
-
-    def _accept(self, envelope: Envelope) -> None:
-        chain = self.chains[envelope.seat]
-        if self.recovering and envelope.seat == self.me and envelope.seq >= chain.next_seq:
-            self.recovery.own_frame(envelope)
-            return
-        if envelope.seat == self.me and envelope.seq >= chain.next_seq and not self.replaying:
-            self._events.append(FrameRejected("a frame signed with this peer's own key that it did not send"))
-            return
-        if envelope.seq < chain.next_seq:
-            chain.check_held(envelope)  # a duplicate (a resend after a reconnection), or a fork
-            return
-        if chain.parked_at(envelope.seq) is not None:
-            chain.check_parked(envelope)
-            return
-        if envelope.seq > chain.next_seq or chain.parked is not None:
-            if not chain.hold_ahead(envelope, self.max_ahead_frames, self.max_ahead_bytes):
-                self._events.append(
-                    FrameRejected(f"too many frames ahead of a gap from seat {envelope.seat + 1}: dropped")
-                )
-            return
-        self._in_order(envelope)
-
-    def _in_order(self, envelope: Envelope) -> None:
-        """Append a frame that follows its chain, then those that waited ahead of it, but a game
-        frame its seat's queue has no room for: parked (`Quotas.park`, which also blames one of a
-        job that cannot exist yet)."""
-        chain = self.chains[envelope.seat]
-        for frame in itertools.chain((envelope,), chain.take_ahead()):
-            why = self.quotas.park(frame, chain, self.acks.in_chain[frame.seat], self.queues[frame.seat])
-            if why is not None:
-                self._events.append(FrameRejected(why))
-                return
-            self.append(frame)
-        if chain.ahead and self.me is not None and self.halted and not self.final:
-            # stopped without proof, part of a gap came (a `want`'s answer, 64 frames at most):
-            # ask for the rest, which may hold the proof every honest peer must reach (nothing
-            # else arrives now to show the gap again)
-            self.relays.want_later(envelope.seat)
-
-    def _unparked(self) -> bool:
-        """Parked frames whose queue has room again take their place (True if one did)."""
-        ready = [c.parked for c in self.chains if c.parked is not None]
-        ready = [p for p in ready if self.quotas.unpark(self.chains[p.seat], self.queues[p.seat])]
-        for parked in ready:
-            try:
-                self._in_order(parked)
-            except Misbehaviour as fault:
-                self.blame(fault)
-        return bool(ready)
-
-    def append(self, envelope: Envelope) -> None:
-        """Append a frame that follows its seat's chain (its signature and order checked)."""
-        chain = self.chains[envelope.seat]
-        if envelope.seq == 0 and envelope.prev != chain.last_digest:
-            # its chain starts from another genesis with this session id: another table (the
-            # host gave the seats different ones, or a file mixes two games). Nothing signed
-            # shows who is wrong (that genesis may be one the host really signed): nobody is blamed.
-            who = seat_names(self.config)[envelope.seat]
-            self.halt(
-                f"{NOT_THE_SAME_GAME}: {who} (seat {envelope.seat + 1}) plays a table whose genesis "
-                "differs from ours (same session id)"
-            )
-            return
-        if envelope.prev != chain.last_digest:
-            previous = chain.first_version(envelope.seq - 1)  # if the seat forked its chain, the proof
-            raise Misbehaviour(
-                envelope.seat,
-                f"frame #{envelope.seq} does not follow its previous frame (broken chain)",
-                (*previous, envelope.frame),
-            )
-        chain.frames[envelope.seq] = envelope
-        chain.next_seq += 1
-        chain.last_digest = envelope.digest
-        self.frames.append(envelope.frame)
-        self.acks.check_claims(envelope)
-        self.acks.read(envelope)
-        if envelope.kind in SIDE_KINDS:
-            self.acks.appended(envelope)
-            self.halt_claims.seen(envelope.seat, envelope.seq)
-            if envelope.seat != self.me:
-                # another seat's side frame is on record (the transcript) once handled: keep its
-                # digest only, so what a seat floods within its quotas is not held in memory
-                del chain.frames[envelope.seq]
-                chain.digests[envelope.seq] = envelope.digest
-                chain.side[envelope.seq] = envelope.frame
-            self.quotas.side_frame(envelope)
-            self._side_message(envelope)
-        else:
-            stand_in = self.stand_ins.get(envelope.seat)
-            if stand_in is not None and stand_in.how == "left":
-                raise Misbehaviour(
-                    envelope.seat, "sent a game message after leaving the table", (envelope.frame,)
-                )
-            self.quotas.game_frame(envelope)
-            self.acks.appended(envelope)
-            if not self.insurance.void(envelope.seat, envelope.seq):
-                self.queues[envelope.seat].append(envelope)
-                self.quotas.queued(envelope)
-
-    # --- side frames ------------------------------------------------------------------------
-
-    def _side_message(self, envelope: Envelope) -> None:
-        if envelope.kind == "chat":
-            text = envelope.data["text"]
-            self._events.append(ChatReceived(envelope.seat, text, envelope.seq, self.settled))
-        elif envelope.kind == "want":
-            self.relays.serve_want(envelope.seat, envelope.data["seat"], envelope.data["from"])
-        elif envelope.kind == "halt":
-            self.halt_claims.halt_frame(envelope)
-        elif envelope.kind == "leave":
-            self.insurance.leave_frame(envelope)
-        elif envelope.kind == "evidence":
-            self.relays.take(envelope.seat, envelope.data["frame"])
-        elif envelope.kind == "complaint":
-            self.complaints.complaint(envelope)
-        elif envelope.kind == "away":
-            self._away_frame(envelope.seat, envelope.data["away"])
-        elif envelope.kind in ("vacate", "uphold", "withdraw"):
-            self.insurance.frame(envelope)
-        elif envelope.kind == "return":
-            self.insurance.return_frame(envelope)
-        elif envelope.kind == "stepout":
-            self.insurance.stepout_frame(envelope)
-
-    # --- private shares and complaints ------------------------------------------------------
 
     # --- frames out ---------------------------------------------------------------------------
 
@@ -858,7 +734,7 @@ class Session:
             if done:
                 self._job = None
                 continue
-            if self._unparked():
+            if self.intake.unparked():
                 continue
             self.steps.wait(self._job.blocked(self))
             return

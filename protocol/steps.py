@@ -21,16 +21,14 @@ halts, their votes).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from .acks import Acknowledgements
 from .config import TableConfig, named_seats
 from .events import SessionEvent, TimerRequest
+from .insurance import SeatInsurance
 from .jobs import Blocked
 from .relays import Relays
-
-if TYPE_CHECKING:
-    from .insurance import SeatInsurance
 
 
 class StepContext(Protocol):

@@ -52,9 +52,10 @@ from .events import (
     SessionEvent,
     SteppedOut,
 )
+from .intake import NOT_THE_SAME_GAME
 from .jobs.reveals import deferred_share_checks
 from .messages import Envelope, open_frame, verifiers_for
-from .session import NOT_THE_SAME_GAME, Session
+from .session import Session
 from .transcript import MAX_TRANSCRIPT, Read, Records, reader
 
 VerdictKind = Literal["finished", "unfinished", "invalid"]

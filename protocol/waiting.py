@@ -4,7 +4,7 @@ stands in the way.
 
 Nothing here changes the session: it reads the step the session waits on (`Session.waiting_for`
 and the wait's phase), the table's settings and the seats it plays (`stand_ins`). The rules stay
-in `session.py` and `insurance.py`; this module only says what they will do:
+in `steps.py` and `insurance.py`; this module only says what they will do:
 
 * a seat's program that stops answering is waited for twice (the first wait, then the frames it
   may lack are relayed to it and it is waited for once more: `StepWatch.seconds`); then, at

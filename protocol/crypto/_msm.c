@@ -19,7 +19,8 @@
  *   - few terms: Straus's interleaved method ("Addition chains of vectors", Amer. Math. Monthly
  *     71, 1964), one table of multiples per point and the doublings shared, signed 4-bit digits.
  *
- * VARIABLE TIME. Every branch and memory access here may depend on the scalars and the points.
+ * VARIABLE TIME (the multi-scalar multiplication `lincomb_public_vartime`). Every branch and
+ * memory access there may depend on the scalars and the points.
  * That is safe only because the caller gives public data (verifier challenges, random
  * verifier coefficients drawn after the proof is fixed, responses and points read from the
  * wire). Never call it with a secret scalar: see docs/crypto.md.
@@ -27,8 +28,10 @@
  * The Python side (protocol/crypto/group.py) reduces the scalars mod L, drops identity terms
  * and turns a refused point into the exact error of group.decode_point.
  */
+#ifndef MSM_NO_PYTHON /* tools/ctgrind builds the arithmetic alone, to check it under valgrind */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,31 +177,46 @@ static void fe_frombytes(fe h, const unsigned char s[32]) {
     h[4] = (load64_le(s + 24) >> 12) & MASK51;
 }
 
+/* The helpers below are constant time (no branch and no memory index depends on the values),
+ * because the encoding and SQRT_RATIO_M1 also serve the prover's secret-scalar path. */
 static int fe_is_negative(const fe f) {
     unsigned char s[32];
     fe_tobytes(s, f);
     return s[0] & 1;
 }
 
+/* 1 when the 32 bytes are all zero, else 0, without a branch. */
+static int bytes_are_zero(const unsigned char s[32]) {
+    unsigned acc = 0;
+    for (int i = 0; i < 32; i++) acc |= s[i];
+    return (int)(((uint32_t)acc - 1) >> 31);
+}
+
 static int fe_is_zero(const fe f) {
     unsigned char s[32];
-    static const unsigned char zero[32] = {0};
     fe_tobytes(s, f);
-    return memcmp(s, zero, 32) == 0;
+    return bytes_are_zero(s);
 }
 
 static int fe_equal(const fe f, const fe g) {
     unsigned char a[32], b[32];
     fe_tobytes(a, f);
     fe_tobytes(b, g);
-    return memcmp(a, b, 32) == 0;
+    for (int i = 0; i < 32; i++) a[i] ^= b[i];
+    return bytes_are_zero(a);
+}
+
+/* f = g when b = 1, f unchanged when b = 0 (b is 0 or 1): a mask, not a branch. */
+static inline void fe_cmov(fe f, const fe g, uint64_t b) {
+    const uint64_t mask = (uint64_t)0 - b;
+    for (int i = 0; i < 5; i++) f[i] ^= mask & (f[i] ^ g[i]);
 }
 
 static void fe_abs(fe h, const fe f) {
-    if (fe_is_negative(f))
-        fe_neg(h, f);
-    else
-        fe_copy(h, f);
+    fe minus;
+    fe_neg(minus, f);
+    fe_copy(h, f);
+    fe_cmov(h, minus, (uint64_t)fe_is_negative(f));
 }
 
 /* z^(2^250 - 1), the common part of the two exponentiations below (11 products, 250 squares). */
@@ -254,12 +272,10 @@ static int fe_sqrt_ratio_m1(fe r, const fe u, const fe v) {
     int correct_sign = fe_equal(check, u);
     int flipped_sign = fe_equal(check, neg_u);
     int flipped_sign_i = fe_equal(check, neg_u_i);
-    if (flipped_sign || flipped_sign_i) {
-        fe_mul(r_prime, r, FE_SQRT_M1);
-        fe_copy(r, r_prime);
-    }
+    fe_mul(r_prime, r, FE_SQRT_M1);
+    fe_cmov(r, r_prime, (uint64_t)(flipped_sign | flipped_sign_i));
     fe_abs(r, r);
-    return correct_sign || flipped_sign;
+    return correct_sign | flipped_sign;
 }
 
 /* ---- the group: extended coordinates (HWCD 2008, section 3, a = -1) ----------------------- */
@@ -287,15 +303,19 @@ static void ge_to_cached(ge_cached *c, const ge_ext *p) {
     fe_mul(c->T2d, p->T, FE_D2);
 }
 
-/* r = p + q or p - q (unified addition, k = 2d: 8 multiplications). */
-static void ge_add_cached(ge_ext *r, const ge_ext *p, const ge_cached *q, int negate) {
+/* r = p + q or p - q (unified addition, k = 2d: 9 multiplications, 8 when q's Z is known to be
+ * exactly 1, as for a point fresh from ristretto_decode: `q_z_one`, a constant at every call). */
+static inline void ge_add_cached_any(ge_ext *r, const ge_ext *p, const ge_cached *q, int negate, int q_z_one) {
     fe a, b, c, d, e, f, g, h, t;
     fe_sub(t, p->Y, p->X);
     fe_mul(a, t, negate ? q->YpX : q->YmX);
     fe_add(t, p->Y, p->X);
     fe_mul(b, t, negate ? q->YmX : q->YpX);
     fe_mul(c, p->T, q->T2d);
-    fe_mul(d, p->Z, q->Z);
+    if (q_z_one)
+        fe_copy(d, p->Z);
+    else
+        fe_mul(d, p->Z, q->Z);
     fe_add(d, d, d);
     fe_sub(e, b, a);
     fe_add(h, b, a);
@@ -310,6 +330,10 @@ static void ge_add_cached(ge_ext *r, const ge_ext *p, const ge_cached *q, int ne
     fe_mul(r->Y, g, h);
     fe_mul(r->T, e, h);
     fe_mul(r->Z, f, g);
+}
+
+static void ge_add_cached(ge_ext *r, const ge_ext *p, const ge_cached *q, int negate) {
+    ge_add_cached_any(r, p, q, negate, 0);
 }
 
 static void ge_add(ge_ext *r, const ge_ext *p, const ge_ext *q) {
@@ -378,7 +402,7 @@ static int ristretto_decode(ge_ext *p, const unsigned char s_bytes[32]) {
     return 0;
 }
 
-/* RFC 9496, section 4.3.2 (the identity encodes as 32 zero bytes). */
+/* RFC 9496, section 4.3.2 (the identity encodes as 32 zero bytes); constant time. */
 static void ristretto_encode(unsigned char out[32], const ge_ext *p) {
     fe u1, u2, t, invsqrt, den1, den2, z_inv, ix0, iy0, ench, x, y, den_inv;
     fe_add(t, p->Z, p->Y);
@@ -396,17 +420,16 @@ static void ristretto_encode(unsigned char out[32], const ge_ext *p) {
     fe_mul(iy0, p->Y, FE_SQRT_M1);
     fe_mul(ench, den1, FE_INVSQRT_A_MINUS_D);
     fe_mul(t, p->T, z_inv);
-    if (fe_is_negative(t)) {
-        fe_copy(x, iy0);
-        fe_copy(y, ix0);
-        fe_copy(den_inv, ench);
-    } else {
-        fe_copy(x, p->X);
-        fe_copy(y, p->Y);
-        fe_copy(den_inv, den2);
-    }
+    const uint64_t rotate = (uint64_t)fe_is_negative(t);
+    fe_copy(x, p->X);
+    fe_copy(y, p->Y);
+    fe_copy(den_inv, den2);
+    fe_cmov(x, iy0, rotate);
+    fe_cmov(y, ix0, rotate);
+    fe_cmov(den_inv, ench, rotate);
     fe_mul(t, x, z_inv);
-    if (fe_is_negative(t)) fe_neg(y, y);
+    fe_neg(ix0, y); /* ix0 is free again: -y */
+    fe_cmov(y, ix0, (uint64_t)fe_is_negative(t));
     fe_sub(t, p->Z, y);
     fe_mul(t, den_inv, t);
     fe_abs(t, t);
@@ -504,9 +527,11 @@ static int msm_pippenger(ge_ext *acc, const ge_ext *points, const unsigned char 
         free(used);
         return -1;
     }
+    int z_one = 1; /* every point fresh from ristretto_decode (Z = 1 exactly): 8-multiplication adds */
     for (size_t i = 0; i < n; i++) {
         ge_to_cached(&cached[i], &points[i]);
         recode_signed(digits + i * nwin, scalars + 32 * i, c, nwin);
+        if (memcmp(points[i].Z, FE_ONE, sizeof(fe)) != 0) z_one = 0;
     }
     int empty = 1;
     ge_identity(acc);
@@ -519,10 +544,16 @@ static int msm_pippenger(ge_ext *acc, const ge_ext *points, const unsigned char 
             if (d == 0) continue;
             size_t m = (size_t)(d > 0 ? d : -d) - 1;
             if (used[m]) {
-                ge_add_cached(&buckets[m], &buckets[m], &cached[i], d < 0);
+                if (z_one)
+                    ge_add_cached_any(&buckets[m], &buckets[m], &cached[i], d < 0, 1);
+                else
+                    ge_add_cached(&buckets[m], &buckets[m], &cached[i], d < 0);
             } else {
-                ge_identity(&buckets[m]);
-                ge_add_cached(&buckets[m], &buckets[m], &cached[i], d < 0);
+                buckets[m] = points[i];
+                if (d < 0) {
+                    fe_neg(buckets[m].X, buckets[m].X);
+                    fe_neg(buckets[m].T, buckets[m].T);
+                }
                 used[m] = 1;
             }
         }
@@ -574,43 +605,324 @@ static unsigned best_window(size_t n) {
     return best;
 }
 
+/* ---- the prover's path: SECRET scalars, constant time ----------------------------------------
+ *
+ * The method is the fixed-base scalar multiplication of D. J. Bernstein, N. Duif, T. Lange,
+ * P. Schwabe, B.-Y. Yang, "High-speed high-security signatures", CHES 2011 (J. Cryptographic
+ * Engineering 2(2), 2012), section 4: the scalar is written in signed radix 16,
+ * k = sum_{i<64} e_i 16^i with every e_i in [-8, 8]; a table holds j 16^(2m) P for j = 1..8 and
+ * m = 0..31, so k P = 16 (sum_m e_{2m+1} 16^(2m) P) + sum_m e_{2m} 16^(2m) P costs 64 additions
+ * and 4 doublings; each e_i 16^(2m) P is read from its row by scanning all eight entries with
+ * conditional moves and negated by a conditional move, so no branch and no memory address
+ * depends on the scalar. The same digits and the same selection serve Straus's interleaving
+ * (`lincomb_ct`): one 8-entry table per point, built from the public point, then 64 rounds of
+ * 4 doublings and one selected addition per point. The additions are the complete unified
+ * formula above (no case for the identity or for equal points), the field arithmetic has no
+ * branch, and the encoding of the result is constant time (see fe_cmov). What is and is not
+ * claimed, and how it was checked: docs/crypto.md, "The prover's constant-time path".
+ */
+
+#define CT_DIGITS 64
+#define CT_ROWS 32
+
+/* 1/z = z^(p - 2) = z^(2^255 - 21) = (z^(2^250 - 1))^(2^5) * z^11 (Fermat). */
+static void fe_invert(fe out, const fe z) {
+    fe t, z11;
+    fe_pow_2_250_1(t, z11, z);
+    fe_sqn(t, t, 5);
+    fe_mul(out, t, z11);
+}
+
+/* The tables of the constant-time path hold PUBLIC multiples with Z = 1 (y + x, y - x, 1, 2dxy):
+ * 8-multiplication additions and three field elements to move per entry. One inversion for all
+ * of them (Montgomery's trick: P. L. Montgomery, "Speeding the Pollard and elliptic curve methods
+ * of factorization", Math. Comp. 48, 1987, section 10.3.1). */
+static int normalize_to_cached(ge_cached *out, const ge_ext *in, size_t m) {
+    fe *prefix = malloc((m ? m : 1) * sizeof(fe));
+    if (prefix == NULL) return -1;
+    fe acc, inv, zinv, x, y;
+    fe_copy(acc, FE_ONE);
+    for (size_t i = 0; i < m; i++) {
+        fe_copy(prefix[i], acc);
+        fe_mul(acc, acc, in[i].Z);
+    }
+    fe_invert(inv, acc);
+    for (size_t i = m; i-- > 0;) {
+        fe_mul(zinv, inv, prefix[i]);
+        fe_mul(inv, inv, in[i].Z);
+        fe_mul(x, in[i].X, zinv);
+        fe_mul(y, in[i].Y, zinv);
+        fe_add(out[i].YpX, y, x);
+        fe_sub(out[i].YmX, y, x);
+        fe_copy(out[i].Z, FE_ONE);
+        fe_mul(out[i].T2d, x, y);
+        fe_mul(out[i].T2d, out[i].T2d, FE_D2);
+    }
+    free(prefix);
+    return 0;
+}
+
+/* Secret data is overwritten before its memory is given back. */
+static void wipe(void *p, size_t len) {
+    volatile unsigned char *v = p;
+    while (len--) *v++ = 0;
+}
+
+/* k = sum e_i 16^i, e_i in [-8, 8] (k < 2^255, so the last digit is at most 8). */
+static void recode_radix16(signed char e[CT_DIGITS], const unsigned char k[32]) {
+    for (int i = 0; i < 32; i++) {
+        e[2 * i] = (signed char)(k[i] & 15);
+        e[2 * i + 1] = (signed char)((k[i] >> 4) & 15);
+    }
+    int carry = 0;
+    for (int i = 0; i < CT_DIGITS - 1; i++) {
+        int v = e[i] + carry; /* in [0, 16] */
+        carry = (v + 8) >> 4; /* 1 when v >= 8 */
+        e[i] = (signed char)(v - 16 * carry);
+    }
+    e[CT_DIGITS - 1] = (signed char)(e[CT_DIGITS - 1] + carry);
+}
+
+static void cached_identity(ge_cached *c) {
+    fe_copy(c->YpX, FE_ONE);
+    fe_copy(c->YmX, FE_ONE);
+    fe_copy(c->Z, FE_ONE);
+    fe_copy(c->T2d, FE_ZERO);
+}
+
+/* t = u when b = 1 (both with Z = 1, which is not moved). */
+static void cached_cmov(ge_cached *t, const ge_cached *u, uint64_t b) {
+    fe_cmov(t->YpX, u->YpX, b);
+    fe_cmov(t->YmX, u->YmX, b);
+    fe_cmov(t->T2d, u->T2d, b);
+}
+
+/* 1 when a == b, else 0 (a, b < 2^32), without a branch. */
+static inline uint64_t ct_equal(uint32_t a, uint32_t b) { return ((uint64_t)(a ^ b) - 1) >> 63; }
+
+/* t = d * P from row = (P, 2P, ..., 8P), d in [-8, 8]: all eight entries are read. Every entry
+ * has Z = 1 (normalize_to_cached), as the identity has: Z is not moved. */
+static void select_ct(ge_cached *t, const ge_cached row[8], signed char d) {
+    const int32_t dd = d;
+    const uint32_t negative = (uint32_t)dd >> 31; /* 1 when d < 0 */
+    const int32_t mask = -(int32_t)negative;
+    const uint32_t magnitude = (uint32_t)((dd ^ mask) - mask);
+    cached_identity(t);
+    for (uint32_t j = 1; j <= 8; j++) cached_cmov(t, &row[j - 1], ct_equal(magnitude, j));
+    ge_cached minus; /* -(X, Y, Z, T) = (-X, Y, Z, -T): Y + X and Y - X swap, 2dT changes sign */
+    fe_copy(minus.YpX, t->YmX);
+    fe_copy(minus.YmX, t->YpX);
+    fe_copy(minus.Z, t->Z);
+    fe_neg(minus.T2d, t->T2d);
+    cached_cmov(t, &minus, negative);
+    wipe(&minus, sizeof minus);
+}
+
+/* Row m holds j 256^m P for j = 1..8 (256^m = 16^(2m)). Built from a public point. */
+typedef struct {
+    ge_cached row[CT_ROWS][8];
+} fixed_table;
+
+static int fixed_table_build(fixed_table *tab, const ge_ext *p) {
+    ge_ext *multiples = malloc(CT_ROWS * 8 * sizeof(ge_ext));
+    if (multiples == NULL) return -1;
+    ge_ext base = *p;
+    ge_cached first;
+    for (int m = 0; m < CT_ROWS; m++) {
+        ge_ext *row = multiples + 8 * m;
+        row[0] = base;
+        ge_to_cached(&first, &base);
+        for (int j = 1; j < 8; j++) ge_add_cached(&row[j], &row[j - 1], &first, 0);
+        for (int b = 0; b < 8; b++) ge_double(&base, &base);
+    }
+    int status = normalize_to_cached(&tab->row[0][0], multiples, CT_ROWS * 8);
+    free(multiples);
+    return status;
+}
+
+/* acc = sum_t k_t P_t over `count` fixed tables (Bernstein et al. 2012, section 4; the odd digits
+ * of every scalar first, four doublings shared, then the even digits). */
+static void fixed_lincomb_ct(ge_ext *acc, const fixed_table *const *tables, const unsigned char *const *k,
+                             size_t count) {
+    signed char e[CT_DIGITS];
+    ge_cached t;
+    ge_identity(acc);
+    for (int parity = 1; parity >= 0; parity--) {
+        for (size_t s = 0; s < count; s++) {
+            recode_radix16(e, k[s]);
+            for (int m = 0; m < CT_ROWS; m++) {
+                select_ct(&t, tables[s]->row[m], e[2 * m + parity]);
+                ge_add_cached_any(acc, acc, &t, 0, 1);
+            }
+        }
+        if (parity == 1)
+            for (int b = 0; b < 4; b++) ge_double(acc, acc);
+    }
+    wipe(e, sizeof e);
+    wipe(&t, sizeof t);
+}
+
+/* Straus with the selection above: sum k_i P_i for secret k_i and public P_i. */
+static int lincomb_ct_points(ge_ext *acc, const ge_ext *points, const unsigned char *scalars, size_t n) {
+    ge_cached *table = malloc((n ? n : 1) * 8 * sizeof(ge_cached));
+    ge_ext *multiples = malloc((n ? n : 1) * 8 * sizeof(ge_ext));
+    signed char *digits = malloc((n ? n : 1) * CT_DIGITS);
+    if (table == NULL || multiples == NULL || digits == NULL) {
+        free(table);
+        free(multiples);
+        free(digits);
+        return -1;
+    }
+    ge_cached first;
+    for (size_t i = 0; i < n; i++) {
+        ge_ext *row = multiples + 8 * i;
+        row[0] = points[i];
+        ge_to_cached(&first, &points[i]);
+        for (int j = 1; j < 8; j++) ge_add_cached(&row[j], &row[j - 1], &first, 0);
+        recode_radix16(digits + CT_DIGITS * i, scalars + 32 * i);
+    }
+    int status = normalize_to_cached(table, multiples, 8 * n);
+    free(multiples);
+    if (status != 0) {
+        wipe(digits, n * CT_DIGITS);
+        free(table);
+        free(digits);
+        return -1;
+    }
+    ge_cached t;
+    ge_identity(acc);
+    for (int j = CT_DIGITS - 1; j >= 0; j--) {
+        if (j != CT_DIGITS - 1)
+            for (int b = 0; b < 4; b++) ge_double(acc, acc);
+        for (size_t i = 0; i < n; i++) {
+            select_ct(&t, table + 8 * i, digits[CT_DIGITS * i + (size_t)j]);
+            ge_add_cached_any(acc, acc, &t, 0, 1);
+        }
+    }
+    wipe(digits, n * CT_DIGITS);
+    wipe(&t, sizeof t);
+    free(table);
+    free(digits);
+    return 0;
+}
+
+#ifndef MSM_NO_PYTHON
+/* ---- Python functions --------------------------------------------------------------------------- */
+
+/* A refused point i: ValueError(("invalid point", i)), turned into decode_point's error by group.py. */
+static void set_invalid_point(Py_ssize_t i) {
+    PyObject *details = Py_BuildValue("(sn)", "invalid point", i);
+    if (details != NULL) {
+        PyErr_SetObject(PyExc_ValueError, details);
+        Py_DECREF(details);
+    }
+}
+
+#define DECODED_BYTES ((Py_ssize_t)sizeof(ge_ext))
+
+static const char decode_doc[] =
+    "decode_points(encodings) -> bytes\n\n"
+    "RFC 9496 decoding of n canonical 32-byte encodings (the identity refused), each kept as its\n"
+    "decoded form (DECODED_SIZE bytes) for lincomb_public_vartime, so a point received is decoded\n"
+    "once. A refused point raises ValueError(('invalid point', i)) for the first such i.";
+
+static PyObject *decode_points(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer eb;
+    if (!PyArg_ParseTuple(args, "y*", &eb)) return NULL;
+    PyObject *result = NULL;
+    if (eb.len % 32 != 0) {
+        PyErr_SetString(PyExc_ValueError, "encodings must be n * 32 bytes");
+        goto done;
+    }
+    size_t n = (size_t)eb.len / 32;
+    result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n * DECODED_BYTES);
+    if (result == NULL) goto done;
+    ge_ext *out = (ge_ext *)(void *)PyBytes_AS_STRING(result);
+    const unsigned char *enc = eb.buf;
+    Py_ssize_t bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    for (size_t i = 0; i < n; i++) {
+        ge_ext p;
+        if (ristretto_decode(&p, enc + 32 * i) != 0) {
+            bad = (Py_ssize_t)i;
+            break;
+        }
+        memcpy(&out[i], &p, sizeof p);
+    }
+    Py_END_ALLOW_THREADS
+    if (bad >= 0) {
+        Py_CLEAR(result);
+        set_invalid_point(bad);
+    }
+done:
+    PyBuffer_Release(&eb);
+    return result;
+}
+
 static const char lincomb_doc[] =
     "lincomb_public_vartime(scalars, points) -> bytes\n\n"
     "sum(k_i * P_i) in ristretto255, in VARIABLE TIME: for public scalars only (verification).\n"
-    "`scalars` is n 32-byte little-endian scalars below 2^253, `points` n canonical 32-byte\n"
-    "encodings (the identity refused). Returns the canonical encoding of the sum (32 zero bytes\n"
-    "for the identity). A point that RFC 9496 refuses raises ValueError('invalid point', i).";
+    "`scalars` is n 32-byte little-endian scalars below 2^253; `points` a list of n bytes, each a\n"
+    "canonical 32-byte encoding (the identity refused), decoded here, or a form returned by\n"
+    "decode_points (DECODED_SIZE bytes), used as it is. Returns the canonical encoding of the sum\n"
+    "(32 zero bytes for the identity). A point that RFC 9496 refuses raises\n"
+    "ValueError(('invalid point', i)).";
 
 static PyObject *lincomb_public_vartime(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer sb, pb;
-    if (!PyArg_ParseTuple(args, "y*y*", &sb, &pb)) return NULL;
+    Py_buffer sb;
+    PyObject *list;
+    if (!PyArg_ParseTuple(args, "y*O!", &sb, &PyList_Type, &list)) return NULL;
     PyObject *result = NULL;
-    size_t n = (size_t)pb.len / 32;
-    if (pb.len % 32 != 0 || sb.len != pb.len) {
-        PyErr_SetString(PyExc_ValueError, "scalars and points must be n * 32 bytes each");
+    ge_ext *points = NULL;
+    unsigned char *encodings = NULL;
+    size_t *to_decode = NULL;
+    size_t n = (size_t)PyList_GET_SIZE(list);
+    if (sb.len < 0 || (size_t)sb.len != 32 * n) {
+        PyErr_SetString(PyExc_ValueError, "one 32-byte scalar per point");
         goto done;
     }
-    const unsigned char *scalars = sb.buf, *encodings = pb.buf;
+    const unsigned char *scalars = sb.buf;
     for (size_t i = 0; i < n; i++) {
         if (scalars[32 * i + 31] >= 0x20) {
             PyErr_SetString(PyExc_ValueError, "scalar not below 2^253");
             goto done;
         }
     }
-    ge_ext *points = malloc((n ? n : 1) * sizeof(ge_ext));
-    if (points == NULL) {
+    points = malloc((n ? n : 1) * sizeof(ge_ext));
+    encodings = malloc((n ? n : 1) * 32);
+    to_decode = malloc((n ? n : 1) * sizeof(size_t));
+    if (points == NULL || encodings == NULL || to_decode == NULL) {
         PyErr_NoMemory();
         goto done;
+    }
+    size_t pending = 0;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(list, (Py_ssize_t)i);
+        if (!PyBytes_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "points must be bytes");
+            goto done;
+        }
+        Py_ssize_t len = PyBytes_GET_SIZE(item);
+        if (len == 32) {
+            memcpy(encodings + 32 * pending, PyBytes_AS_STRING(item), 32);
+            to_decode[pending++] = i;
+        } else if (len == DECODED_BYTES) {
+            memcpy(&points[i], PyBytes_AS_STRING(item), sizeof(ge_ext));
+        } else {
+            set_invalid_point((Py_ssize_t)i);
+            goto done;
+        }
     }
     Py_ssize_t bad = -1;
     int status = 0;
     ge_ext sum;
     unsigned char out[32];
     Py_BEGIN_ALLOW_THREADS
-    for (size_t i = 0; i < n; i++) {
-        if (ristretto_decode(&points[i], encodings + 32 * i) != 0) {
-            bad = (Py_ssize_t)i;
+    for (size_t j = 0; j < pending; j++) {
+        if (ristretto_decode(&points[to_decode[j]], encodings + 32 * j) != 0) {
+            bad = (Py_ssize_t)to_decode[j];
             break;
         }
     }
@@ -624,32 +936,217 @@ static PyObject *lincomb_public_vartime(PyObject *self, PyObject *args) {
         if (status == 0) ristretto_encode(out, &sum);
     }
     Py_END_ALLOW_THREADS
-    free(points);
-    if (bad >= 0) {
-        PyObject *details = Py_BuildValue("(sn)", "invalid point", bad);
-        if (details != NULL) {
-            PyErr_SetObject(PyExc_ValueError, details);
-            Py_DECREF(details);
-        }
-    } else if (status != 0)
+    if (bad >= 0)
+        set_invalid_point(bad);
+    else if (status != 0)
         PyErr_NoMemory();
     else
         result = PyBytes_FromStringAndSize((const char *)out, 32);
 done:
+    free(points);
+    free(encodings);
+    free(to_decode);
+    PyBuffer_Release(&sb);
+    return result;
+}
+
+static const char fixed_table_doc[] =
+    "fixed_table(point) -> bytes\n\n"
+    "The table of j 256^m P (j = 1..8, m = 0..31) of a PUBLIC point P (a canonical encoding),\n"
+    "for mul_fixed_ct. ValueError(('invalid point', 0)) when P does not decode.";
+
+static PyObject *fixed_table_py(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer pb;
+    if (!PyArg_ParseTuple(args, "y*", &pb)) return NULL;
+    PyObject *result = NULL;
+    ge_ext p;
+    if (pb.len != 32 || ristretto_decode(&p, pb.buf) != 0) {
+        set_invalid_point(0);
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(fixed_table));
+    if (result == NULL) goto done;
+    fixed_table *tab = (fixed_table *)(void *)PyBytes_AS_STRING(result);
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = fixed_table_build(tab, &p);
+    Py_END_ALLOW_THREADS
+    if (status != 0) {
+        Py_CLEAR(result);
+        PyErr_NoMemory();
+    }
+done:
+    PyBuffer_Release(&pb);
+    return result;
+}
+
+/* Every scalar of the constant-time path must be below 2^255 (group.py reduces them mod L): the
+ * only test made on a secret scalar, which a reduced scalar always passes. */
+static int scalars_in_range(const unsigned char *k, size_t n) {
+    unsigned high = 0;
+    for (size_t i = 0; i < n; i++) high |= k[32 * i + 31];
+    return (high & 0x80) == 0;
+}
+
+#define MAX_TABLES 4
+
+static const char mul_fixed_doc[] =
+    "mul_fixed_ct(tables, scalars, addends) -> bytes\n\n"
+    "In CONSTANT TIME, for SECRET scalars: for i < n, the encoding of\n"
+    "sum_t k_{t,i} P_t (+ A_i), where tables[t] = fixed_table(P_t) (1 to 4 tables), scalars[t] is\n"
+    "n 32-byte little-endian scalars below 2^255 and addends is empty or n canonical encodings A_i\n"
+    "(public points). Returns n * 32 bytes (32 zero bytes for an identity result).";
+
+static PyObject *mul_fixed_ct(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *tables_obj, *scalars_obj;
+    Py_buffer ab;
+    if (!PyArg_ParseTuple(args, "O!O!y*", &PyTuple_Type, &tables_obj, &PyTuple_Type, &scalars_obj, &ab))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(tables_obj);
+    const fixed_table *tables[MAX_TABLES];
+    const unsigned char *scalars[MAX_TABLES];
+    ge_ext *addends = NULL;
+    Py_ssize_t n = -1;
+    if (count < 1 || count > MAX_TABLES || PyTuple_GET_SIZE(scalars_obj) != count) {
+        PyErr_SetString(PyExc_ValueError, "1 to 4 tables, one scalar string per table");
+        goto done;
+    }
+    for (Py_ssize_t t = 0; t < count; t++) {
+        PyObject *tab = PyTuple_GET_ITEM(tables_obj, t), *ks = PyTuple_GET_ITEM(scalars_obj, t);
+        if (!PyBytes_Check(tab) || PyBytes_GET_SIZE(tab) != (Py_ssize_t)sizeof(fixed_table) || !PyBytes_Check(ks) ||
+            PyBytes_GET_SIZE(ks) % 32 != 0 || (n >= 0 && PyBytes_GET_SIZE(ks) != 32 * n)) {
+            PyErr_SetString(PyExc_ValueError, "tables from fixed_table, n 32-byte scalars for each");
+            goto done;
+        }
+        n = PyBytes_GET_SIZE(ks) / 32;
+        tables[t] = (const fixed_table *)(const void *)PyBytes_AS_STRING(tab);
+        scalars[t] = (const unsigned char *)PyBytes_AS_STRING(ks);
+        if (!scalars_in_range(scalars[t], (size_t)n)) {
+            PyErr_SetString(PyExc_ValueError, "scalar not below 2^255");
+            goto done;
+        }
+    }
+    if (ab.len != 0 && ab.len != 32 * n) {
+        PyErr_SetString(PyExc_ValueError, "addends must be empty or n * 32 bytes");
+        goto done;
+    }
+    if (ab.len != 0) {
+        addends = malloc((size_t)n * sizeof(ge_ext));
+        if (addends == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (ristretto_decode(&addends[i], (const unsigned char *)ab.buf + 32 * i) != 0) {
+                set_invalid_point(i);
+                goto done;
+            }
+        }
+    }
+    result = PyBytes_FromStringAndSize(NULL, 32 * n);
+    if (result == NULL) goto done;
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(result);
+    Py_BEGIN_ALLOW_THREADS
+    ge_ext acc;
+    const unsigned char *k[MAX_TABLES];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        for (Py_ssize_t t = 0; t < count; t++) k[t] = scalars[t] + 32 * i;
+        fixed_lincomb_ct(&acc, tables, k, (size_t)count);
+        if (addends != NULL) {
+            ge_ext sum;
+            ge_add(&sum, &acc, &addends[i]);
+            acc = sum;
+            wipe(&sum, sizeof sum);
+        }
+        ristretto_encode(out + 32 * i, &acc);
+    }
+    wipe(&acc, sizeof acc);
+    Py_END_ALLOW_THREADS
+done:
+    free(addends);
+    PyBuffer_Release(&ab);
+    return result;
+}
+
+static const char lincomb_ct_doc[] =
+    "lincomb_ct(scalars, points) -> bytes\n\n"
+    "In CONSTANT TIME, for SECRET scalars: the encoding of sum(k_i * P_i), `scalars` n 32-byte\n"
+    "little-endian scalars below 2^255, `points` n canonical encodings of PUBLIC points (the\n"
+    "identity refused: ValueError(('invalid point', i))). 32 zero bytes for the identity.";
+
+static PyObject *lincomb_ct(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer sb, pb;
+    if (!PyArg_ParseTuple(args, "y*y*", &sb, &pb)) return NULL;
+    PyObject *result = NULL;
+    ge_ext *points = NULL;
+    size_t n = (size_t)pb.len / 32;
+    if (pb.len % 32 != 0 || sb.len != pb.len) {
+        PyErr_SetString(PyExc_ValueError, "scalars and points must be n * 32 bytes each");
+        goto done;
+    }
+    if (!scalars_in_range(sb.buf, n)) {
+        PyErr_SetString(PyExc_ValueError, "scalar not below 2^255");
+        goto done;
+    }
+    points = malloc((n ? n : 1) * sizeof(ge_ext));
+    if (points == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (ristretto_decode(&points[i], (const unsigned char *)pb.buf + 32 * i) != 0) {
+            set_invalid_point((Py_ssize_t)i);
+            goto done;
+        }
+    }
+    int status;
+    ge_ext sum;
+    unsigned char out[32];
+    Py_BEGIN_ALLOW_THREADS
+    status = lincomb_ct_points(&sum, points, sb.buf, n);
+    if (status == 0) ristretto_encode(out, &sum);
+    wipe(&sum, sizeof sum);
+    Py_END_ALLOW_THREADS
+    if (status != 0)
+        PyErr_NoMemory();
+    else
+        result = PyBytes_FromStringAndSize((const char *)out, 32);
+done:
+    free(points);
     PyBuffer_Release(&sb);
     PyBuffer_Release(&pb);
     return result;
 }
 
 static PyMethodDef methods[] = {
+    {"decode_points", decode_points, METH_VARARGS, decode_doc},
     {"lincomb_public_vartime", lincomb_public_vartime, METH_VARARGS, lincomb_doc},
+    {"fixed_table", fixed_table_py, METH_VARARGS, fixed_table_doc},
+    {"mul_fixed_ct", mul_fixed_ct, METH_VARARGS, mul_fixed_doc},
+    {"lincomb_ct", lincomb_ct, METH_VARARGS, lincomb_ct_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_msm",
-    "Multi-scalar multiplication in ristretto255 for PUBLIC scalars (variable time; see _msm.c).", -1,
-    methods,
+    "ristretto255 for skyjo-lan: a multi-scalar multiplication for PUBLIC scalars (variable time)\n"
+    "and constant-time fixed-base and Straus multiplications for the prover's SECRET scalars\n"
+    "(see _msm.c).",
+    -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__msm(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__msm(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddIntConstant(m, "DECODED_SIZE", (long)sizeof(ge_ext)) < 0 ||
+        PyModule_AddIntConstant(m, "FIXED_TABLE_SIZE", (long)sizeof(fixed_table)) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+#endif /* MSM_NO_PYTHON */

@@ -1,4 +1,6 @@
-"""The ristretto255 group (RFC 9496), through rbcl (libsodium's own ristretto255) and nothing else.
+"""The ristretto255 group (RFC 9496), through rbcl (libsodium's own ristretto255), and the optional
+compiled extension `_msm` for sums: public ones in variable time (`lincomb_public`, verification)
+and secret ones in constant time (`mul_fixed_secret`, `lincomb_secret`, the shuffle prover).
 
 Why this module exists: every other module of `protocol.crypto` does group arithmetic only through
 the functions below, so there is exactly one place that imports the library, one place that decides
@@ -11,7 +13,8 @@ Representation
   subgroup) built on edwards25519: there is no cofactor, every valid encoding is a group element,
   and two encodings never name the same element. A point is its canonical 32-byte encoding
   (`Point`, a `bytes` NewType; RFC 9496, Section 4.3.2). `BASE` (G) is the RFC's generator.
-  We never implement curve arithmetic ourselves.
+  Curve arithmetic outside libsodium is only the extension's (protocol/crypto/_msm.c, written
+  from the RFCs and papers it cites), which equals libsodium's bit for bit and can be left out.
 - A scalar is a Python `int` in [0, L). It becomes 32 little-endian bytes only at the libsodium call
   and on the wire. Public scalar arithmetic (challenges, verifier coefficients) is plain Python;
   arithmetic with secret scalars goes through `scalar_add`/`scalar_sub`/`scalar_mul`/`scalar_dot`/
@@ -75,6 +78,7 @@ import ctypes
 import importlib
 import importlib.metadata
 import importlib.util
+import itertools
 import logging
 import os
 import re
@@ -82,6 +86,7 @@ import secrets
 import shutil
 import sys
 import tempfile
+import threading
 import types
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
@@ -264,7 +269,13 @@ BASE: Final[Point] = Point(_scalarmult_base((1).to_bytes(SCALAR_BYTES, "little")
 
 @dataclass
 class OpCounter:
-    """Counts the libsodium operations, so benchmarks can report multiplications per card."""
+    """Counts the group operations, so benchmarks can report multiplications per card.
+
+    `var_mul` and `base_mul` count the multiplications of the algorithms (by a point other than
+    G, by G) whichever code does them: libsodium, or the compiled constant-time path of the
+    prover (`mul_fixed_secret`, `lincomb_secret`), which also counts them in `secret_mul` and
+    `secret_terms`. The public multi-scalar multiplication counts its calls and terms only.
+    """
 
     var_mul: int = 0
     base_mul: int = 0
@@ -273,6 +284,8 @@ class OpCounter:
     from_hash: int = 0
     msm: int = 0
     msm_terms: int = 0
+    secret_mul: int = 0
+    secret_terms: int = 0
 
     def reset(self) -> None:
         """Set every counter back to zero."""
@@ -532,15 +545,22 @@ def lincomb_public(terms: Iterable[tuple[int, Point]]) -> Point:
             )
         return lincomb(terms)
     coefs: dict[Point, int] = {}
+    get = coefs.get
     for k, p in terms:
-        if p != IDENTITY:
-            coefs[p] = (coefs.get(p, 0) + k) % L
-    points = [p for p, k in coefs.items() if k]
+        coefs[p] = get(p, 0) + k
+    coefs.pop(IDENTITY, None)
+    scalars: list[int] = []
+    points: list[Point] = []
+    for p, k in coefs.items():
+        k %= L
+        if k:
+            scalars.append(k)
+            points.append(p)
     if not points:
         return IDENTITY
     if len(points) == 1 and points[0] == BASE:
-        return mul_base(coefs[BASE])
-    return msm_public_vartime([coefs[p] for p in points], points)
+        return mul_base(scalars[0])
+    return msm_public_vartime(scalars, points)
 
 
 def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point]) -> Point:
@@ -549,7 +569,8 @@ def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point]) -> Point
     Each point must be what `decode_point` accepts (the identity included in the refusals) and
     raises `decode_point`'s own `InvalidPoint` otherwise; scalars are reduced mod L. Returns the
     canonical encoding (`IDENTITY` for a zero sum). `RuntimeError` when the extension is not
-    built (`backend`).
+    built (`backend`). A point that `decode_points` decoded is not decoded again: its decoded
+    form is taken from that function's store.
     """
     if _msm is None:
         raise RuntimeError("the compiled multi-scalar multiplication is not available")
@@ -560,9 +581,12 @@ def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point]) -> Point
             decode_point(p)  # raises the same error as for a received point
     OPS.msm += 1
     OPS.msm_terms += len(points)
+    with _decoded_lock:
+        get = _decoded.get
+        items = [get(p, p) for p in points]
     try:
         result: bytes = _msm.lincomb_public_vartime(
-            b"".join((k % L).to_bytes(SCALAR_BYTES, "little") for k in scalars), b"".join(points)
+            b"".join((k % L).to_bytes(SCALAR_BYTES, "little") for k in scalars), items
         )
     except ValueError as exc:
         if len(exc.args) == 2 and exc.args[0] == "invalid point":
@@ -570,6 +594,153 @@ def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point]) -> Point
             raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)") from exc
         raise
     return Point(result)
+
+
+def decode_points(items: Sequence[object]) -> list[Point]:
+    """`decode_point` of every item, in order, with the same result and the same error.
+
+    With the compiled extension the items are checked by one call of its RFC 9496 decoder (the
+    same refusals as `decode_point`, which is asked for the exact reason of the first refused
+    item, so the error is the one `decode_point` gives), and each decoded form is kept (at most
+    `DECODED_KEPT`, the oldest dropped first) for the multi-scalar multiplications that will use
+    the point: a received point is decoded once, not once on receipt and again in the sum. Every
+    call decodes all its items (a point already kept is validated again: sessions of one process,
+    a host's bot seats, each validate what they receive, as separate peers do).
+    Without the extension, this is `decode_point` of each item.
+    """
+    module = _msm
+    if module is None:
+        return [decode_point(p) for p in items]
+    forms = b""
+    if all(type(p) is bytes and len(p) == POINT_BYTES for p in items):
+        try:
+            forms = module.decode_points(b"".join(items))  # type: ignore[arg-type]
+        except ValueError:
+            forms = b""
+    size: int = module.DECODED_SIZE
+    if len(forms) != size * len(items):
+        for p in items:
+            decode_point(p)  # raises the first refused item's own error
+        raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)")
+    OPS.validate += len(items)
+    points = [Point(p) for p in items]  # type: ignore[arg-type]  # checked above
+    with _decoded_lock:
+        excess = len(_decoded) + len(points) - DECODED_KEPT
+        if excess > 0:
+            for old in list(itertools.islice(_decoded, excess)):
+                del _decoded[old]
+        for i, p in enumerate(points[-DECODED_KEPT:], start=max(0, len(points) - DECODED_KEPT)):
+            _decoded[p] = forms[i * size : (i + 1) * size]
+    return points
+
+
+DECODED_KEPT: Final[int] = 8192
+"""How many decoded forms `decode_points` keeps (about 2.4 MB with the keys and the dict): an 8-peer
+deal receives about 5,300 points, each used by a later sum of the shuffle verifier; the seats of
+one process (a host with bot seats) receive the same ones."""
+
+_decoded: dict[Point, bytes] = {}
+_decoded_lock = threading.Lock()
+
+
+# --- the prover's path: SECRET scalars, constant time -------------------------------------------
+
+
+def _fixed_table(p: Point) -> bytes:
+    """The compiled extension's table of p (cached for a few points: G, h, the joint key)."""
+    assert _msm is not None
+    table = _fixed_tables.get(p)
+    if table is None:
+        try:
+            table = _msm.fixed_table(p)
+        except ValueError as exc:
+            decode_point(p)
+            raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)") from exc
+        if len(_fixed_tables) >= FIXED_TABLES_KEPT:
+            _fixed_tables.clear()
+        _fixed_tables[p] = table
+    return table
+
+
+FIXED_TABLES_KEPT: Final[int] = 8
+"""Tables kept by `mul_fixed_secret` (40 kB each): G, h and the joint keys of the last games."""
+
+_fixed_tables: dict[Point, bytes] = {}
+
+
+def mul_fixed_secret(
+    bases: Sequence[Point], scalars: Sequence[Sequence[int]], addends: Sequence[Point] = ()
+) -> list[Point]:
+    """[sum_t scalars[t][i] * bases[t] (+ addends[i]) for each i], for SECRET scalars.
+
+    For bases used many times (G, the chain generator h, the joint key): with the compiled
+    extension each sum is its constant-time fixed-base multiplication over a table of the base
+    (Bernstein et al., "High-speed high-security signatures", 2012, section 4: signed radix 16,
+    each table entry chosen by conditional moves), with no branch or memory index depending on a
+    scalar; without it, libsodium's own multiplications (`lincomb`). Both give the same encoding
+    bit for bit. 1 to 4 bases; the addends, when given, are public points (one per sum).
+    """
+    count = len(scalars[0]) if scalars else 0
+    if not 1 <= len(bases) <= 4 or len(scalars) != len(bases) or any(len(s) != count for s in scalars):
+        raise ValueError("1 to 4 bases, the same number of scalars for each")
+    if addends and len(addends) != count:
+        raise ValueError("one addend per sum")
+    if _msm is None:
+        return [
+            lincomb(
+                [
+                    *((s[i], b) for b, s in zip(bases, scalars, strict=True)),
+                    *([(1, addends[i])] if addends else []),
+                ]
+            )
+            for i in range(count)
+        ]
+    OPS.secret_mul += count * len(bases)
+    for b in bases:
+        if b == BASE:
+            OPS.base_mul += count
+        else:
+            OPS.var_mul += count
+    out: bytes = _msm.mul_fixed_ct(
+        tuple(_fixed_table(b) for b in bases),
+        tuple(b"".join(_scalar_bytes(k) for k in s) for s in scalars),
+        b"".join(addends),
+    )
+    return [Point(out[i : i + POINT_BYTES]) for i in range(0, len(out), POINT_BYTES)]
+
+
+def lincomb_secret(terms: Sequence[tuple[int, Point]]) -> Point:
+    """sum(k_i * P_i) for SECRET scalars and public points (a prover's commitment).
+
+    Terms that share a point are merged first (their scalars added by `scalar_add`, libsodium's
+    constant-time code: which points are equal is public), zero-free: then, with the compiled
+    extension, one constant-time Straus multiplication (the selection of `mul_fixed_secret`, a
+    table of 8 multiples per point); without it, `lincomb` (libsodium's multiplications). The
+    same encoding either way.
+    """
+    if _msm is None:
+        return lincomb(terms)
+    merged: dict[Point, int] = {}
+    for k, p in terms:
+        if p != IDENTITY:
+            merged[p] = scalar_add(merged[p], k) if p in merged else k % L
+    if not merged:
+        return IDENTITY
+    OPS.secret_terms += len(merged)
+    for p in merged:
+        if p == BASE:
+            OPS.base_mul += 1
+        else:
+            OPS.var_mul += 1
+    points = list(merged)
+    try:
+        out: bytes = _msm.lincomb_ct(b"".join(_scalar_bytes(merged[p]) for p in points), b"".join(points))
+    except ValueError as exc:
+        if len(exc.args) == 2 and exc.args[0] == "invalid point":
+            decode_point(points[exc.args[1]])
+            raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)") from exc
+        raise
+    return Point(out)
 
 
 def backend() -> str:

@@ -35,6 +35,9 @@ CONTEXT_LABEL: Final[str] = f"{DOMAIN}/proof-context"
 _PREFIX_32: Final[bytes] = b"B" + (32).to_bytes(8, "big")
 """The prefix of a 32-byte string (a point, a digest): most items of a proof's statement."""
 
+_ONLY_BYTES: Final[set[type]] = {bytes}
+_ONLY_32: Final[set[int]] = {32}
+
 
 def _encode_into(item: HashItem, out: list[bytes]) -> None:
     # The statements of shuffle proofs are lists of hundreds of points: encoding them item by
@@ -42,6 +45,11 @@ def _encode_into(item: HashItem, out: list[bytes]) -> None:
     # bytes inside a list take a fast path (the output is the same bytes).
     if type(item) is list or type(item) is tuple:
         out.append(b"L" + len(item).to_bytes(8, "big"))
+        if len(item) > 8 and set(map(type, item)) == _ONLY_BYTES and set(map(len, item)) == _ONLY_32:
+            # a list of points (a deck, commitments): prefix, point, prefix, point... in one join
+            out.append(_PREFIX_32)
+            out.append(_PREFIX_32.join(item))
+            return
         for sub in item:
             if type(sub) is bytes:
                 out.append(_PREFIX_32 if len(sub) == 32 else b"B" + len(sub).to_bytes(8, "big"))
@@ -84,6 +92,22 @@ def hash512(*items: HashItem) -> bytes:
 def hash_to_scalar(*items: HashItem) -> int:
     """A scalar in [0, L) from SHA-512 of the encoded items (512 bits reduced mod L)."""
     return int.from_bytes(hash512(*items), "little") % L
+
+
+def indexed_scalars(prefix: HashItem, count: int) -> list[int]:
+    """[hash_to_scalar(prefix, j) for j in range(count)], with the prefix encoded and hashed once.
+
+    The same scalars (the same SHA-512 inputs: the prefix's encoding, then the index's), for a
+    fraction of the cost when `count` is large (a shuffle proof's N challenges u_j).
+    """
+    start = hashlib.sha512(encode(prefix))
+    out: list[int] = []
+    for j in range(count):
+        raw = j.to_bytes((j.bit_length() + 7) // 8, "big")
+        digest = start.copy()
+        digest.update(b"I" + len(raw).to_bytes(8, "big") + raw)
+        out.append(int.from_bytes(digest.digest(), "little") % L)
+    return out
 
 
 def challenge(

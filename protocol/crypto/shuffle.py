@@ -41,7 +41,10 @@ in the public deck -, t^ N); of these 6N, `prepare_shuffle` does the 2N that do 
 input deck (the re-encryption's r'_i Y and t3) before the seat's turn. CheckShuffleProof 8N + 4;
 in `ShuffleChainVerifier`, no multiplication: one multi-scalar multiplication of about 7N terms
 per shuffle plus about 3N once (on the pure-Python path: 5N + 6 multiplications per shuffle and
-3N once). See docs/crypto.md.
+3N once). With the compiled extension the prover's multiplications (secret scalars) are its
+constant-time ones (`group.mul_fixed_secret` over tables of G, h and Y; `group.lincomb_secret`
+for t3 and t4), and the chain is unrolled so that every c^_i and t^_i is a sum over G and h
+(`_prove_with`): the same points, for about half the prover's time. See docs/crypto.md.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from protocol.crypto.elgamal import Ciphertext, reencrypt
-from protocol.crypto.errors import InvalidProof, MalformedData
+from protocol.crypto.errors import CryptoError, InvalidProof, MalformedData
 from protocol.crypto.group import (
     BASE,
     IDENTITY,
@@ -62,12 +65,13 @@ from protocol.crypto.group import (
     Point,
     add,
     decode_point,
+    decode_points,
     decode_scalar,
     encode_scalar,
     lincomb,
     lincomb_public,
-    mul,
-    mul_base,
+    lincomb_secret,
+    mul_fixed_secret,
     point_sum,
     random_scalar,
     scalar_add,
@@ -78,7 +82,7 @@ from protocol.crypto.group import (
     sub,
     system_or,
 )
-from protocol.crypto.hashing import HashItem, challenge, hash512, hash_to_point, hash_to_scalar
+from protocol.crypto.hashing import HashItem, challenge, hash512, hash_to_point, indexed_scalars
 from protocol.crypto.randomness import SYSTEM, RandomSource
 
 GENERATORS_LABEL: Final[str] = "skyjo-lan/v1/shuffle/generators"
@@ -222,6 +226,44 @@ class ShuffleProof:
             raise MalformedData("a shuffle proof has 5 commitments t and 4 responses s")
         if not len(s_hat) == len(s_prime) == len(commitments) == len(t_hat) == n:
             raise MalformedData("shuffle proof vectors have inconsistent lengths")
+        try:
+            # every point in one call of the batch decoder (kept decoded for the verifier's sum)
+            points = decode_points([*t, *commitments, *chain, *t_hat])
+            scalars = [decode_scalar(k) for k in (*s, e, *s_hat, *s_prime)]
+        except CryptoError:
+            return cls._from_wire_in_order(t, e, s, s_hat, s_prime, commitments, chain, t_hat)
+        return cls(
+            t1=points[0],
+            t2=points[1],
+            t3=points[2],
+            t41=points[3],
+            t42=points[4],
+            challenge=scalars[4],
+            s1=scalars[0],
+            s2=scalars[1],
+            s3=scalars[2],
+            s4=scalars[3],
+            s_hat=tuple(scalars[5 : 5 + n]),
+            s_prime=tuple(scalars[5 + n :]),
+            commitments=tuple(points[5 : 5 + n]),
+            chain=tuple(points[5 + n : 5 + 2 * n]),
+            t_hat=tuple(points[5 + 2 * n :]),
+        )
+
+    @classmethod
+    def _from_wire_in_order(
+        cls,
+        t: Sequence[object],
+        e: object,
+        s: Sequence[object],
+        s_hat: Sequence[object],
+        s_prime: Sequence[object],
+        commitments: Sequence[object],
+        chain: Sequence[object],
+        t_hat: Sequence[object],
+    ) -> ShuffleProof:
+        """Each item decoded in the wire's order: after the batch refused something, this raises
+        the error of the first bad item, the one a proof has always been refused with."""
         t1, t2, t3, t41, t42 = (decode_point(p) for p in t)
         s1, s2, s3, s4 = (decode_scalar(k) for k in s)
         return cls(
@@ -247,11 +289,7 @@ class ShuffleProof:
 
 
 def _flat(deck: Sequence[Ciphertext]) -> list[HashItem]:
-    out: list[HashItem] = []
-    for c in deck:
-        out.append(c.c1)
-        out.append(c.c2)
-    return out
+    return [p for c in deck for p in (c.c1, c.c2)]
 
 
 def _get_challenges(
@@ -272,7 +310,7 @@ def _get_challenges(
         list(commitments),
     ]
     seed = hash512(CHALLENGES_LABEL, statement, context)
-    return [hash_to_scalar(seed, j) for j in range(n)]
+    return indexed_scalars(seed, n)
 
 
 def _get_nizkp_challenge(
@@ -335,7 +373,12 @@ def gen_permutation_commitment(
     """
     n = len(psi)
     r = [random_scalar(rng=rng) for _ in range(n)]
-    columns: list[list[Point]] = [[mul_base(r[j])] for j in range(n)]
+    if sorted(psi) == list(range(n)):
+        owner = [0] * n  # column j holds h_i for the one i with psi(i) = j
+        for i, j in enumerate(psi):
+            owner[j] = i
+        return mul_fixed_secret([BASE], [r], [hs[i] for i in owner]), r
+    columns: list[list[Point]] = [[g] for g in mul_fixed_secret([BASE], [r])]
     for i, j in enumerate(psi):
         columns[j].append(hs[i])
     return [point_sum(col) for col in columns], r
@@ -424,7 +467,12 @@ def prepare_shuffle(n: int, public_key: Point, *, rng: RandomSource = SYSTEM) ->
     """
     psi = gen_permutation(n, rng=rng)
     r_prime = [random_scalar(rng=rng) for _ in psi]
-    zeros = tuple(Ciphertext(mul_base(ri), mul(ri, public_key)) for ri in r_prime)
+    zeros = tuple(
+        Ciphertext(c1, c2)
+        for c1, c2 in zip(
+            mul_fixed_secret([BASE], [r_prime]), mul_fixed_secret([public_key], [r_prime]), strict=True
+        )
+    )
     return _setup(psi, r_prime, zeros, public_key, rng)
 
 
@@ -442,6 +490,7 @@ def _setup(
     w1, w2, w3, w4 = (random_scalar(rng=rng) for _ in range(4))
     w_hat = [random_scalar(rng=rng) for _ in range(n)]
     w_prime = [random_scalar(rng=rng) for _ in range(n)]
+    t1, t2 = mul_fixed_secret([BASE], [[w1, w2]])
     return ShuffleSetup(
         public_key=public_key,
         psi=tuple(psi),
@@ -453,9 +502,9 @@ def _setup(
         w=(w1, w2, w3, w4),
         w_hat=tuple(w_hat),
         w_prime=tuple(w_prime),
-        t1=mul_base(w1),
-        t2=mul_base(w2),
-        t3=lincomb([(w3, BASE), *zip(w_prime, hs, strict=True)]),
+        t1=t1,
+        t2=t2,
+        t3=lincomb_secret([(w3, BASE), *zip(w_prime, hs, strict=True)]),
     )
 
 
@@ -484,12 +533,6 @@ def _prove_with(
     h = chain_generator()
     u = _get_challenges(inputs, outputs, c, public_key, context)
     u_prime = [u[psi[i]] for i in range(n)]
-    # GenCommitmentChain (Alg. 4.5) with the prepared r^
-    c_hat: list[Point] = []
-    prev = h
-    for rh, up in zip(setup.r_hat, u_prime, strict=True):
-        prev = lincomb([(rh, BASE), (up, prev)])
-        c_hat.append(prev)
     r_hat = setup.r_hat
 
     # Every scalar below involves a secret (r, r^, r', w, or u' = u in psi's order): libsodium's
@@ -497,26 +540,34 @@ def _prove_with(
     r_bar = 0
     for rj in r:
         r_bar = scalar_add(r_bar, rj)
-    v = [1] * n
-    for i in range(n - 2, -1, -1):
-        v[i] = scalar_mul(u_prime[i + 1], v[i + 1])
-    r_hat_agg = scalar_dot(r_hat, v)
     r_tilde = scalar_dot(r, u)
     r_prime_agg = scalar_dot(r_prime, u_prime)
 
     w1, w2, w3, w4 = setup.w
     w_hat, w_prime = setup.w_hat, setup.w_prime
+    # GenCommitmentChain (Alg. 4.5) with the prepared r^, c^_i = r^_i G + u'_i c^_{i-1}, and the
+    # chain commitments t^_i = w^_i G + w'_i c^_{i-1}, both from c^_0 = h. Unrolled, every c^_i is
+    # b_i G + a_i h (a_0 = 1, b_0 = 0, a_i = u'_i a_{i-1}, b_i = r^_i + u'_i b_{i-1}), so each of
+    # the 2N points is a sum over the two fixed bases G and h: `mul_fixed_secret`, whose tables
+    # make it several times cheaper than a multiplication by the previous link.
+    a, b = [1], [0]
+    for rh, up in zip(r_hat, u_prime, strict=True):
+        a.append(scalar_mul(up, a[-1]))
+        b.append(scalar_muladd(up, b[-1], rh))
+    # the paper's aggregate r^ = sum_i r^_i v_i, v_i = prod_{k > i} u'_k, is b_N
+    r_hat_agg = b[n]
+    g_coefs = b[1:] + [
+        scalar_muladd(wp, b[i], wh) for i, (wh, wp) in enumerate(zip(w_hat, w_prime, strict=True))
+    ]
+    h_coefs = a[1:] + [scalar_mul(wp, a[i]) for i, wp in enumerate(w_prime)]
+    chain_points = mul_fixed_secret([BASE, h], [g_coefs, h_coefs])
+    c_hat, t_hat = chain_points[:n], chain_points[n:]
     # t4 = (sum w'_i c2'_i - w4 Y, sum w'_i c1'_i - w4 G). With e'_i = e_{j_i} + r'_i (G, Y) this
     # is sum w'_i e_{j_i} + (sum w'_i r'_i - w4) (G, Y): the same points, computed from the inputs
-    # so that lincomb can merge equal inputs (the public deck has c1 = G everywhere).
+    # so that lincomb_secret can merge equal inputs (the public deck has c1 = G everywhere).
     k = scalar_sub(scalar_dot(w_prime, r_prime), w4)
-    t41 = lincomb([*((w_prime[i], inputs[psi[i]].c2) for i in range(n)), (k, public_key)])
-    t42 = lincomb([*((w_prime[i], inputs[psi[i]].c1) for i in range(n)), (k, BASE)])
-    t_hat: list[Point] = []
-    prev = h
-    for i in range(n):
-        t_hat.append(lincomb([(w_hat[i], BASE), (w_prime[i], prev)]))
-        prev = c_hat[i]
+    t41 = lincomb_secret([*((w_prime[i], inputs[psi[i]].c2) for i in range(n)), (k, public_key)])
+    t42 = lincomb_secret([*((w_prime[i], inputs[psi[i]].c1) for i in range(n)), (k, BASE)])
 
     t = (setup.t1, setup.t2, setup.t3, t41, t42)
     e = _get_nizkp_challenge(inputs, outputs, c, c_hat, public_key, t, t_hat, context)
@@ -873,37 +924,41 @@ def _accumulate(
         u_prod = u_prod * uj % L
     r1, r2, r3, r41, r42 = (random_scalar(rng=rng) for _ in range(5))
     s_prime = proof.s_prime
-    terms: list[tuple[int, Point]] = []
-
-    # t1' = s1 G - e (sum c_j - sum h_i)
-    terms += [(r1 * proof.s1, BASE), (-r1, proof.t1)]
-    terms += [(r1 * e, hi) for hi in hs]
-    terms += [(-r1 * e, cj) for cj in proof.commitments]
-    # t2' = s2 G - e (c^_N - u h)
-    terms += [(r2 * proof.s2, BASE), (-r2 * e, proof.chain[-1]), (r2 * e * u_prod, h)]
-    terms.append((-r2, proof.t2))
-    # t3' = s3 G + sum s'_i h_i - e sum u_j c_j
-    terms.append((r3 * proof.s3, BASE))
-    terms += [(r3 * sp, hi) for sp, hi in zip(s_prime, hs, strict=True)]
-    terms += [(-r3 * e * uj, cj) for uj, cj in zip(u, proof.commitments, strict=True)]
-    terms.append((-r3, proof.t3))
-    # t4' = sum s'_i e'_i - s4 (Y, G) - e sum u_j e_j
-    terms += [(r41 * sp, c.c2) for sp, c in zip(s_prime, outputs, strict=True)]
-    terms += [(-r41 * e * uj, c.c2) for uj, c in zip(u, inputs, strict=True)]
-    terms += [(-r41 * proof.s4, public_key), (-r41, proof.t41)]
-    terms += [(r42 * sp, c.c1) for sp, c in zip(s_prime, outputs, strict=True)]
-    terms += [(-r42 * e * uj, c.c1) for uj, c in zip(u, inputs, strict=True)]
-    terms += [(-r42 * proof.s4, BASE), (-r42, proof.t42)]
+    # Each point's coefficient is added straight into `pending` (reduced mod L when the sum is
+    # evaluated); the factors shared by many terms (r e) are computed once.
+    get = pending.get
+    r1e, r2e, r3e, r41e, r42e = (r * e % L for r in (r1, r2, r3, r41, r42))
+    # t1' = s1 G - e (sum c_j - sum h_i)          t2' = s2 G - e (c^_N - u h)
+    # t3' = s3 G + sum s'_i h_i - e sum u_j c_j    t4' = sum s'_i e'_i - s4 (Y, G) - e sum u_j e_j
+    pending[BASE] = get(BASE, 0) + r1 * proof.s1 + r2 * proof.s2 + r3 * proof.s3 - r42 * proof.s4
+    pending[proof.t1] = get(proof.t1, 0) - r1
+    pending[proof.t2] = get(proof.t2, 0) - r2
+    pending[proof.t3] = get(proof.t3, 0) - r3
+    pending[proof.t41] = get(proof.t41, 0) - r41
+    pending[proof.t42] = get(proof.t42, 0) - r42
+    pending[proof.chain[-1]] = get(proof.chain[-1], 0) - r2e
+    pending[h] = get(h, 0) + r2e * u_prod
+    pending[public_key] = get(public_key, 0) - r41 * proof.s4
+    for hi, sp in zip(hs, s_prime, strict=True):
+        pending[hi] = get(hi, 0) + r1e + r3 * sp
+    for cj, uj in zip(proof.commitments, u, strict=True):
+        pending[cj] = get(cj, 0) - r1e - r3e * uj
+    for c, sp in zip(outputs, s_prime, strict=True):
+        pending[c.c2] = get(c.c2, 0) + r41 * sp
+        pending[c.c1] = get(c.c1, 0) + r42 * sp
+    for c, uj in zip(inputs, u, strict=True):
+        pending[c.c2] = get(c.c2, 0) - r41e * uj
+        pending[c.c1] = get(c.c1, 0) - r42e * uj
     # t^'_i = s^_i G + s'_i c^_{i-1} - e c^_i (c^_0 = h), one weight per step of the chain,
     # hashed from the five secret random weights above: as unpredictable to the prover, and the
     # verifier's draws from `rng` stay five per proof (what the seeded tests replay)
-    seed = hash512(WEIGHTS_LABEL, [r1, r2, r3, r41, r42])
+    rhos = indexed_scalars(hash512(WEIGHTS_LABEL, [r1, r2, r3, r41, r42]), n)
+    g_chain = 0
     prev = h
-    for i, (s_hat, sp, link, sent) in enumerate(
-        zip(proof.s_hat, s_prime, proof.chain, proof.t_hat, strict=True)
-    ):
-        rho = hash_to_scalar(seed, i)
-        terms += [(rho * s_hat, BASE), (rho * sp, prev), (-rho * e, link), (-rho, sent)]
+    for rho, s_hat, sp, link, sent in zip(rhos, proof.s_hat, s_prime, proof.chain, proof.t_hat, strict=True):
+        g_chain += rho * s_hat
+        pending[prev] = get(prev, 0) + rho * sp
+        pending[link] = get(link, 0) - rho * e
+        pending[sent] = get(sent, 0) - rho
         prev = link
-    for k, p in terms:
-        pending[p] = (pending.get(p, 0) + k) % L
+    pending[BASE] += g_chain

@@ -58,7 +58,9 @@ LATENCY = (0.001, 0.05)
 """One-way latency of each directed link, drawn per link per run (seconds)."""
 RESTART = 1.0
 """Seconds a crashed program takes to start again (losttail): longer than any latency, so what it
-sent before it died has reached the others, as on real links."""
+sent before it died has reached the others, as on real links. What its old links still held back
+then (a `hold` or a `delay` past the restart) never arrives: a program's new link to a peer closes
+the old one, unread bytes and all (client/net/mesh.py `_serve`)."""
 THINK = (0.05, 2.0)
 """A bot's think time before each move (seconds): far below both timeouts."""
 
@@ -472,6 +474,8 @@ class Model:
         self._heap: list[tuple[float, int, Callable[[], None]]] = []
         self._order = 0
         self._link_free = dict.fromkeys(self.latency, 0.0)
+        self._links_of = [0] * self.players
+        """How many times each program started again (`_restore`): its links before are closed."""
         self._thinking = [False] * self.players
         self.events: list[list[tuple[float, SessionEvent]]] = [[] for _ in range(self.players)]
         self.errors: list[str] = []
@@ -597,6 +601,10 @@ class Model:
             self.at(self.now + 1.0, partial(self._restore, seat, lose))
             return
         old = self.sessions[seat]
+        self._links_of[seat] += 1
+        for other in range(self.players):
+            if other != seat:
+                self._link_free[(seat, other)] = self.now
         frames = list(old.frames)
         if lose:
             own = [i for i, f in enumerate(frames) if open_frame(f, self.config).seat == seat]
@@ -635,9 +643,11 @@ class Model:
         link = (sender, receiver)
         when = max(self.now + self.latency[link] + extra, self._link_free[link])
         self._link_free[link] = when
-        self.at(when, partial(self._deliver, sender, receiver, frame))
+        self.at(when, partial(self._deliver, sender, receiver, frame, self._links_of[sender]))
 
-    def _deliver(self, sender: int, receiver: int, frame: bytes) -> None:
+    def _deliver(self, sender: int, receiver: int, frame: bytes, links: int | None = None) -> None:
+        if links is not None and links != self._links_of[sender]:
+            return  # sent on a link its program's restart closed (see `RESTART`)
         if receiver == self.adversary and self.crashed:
             return
         if receiver == self.adversary and self.stopped:

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.crypto.group import L
-from protocol.crypto.hashing import HashItem, challenge, encode, hash_to_scalar, make_context
+from protocol.crypto.hashing import HashItem, challenge, encode, hash_to_scalar, indexed_scalars, make_context
 
 items = st.recursive(
     st.binary(max_size=8) | st.integers(min_value=0, max_value=2**70) | st.text(max_size=4),
@@ -96,3 +96,26 @@ def test_encoding_fast_path_gives_the_specified_bytes(items_: list[HashItem]) ->
     # The list-of-points fast path in `_encode_into` must not change a single byte of what
     # every peer hashes (a proof made by one version must check under another).
     assert encode(*items_) == b"".join(_spec_encoding(i) for i in items_)
+
+
+def test_indexed_scalars_are_hash_to_scalar_of_each_index() -> None:
+    # the shuffle's challenges u_j and the verifier's chain weights: one prefix state, same scalars
+    seed = bytes(range(64))
+    assert indexed_scalars(seed, 300) == [hash_to_scalar(seed, j) for j in range(300)]
+    prefix = ["label", [b"\x01" * 32, 7], 2**70]
+    assert indexed_scalars(prefix, 5) == [hash_to_scalar(prefix, j) for j in range(5)]
+    assert indexed_scalars(seed, 0) == []
+
+
+@pytest.mark.parametrize("n", [8, 9, 150])
+def test_a_list_of_points_is_encoded_item_by_item(n: int) -> None:
+    # the one-join path for lists of 32-byte strings gives the general encoding, byte for byte
+    points = [bytes([i % 256]) * 32 for i in range(n)]
+    expected = b"L" + n.to_bytes(8, "big") + b"".join(b"B" + (32).to_bytes(8, "big") + p for p in points)
+    assert encode(points) == expected
+    assert encode(tuple(points)) == expected
+    mixed = [*points, b"short"]
+    assert (
+        encode(mixed)
+        == b"L" + (n + 1).to_bytes(8, "big") + expected[9:] + b"B" + (5).to_bytes(8, "big") + b"short"
+    )
