@@ -59,3 +59,16 @@ class Misbehaviour(ProtocolError):
 
 class SessionHalted(ProtocolError):
     """The session stopped after a fault; no more moves can be played in it."""
+
+
+class RemovalRefused(ProtocolError):
+    """Our player cannot propose, agree to or refuse the removal of a program now (PROTOCOL.md
+    10.9, "Removing a player"). `code` says why, for a driver to word it: "observer", "uninsured"
+    (an uninsured table cannot play a seat on), "no-game" (before the game runs, or after it),
+    "stopped", "unknown" (no such program), "own" (our own program), "gone" (the table already
+    plays its seats), "vote" (a vote that a program vanished is open about it), "voted" (we
+    already answered in this attempt), "none" (no proposal to refuse)."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code

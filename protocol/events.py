@@ -145,6 +145,21 @@ class SteppedOut:
 
 
 @dataclass(frozen=True, slots=True)
+class RemovalChanged:
+    """A proposal to remove program `owner` (its seats) from the game changed (PROTOCOL.md 10.9,
+    "Removing a player"): `agreed` are the seats whose agreement this peer holds, `needed` every
+    seat whose agreement the removal needs, `proposer` the first agreeing seat this peer saw.
+    `outcome` is "open" (waiting for agreements), "removed" (every other program agreed: the
+    table plays the seats from now on) or "refused" (a seat refused, or the proposal expired)."""
+
+    owner: int
+    proposer: int
+    agreed: tuple[int, ...]
+    needed: tuple[int, ...]
+    outcome: str = "open"
+
+
+@dataclass(frozen=True, slots=True)
 class Halted:
     """The session stopped; nothing more will be played in it.
 
@@ -181,6 +196,7 @@ SessionEvent = (
     | Left
     | AwayChanged
     | SteppedOut
+    | RemovalChanged
     | SeatTakenOver
     | SeatReturned
     | Rewound

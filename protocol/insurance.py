@@ -55,6 +55,7 @@ from .events import (
 )
 from .jobs.base import crypto_fault
 from .messages import Envelope
+from .removals import Removals
 
 QUIET_RETRIES = 3
 """How many times a voter waits once more for the other voters' answers while they are alive
@@ -99,6 +100,16 @@ class InsuranceContext(Protocol):
     def want_later(self, seat: int) -> None: ...
 
     def stop(self, reason: str, culprit: int | None = None, absent: tuple[int, ...] = ()) -> None: ...
+
+    def halt(
+        self,
+        reason: str,
+        culprit: int | None = None,
+        absent: tuple[int, ...] = (),
+        evidence: tuple[bytes, ...] = (),
+        announce: bool = True,
+        left: int | None = None,
+    ) -> None: ...
 
     def blame(self, fault: Misbehaviour, halt: bool = True) -> None: ...
 
@@ -158,6 +169,8 @@ class SeatInsurance:
         self.cut_off = False
         """We stopped because no other program answered for `ISOLATED_WAITS` waits in a row: this
         program was cut off, not the others; the game may go on without it (`--resume`)."""
+        self.removals = Removals(session, self)
+        """Removing a player on every other program's word (PROTOCOL.md 10.9, "Removing a player")."""
 
     # --- what the session asks ----------------------------------------------------------------
 
@@ -189,6 +202,8 @@ class SeatInsurance:
         grace; or, for a live observer, any vote is in (it holds what one player relays, in that
         player's order, so a frame the table may not count comes after that player's vote)."""
         session = self.session
+        if session.me is None and not self.foreseen_any() and self.removals.paused():
+            return True
         for owner, attempt in self.ballots.attempts.items():
             if attempt.decided is not None or not attempt.votes:
                 continue
@@ -323,9 +338,13 @@ class SeatInsurance:
         self.session.report(TableSilent(seats))
         if self.isolated_waits >= ISOLATED_WAITS:
             self.cut_off = True
-            self.session.stop(
+            # a stop of our own only, never a signed `halt`: it would be saved in our transcript
+            # and replayed by `--resume`, stopping the resumed program at once, and a halt of a
+            # seat cut off tells the others nothing they can act on (they play the seat or wait)
+            self.session.halt(
                 "nobody at the table answered for a long time: this program was cut off (the table "
-                "may have gone on without it; --resume takes the seat back if it still plays)"
+                "may have gone on without it; --resume takes the seat back if it still plays)",
+                announce=False,
             )
 
     def _cut_off(self) -> bool:
@@ -351,7 +370,13 @@ class SeatInsurance:
         stand_in = session.stand_ins.get(seat)
         if stand_in is None or session.halted:
             return False
-        if boundary and stand_in.started and stand_in.how == "vanished" and self.back(seat, stand_in) != "no":
+        if (
+            boundary
+            and stand_in.started
+            and stand_in.how == "vanished"
+            and not stand_in.removed
+            and self.back(seat, stand_in) != "no"
+        ):
             return False  # the player's again ("back"), or its frames are on their way ("wait")
         if session.has_queued(seat):
             return False
@@ -387,6 +412,9 @@ class SeatInsurance:
             return
         if session.halted or session.game_over():
             return  # the game already stopped, or is over: a leave changes nothing
+        played = session.stand_ins.get(envelope.seat)
+        if played is not None and played.removed:
+            return  # the table removed the seat's program: the table plays it already
         session.check_postponed()  # a batch of proofs we put off may show a fault first
         if session.halted:
             return
@@ -404,8 +432,9 @@ class SeatInsurance:
 
     def _take_over(self, seat: int, stand_in: takeover.StandIn, state: TableState) -> None:
         stand_in.started = True
-        self.session.taken_over[seat] = stand_in.how
-        self.session.report(SeatTakenOver(seat, stand_in.how, len(takeover.undisclosed(state, seat))))
+        how = "removed" if stand_in.removed else stand_in.how
+        self.session.taken_over[seat] = how
+        self.session.report(SeatTakenOver(seat, how, len(takeover.undisclosed(state, seat))))
 
     def witnessed(self, seat: int, seq: int) -> bool:
         """(A live observer, a spectator, on an insured table) whether every other seat still
@@ -438,6 +467,8 @@ class SeatInsurance:
             return
         if self.config.owners[me] == owner or self.my_vote(owner) is not None:
             return
+        if self.removals.agreed(owner) or owner in self.removals.removed:
+            return  # our agreement to remove it is open (or it is removed): one or the other
         attempt = self.ballots.attempt(owner)
         held: Held = {}
         for seat in self.seats_of(owner):
@@ -479,6 +510,8 @@ class SeatInsurance:
         """A `vacate`, `uphold` or `withdraw` frame took its place in its signer's chain."""
         session = self.session
         owner, number, held = self.ballots.check(envelope)
+        if owner in self.removals.removed:
+            return  # the table removed the program: it plays its seats already
         place = self.ballots.place(owner, number)
         if place == "stale":
             return
@@ -519,6 +552,7 @@ class SeatInsurance:
         attempt = self.ballots.attempts.get(owner)
         if attempt is not None and attempt.votes and attempt.decided is None:
             self.progress(owner)
+        self.removals.appended()
 
     def progress(self, owner: int) -> None:
         """Answer our vote when we can, and decide when every answer is in."""
@@ -608,6 +642,8 @@ class SeatInsurance:
                 self.frozen[seat] = session.stand_ins[seat].limit
             elif mine is not None:
                 self.frozen[seat] = mine[seat][0]
+            elif (removal := self.removals.freeze(owner)) is not None:
+                self.frozen[seat] = removal[seat][0]
             elif foreseen:
                 self.frozen[seat] = foreseen[0][seat][0]
             else:
@@ -637,11 +673,16 @@ class SeatInsurance:
             if session.chains[seat].next_seq < count:
                 session.want_later(seat)
         self.refreeze(owner)
-        # votes and answers signed by the seats now played, beyond what counted, count nowhere
+        self.discount()
+
+    def discount(self) -> None:
+        """Votes, answers and agreements signed by the seats now played, beyond what counted,
+        count nowhere."""
         for other in list(self.ballots.attempts):
-            if other != owner and self.ballots.discount(other, self.counts):
+            if not self.ballots.decided(other) and self.ballots.discount(other, self.counts):
                 self.refreeze(other)
                 self.progress(other)
+        self.removals.discount()
 
     # --- timers -------------------------------------------------------------------------------
 
@@ -773,11 +814,13 @@ class SeatInsurance:
             if me is not None and me in attempt.votes and attempt.decided is None:
                 self._vacate_timer(owner)
                 self.progress(owner)
+        self.removals.resumed()
 
     def foresee(self, envelopes: Iterable[Envelope]) -> None:
         """An offline check holds the whole file: the table's decisions to play a vanished seat
         are known before any frame is fed, so that the seat's frames the table did not count
         (its own file holds them before the votes) are never consumed."""
+        envelopes = list(envelopes)
         ballots = Ballots(self.config)
         left = {e.seat for e in envelopes if e.kind == "leave" and e.data["key"]}
         found: dict[int, list[Held]] = {}
@@ -805,7 +848,8 @@ class SeatInsurance:
                 found.setdefault(owner, []).append(decision)
         self.offline = True
         self.foreseen = found
-        for owner in found:
+        self.removals.foresee(envelopes, left)
+        for owner in {*found, *self.removals.foreseen}:
             self.refreeze(owner)
 
 

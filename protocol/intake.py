@@ -96,6 +96,7 @@ SIDE_HANDLERS: dict[str, Callable[[IntakeContext, Envelope], None]] = {
     "withdraw": lambda s, e: s.insurance.frame(e),
     "return": lambda s, e: s.insurance.return_frame(e),
     "stepout": lambda s, e: s.insurance.stepout_frame(e),
+    "remove": lambda s, e: s.insurance.removals.frame(e),
 }
 """Which part handles each kind of side frame (every kind of `messages.SIDE_KINDS` has one)."""
 

@@ -166,6 +166,17 @@ SCHEMAS: Mapping[str, Mapping[str, Check]] = {
     # waiting out the grace; a frame of its program after this one refutes their votes as any
     # frame does, and `--resume` takes the seats back (`return`)
     "stepout": {},
+    # removing a player (issue 30, PROTOCOL.md 10.9 "Removing a player"): the sender asks, or
+    # agrees, that the table play the seats of program `owner` although it is there ("agree",
+    # with `held` as a vote's: it consumes none of their frames beyond), then, holding every
+    # other program's agreement, confirms it ("confirm") or takes it back / lets it expire
+    # ("refuse"; `held` empty for both); decided only when every other program confirmed
+    "remove": {
+        "owner": SEAT,
+        "attempt": UINT,
+        "say": lambda v: v in ("agree", "confirm", "refuse"),
+        "held": _list_of(_tuple_of(SEAT, UINT, BIN32), 8),
+    },
 }
 
 SIDE_KINDS = frozenset(
@@ -183,6 +194,7 @@ SIDE_KINDS = frozenset(
         "uphold",
         "withdraw",
         "stepout",
+        "remove",
     }
 )
 """Kinds handled on arrival; every other kind is a step of the game, consumed in order."""
@@ -211,6 +223,7 @@ KINDS: tuple[str, ...] = (
     "uphold",
     "withdraw",
     "stepout",
+    "remove",
 )
 """The wire code of each kind is its index here (fixed: a new kind goes at the end)."""
 _KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}

@@ -448,6 +448,8 @@ class Session:
             return self.acks.timer_needed(kind, rest)
         if kind == "vacate":
             return self.insurance.timer_needed(name)
+        if kind == "remove":
+            return self.insurance.removals.timer_needed(name)
         if kind == RECOVER:
             return self.recovering
         return self.steps.needed(name)
@@ -487,6 +489,14 @@ class Session:
         The table plays their seats only once every other program voted too, and never one whose
         frame signed after the votes arrives first. False if we did not vote."""
         return self.insurance.go_on_now(self.blocked_seats())
+
+    def remove_player(self, owner: int, agree: bool = True) -> None:
+        """Our player proposes or agrees (`agree`), or refuses, that the table remove program
+        `owner` (PROTOCOL.md 10.9, "Removing a player": only every other program together
+        decides it). Raises `RemovalRefused` (with a `code`) when that is not possible now."""
+        removals = self.insurance.removals
+        removals.agree(owner) if agree else removals.refuse(owner)
+        self.advance()
 
     def may_go_on_without(self) -> tuple[int, ...]:
         """The seats our player may ask to go on without now (`go_on_without`); empty if none."""
@@ -621,6 +631,8 @@ class Session:
             self.acks.echo_timeout(name)
         elif kind == "vacate":
             self.insurance.timer(name)
+        elif kind == "remove":
+            self.insurance.removals.timer(name)
         elif name == RECOVER:
             self.recovery.timer()
         else:

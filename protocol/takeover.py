@@ -63,6 +63,9 @@ class StandIn:
     """A vanished seat: how many of its frames count (the table's decision); later ones are void."""
     started: bool = False
     """The table has begun to play the seat (the first job that needed it found nothing)."""
+    removed: bool = False
+    """Every other program removed the seat's program (PROTOCOL.md 10.9, "Removing a player"):
+    played as a vanished seat, and never handed back (a `return` of it changes nothing)."""
     shares: dict[bytes, crypto.Point] = field(default_factory=dict)
 
 

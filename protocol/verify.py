@@ -46,6 +46,7 @@ from .events import (
     FrameRejected,
     Halted,
     Left,
+    RemovalChanged,
     RoundSigned,
     SeatReturned,
     SeatTakenOver,
@@ -410,6 +411,11 @@ class _Report:
                 )
             elif isinstance(event, SteppedOut):
                 self.events.append(f"seat {event.seat + 1} stepped out (its player ended the program)")
+            elif isinstance(event, RemovalChanged) and event.outcome == "removed":
+                voters = ", ".join(str(s + 1) for s in event.needed)
+                self.events.append(
+                    f"seats {voters} removed program {event.owner + 1} from the game (all agreed)"
+                )
             elif isinstance(event, Blamed) and self.fault is None:
                 self.accused = event.seat
                 # The seat signed the evidence: one frame of it is the seat's, and every frame is

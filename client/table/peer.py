@@ -25,6 +25,7 @@ from client.net.mesh import LinkState
 from client.table.tablelog import TableLog
 from protocol import waiting
 from protocol.config import TableConfig
+from protocol.errors import RemovalRefused
 from protocol.events import (
     AwayChanged,
     Blamed,
@@ -34,6 +35,7 @@ from protocol.events import (
     Halted,
     Left,
     MoveRefused,
+    RemovalChanged,
     Rewound,
     RoundSigned,
     SeatReturned,
@@ -70,11 +72,15 @@ class LogEntry:
     """"fact" | "chat" | "info" | "blame" | "absent" (stopped answering) | "left" | "away"
     (`text` "away" or "back": autopilot on or off) | "takeover" (`text` "left", "vanished" or
     "stepped out") |
-    "returned" (a taken-over seat's player plays it again) | "no_spare" (after `seat` left, the
+    "returned" (a taken-over seat's player plays it again) | "removal" (a proposal to remove the
+    program of `seat`: `text` "open" with `by` the proposer, "removed" or "refused") |
+    "no_spare" (after `seat` left, the
     table can no longer play the seat of anyone else whose program stops)."""
     fact: EngineEvent | None = None
     seat: int | None = None
     text: str = ""
+    by: int | None = None
+    """For "removal": the seat that proposed it."""
     waited: float | None = None
     """For "absent": how long the seat was waited for, in seconds (None: not known here)."""
     no_link: bool = False
@@ -315,6 +321,39 @@ class PeerRunner:
         if voted:
             log.info("asked to go on without seat(s) %s", ", ".join(str(s + 1) for s in seats))
         return voted
+
+    def removals(self) -> tuple[RemovalChanged, ...]:
+        """The open proposals to remove a program from the game (issue 30 point 5)."""
+        return tuple(self.session.insurance.removals.status())
+
+    def may_remove(self) -> tuple[tuple[int, ...], str | None]:
+        """The programs (each by its own seat) this player may propose to remove now, and when
+        there is none, why (a `RemovalRefused` code: "uninsured", "no-game", ...)."""
+        session = self.session
+        if session.me is None:
+            return (), "observer"
+        removals = session.insurance.removals
+        owners = session.config.owners
+        others = sorted({o for o in owners if o != owners[session.me]})
+        may = tuple(o for o in others if removals.why_not(o) is None)
+        if may or not others:
+            return may, None
+        why = removals.why_not(others[0])
+        return (), None if why is None else why.code
+
+    async def remove_player(self, owner: int, agree: bool = True) -> bool:
+        """This player proposes or agrees (`agree`), or refuses, that the table remove program
+        `owner` (PROTOCOL.md 10.9, "Removing a player"): one agreement of this program; the
+        table removes it only once every other program agreed. False if it could not be said."""
+        async with self._lock:
+            try:
+                self.session.remove_player(owner, agree)
+            except RemovalRefused as exc:
+                self.log.append(LogEntry("info", text=f"removal not possible: {exc.reason}"))
+                return False
+            await self._after_session()
+        log.info("%s the removal of seat %d (from 1)", "agreed to" if agree else "refused", owner + 1)
+        return True
 
     def step_out_heard(self) -> bool:
         """After `step_out`: every other program voted to play our seats (so it holds our
@@ -581,6 +620,12 @@ class PeerRunner:
                 how = "stepped out"  # its player pressed Ctrl-C: `--resume` brings them back
             self.log.append(LogEntry("takeover", seat=event.seat, text=how, disclosed=event.disclosed))
             log.info("seat %d (from 1) is played by the common bot (%s)", event.seat + 1, event.how)
+        elif isinstance(event, RemovalChanged):
+            if event.outcome != "open" or len(event.agreed) == 1:  # opened, or over
+                self.log.append(LogEntry("removal", seat=event.owner, text=event.outcome, by=event.proposer))
+            log.info(
+                "removal of seat %d (from 1): %s, %s agreed", event.owner + 1, event.outcome, event.agreed
+            )
         elif isinstance(event, SeatReturned):
             self.log.append(LogEntry("returned", seat=event.seat))
             log.info("seat %d (from 1) is back and plays its seat again", event.seat + 1)

@@ -91,7 +91,20 @@ class GoOn:
     this program, which takes a seat over only once every other program voted too."""
 
 
-Effect = Submit | Chat | Quit | Back | GoOn
+@dataclass(frozen=True)
+class Remove:
+    """The player proposes or agrees (`agree`), or refuses, that the table remove program
+    `owner` (its own seat) from the game (`K`, issue 30 point 5): one agreement of this program;
+    the table removes it only once every other program agreed."""
+
+    owner: int
+    agree: bool = True
+
+
+Effect = Submit | Chat | Quit | Back | GoOn | Remove
+
+_YES = ("y", "Y", "o", "O", "j", "J")  # yes, oui, ja
+_NO = ("n", "N")
 
 MAX_CHAT_LINE = 200
 """Characters of one chat line typed (or pasted) on the game screen."""
@@ -109,6 +122,9 @@ ARROWS = {
     "k": "up",
     "j": "down",
 }
+
+_ANSWER_KEYS = frozenset(k for k in (*_YES, *_NO) if k not in ARROWS)
+"""The keys that answer a proposal to remove a player outside its overlay (`j` moves the cursor)."""
 
 
 @dataclass
@@ -138,6 +154,8 @@ class UiState:
     """Seats whose chat this player muted (on this screen only; nobody else is told)."""
     removals: tuple[Any, ...] = ()
     """The lines removed when the ended round's cards were turned (`LineRemoved` facts)."""
+    remove_pick: int | None = None
+    """(`K`) the program the player chose to propose removing, until they confirm."""
 
 
 class GameUI:
@@ -351,6 +369,9 @@ class GameUI:
                 plan = self._plan(names, bool(lost))
                 if plan:  # and until when, and what the table does then
                     model.prompt = f"{model.prompt} {plan}" if model.prompt else plan
+            removal = self._removal_line(names) if not halted and state.phase != "game_over" else ""
+            if removal:  # a proposal to remove a player: the others' say is wanted
+                model.prompt = f"{model.prompt} {removal}" if model.prompt else removal
             left = source.time_left()
             if left is not None and not halted and not self.away() and state.phase != "game_over":
                 model.countdown = max(0, int(left + 0.999))  # whole seconds, rounded up: 0 at the end
@@ -405,6 +426,8 @@ class GameUI:
             model.help_top = ui.help_top
         elif ui.overlay == "mute":
             model.help = self._mute_list()
+        elif ui.overlay == "remove":
+            model.help = self._remove_view()
         elif ui.overlay == "rules":
             model.rules = rules_page(lang, source.game)
             ui.rules_top = max(0, min(ui.rules_top, len(model.rules) - 1))
@@ -426,6 +449,99 @@ class GameUI:
             key = "mute.row_muted" if seat in self.ui.muted else "mute.row"
             rows.append((digit, tr(self.lang, key, name=self.source.names[seat])))
         return HelpView(tr(self.lang, "mute.title"), rows)
+
+    # --- removing a player (issue 30 point 5) ---------------------------------------------------
+
+    def _to_answer(self) -> Any:
+        """The open proposal to remove a player that this player's program has not agreed to
+        (its `RemovalChanged`), or None."""
+        me = self.source.seat
+        for proposal in removals(self.source):
+            if me in proposal.needed and me not in proposal.agreed:
+                return proposal
+        return None
+
+    def _agreed(self) -> Any:
+        """The open proposal this player's program agreed to (it may take it back), or None."""
+        me = self.source.seat
+        return next((p for p in removals(self.source) if me in p.agreed), None)
+
+    def _removal_line(self, names: Sequence[str]) -> str:
+        """ "Anna proposes to remove Ben (1 of 2 agree): y to agree, n to refuse." while a
+        proposal is open (said to the player it is about too)."""
+        me = self.source.seat
+        for proposal in removals(self.source):
+            n, of = len(proposal.agreed), len(proposal.needed)
+            who = names[proposal.owner] if 0 <= proposal.owner < len(names) else "?"
+            by = names[proposal.proposer] if 0 <= proposal.proposer < len(names) else "?"
+            if me not in proposal.needed:
+                return tr(self.lang, "remove.status_me", by=by, n=n, of=of)
+            if me in proposal.agreed:
+                return tr(self.lang, "remove.status_waiting", who=who, n=n, of=of)
+            return tr(self.lang, "remove.status_answer", by=by, who=who, n=n, of=of)
+        return ""
+
+    def _decision_keys(self) -> set[str]:
+        dec = self.decision
+        return set(dec.key_map(len(self.ui.chosen)).values()) if dec is not None else set()
+
+    def _answer_removal(self, proposal: Any, agree: bool) -> list[Effect]:
+        names = self.source.names
+        who = names[proposal.owner] if 0 <= proposal.owner < len(names) else "?"
+        self.ui.flash = tr(self.lang, "remove.agreed" if agree else "remove.refused", who=who)
+        return [Remove(proposal.owner, agree)]
+
+    def _remove_view(self) -> HelpView:
+        """`K`: the proposal to answer, or the confirmation of ours, or the players this player
+        may propose to remove (each with its digit), or why nobody can be removed here."""
+        lang, names, ui = self.lang, self.source.names, self.ui
+        rows: list[tuple[str, str]] = [("", tr(lang, "remove.explain")), ("", "")]
+        proposal = self._to_answer()
+        if ui.remove_pick is None and proposal is not None:
+            rows.append(("", self._removal_line(names)))
+            rows += [("y", tr(lang, "remove.agree")), ("n", tr(lang, "remove.refuse"))]
+        elif ui.remove_pick is None and self._agreed() is not None:
+            rows.append(("", self._removal_line(names)))
+            rows.append(("n", tr(lang, "remove.take_back")))
+        elif ui.remove_pick is not None:
+            rows.append(("", tr(lang, "remove.confirm", who=names[ui.remove_pick])))
+            rows += [("y", tr(lang, "remove.yes")), ("n", tr(lang, "remove.no"))]
+        else:
+            may, why = may_remove(self.source)
+            if not may:
+                rows.append(("", tr(lang, f"remove.why.{why or 'no-game'}")))
+            for digit, owner in self._removable():
+                rows.append((digit, names[owner]))
+        return HelpView(tr(lang, "remove.title"), rows)
+
+    def _removable(self) -> list[tuple[str, int]]:
+        """(digit, program) for every program this player may propose to remove (at most nine)."""
+        may, _ = may_remove(self.source)
+        return [(str(i + 1), owner) for i, owner in enumerate(may[:9]) if owner < len(self.source.names)]
+
+    def _remove_key(self, key: str) -> list[Effect]:
+        ui = self.ui
+        proposal = self._to_answer()
+        if ui.remove_pick is None and proposal is not None:
+            ui.overlay = None
+            if key in _YES or key in _NO:
+                return self._answer_removal(proposal, key in _YES)
+            return []
+        if ui.remove_pick is None and (mine := self._agreed()) is not None:
+            ui.overlay = None
+            return self._answer_removal(mine, False) if key in _NO else []
+        if ui.remove_pick is not None:
+            owner, ui.remove_pick, ui.overlay = ui.remove_pick, None, None
+            if key in _YES:
+                self.ui.flash = tr(self.lang, "remove.proposed", who=self.source.names[owner])
+                return [Remove(owner)]
+            return []
+        picked = dict(self._removable()).get(key)
+        if picked is None:
+            ui.overlay = None
+        else:
+            ui.remove_pick = picked
+        return []
 
     def _mutable(self) -> list[tuple[str, int]]:
         """(digit, seat) for every other player (at most nine)."""
@@ -620,6 +736,8 @@ class GameUI:
         if may_go_on(self.source):
             rows.append(("g", tr(lang, "help.go_on")))
         rows.append(("m", tr(lang, "help.mute")))
+        if callable(getattr(self.source, "may_remove", None)):  # a live table's
+            rows.append(("K", tr(lang, "help.remove")))
         rows.append(("b", tr(lang, "help.bell_on" if self.bell else "help.bell_off")))
         rows.append(("q", tr(lang, "help.quit")))
         rows.append(("?", tr(lang, "help.help")))
@@ -681,6 +799,8 @@ class GameUI:
             else:
                 ui.muted.add(seat)
             return []
+        if ui.overlay == "remove":
+            return self._remove_key(key)
         if ui.overlay == "help" and key == "r":
             ui.overlay, ui.rules_top = "rules", 0
             return []
@@ -730,6 +850,13 @@ class GameUI:
         if key == "m" and self._mutable():
             ui.overlay = "mute"
             return []
+        if key == "K":
+            ui.overlay, ui.remove_pick = "remove", None
+            return []
+        if key in _ANSWER_KEYS and key not in self._decision_keys():
+            proposal = self._to_answer()
+            if proposal is not None:
+                return self._answer_removal(proposal, key in _YES)
         if key == "b":
             self.bell = not self.bell
             ui.flash = tr(self.lang, "bell.on" if self.bell else "bell.off")
@@ -877,6 +1004,11 @@ _SEAT = re.compile(r"\bseat\(s\) ([\d, ]+\d)|\bseat (\d+)")
 def stop_in_names(lang: str, reason: str, names: Sequence[str]) -> str:
     """Why the game stopped (the protocol's words), with names for seat numbers; the reason a
     vanished seat could not be played said as people say it."""
+    if re.fullmatch(
+        r"the table removed .*: every other player agreed, and the table plays on without this program",
+        reason,
+    ):
+        return tr(lang, "halt.removed")
     found = re.fullmatch(
         r"seat (\d+)'s cards cannot be opened: seat (\d+), which holds a share of its key, is gone too",
         reason,
@@ -901,6 +1033,23 @@ def may_go_on(source: Source) -> tuple[int, ...]:
     may = getattr(source, "may_go_on", None)
     value = may() if callable(may) else ()
     return value if isinstance(value, tuple) else ()
+
+
+def removals(source: Source) -> tuple[Any, ...]:
+    """The open proposals to remove a player (a live table's source says; others have none)."""
+    found = getattr(source, "removals", None)
+    value = found() if callable(found) else ()
+    return value if isinstance(value, tuple) else ()
+
+
+def may_remove(source: Source) -> tuple[tuple[int, ...], str | None]:
+    """The programs the player may propose to remove now, and why none when none (a live
+    table's source says; elsewhere nobody can be removed: "no-game")."""
+    may = getattr(source, "may_remove", None)
+    value = may() if callable(may) else ((), "no-game")
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], tuple):
+        return value[0], value[1] if isinstance(value[1], str) or value[1] is None else None
+    return (), "no-game"
 
 
 def countdown_waits(source: Source) -> tuple[int, ...] | None:
@@ -937,7 +1086,7 @@ def watching_of(source: Source) -> int:
 def seat_label(lang: str, name: str, away: bool, taken: str | None) -> str:
     """A seat's name, with who plays it when that is not its player: "Ben (away, bot playing)"
     (their own program: autopilot), "Ben (bot: left)", "Ben (bot: vanished)" (a bot for everyone)."""
-    if taken in ("left", "vanished"):
+    if taken in ("left", "vanished", "removed"):
         return tr(lang, f"name.bot_{taken}", name=name)
     if taken is not None:
         return tr(lang, "name.bot", name=name)
@@ -962,7 +1111,19 @@ def busy_text(state: TableState, lang: str) -> str:
     return ""
 
 
-_OWN_LINES = ("chat", "blame", "absent", "info", "round", "gameover", "left", "away", "takeover", "returned")
+_OWN_LINES = (
+    "chat",
+    "blame",
+    "absent",
+    "info",
+    "round",
+    "gameover",
+    "left",
+    "away",
+    "takeover",
+    "returned",
+    "removal",
+)
 """Log items told on their own line even in the summary since the player's last turn."""
 
 

@@ -99,6 +99,8 @@ class Narrator:
             self.items.append(Item("takeover", (entry.text, disclosed), entry.seat))
         elif entry.kind == "returned":
             self.items.append(Item("returned", None, entry.seat))
+        elif entry.kind == "removal":
+            self.items.append(Item("removal", (entry.text, getattr(entry, "by", None)), entry.seat))
         elif entry.kind == "no_spare":
             self.items.append(Item("no_spare", None, entry.seat))
         elif entry.kind == "info":
@@ -144,15 +146,19 @@ class Narrator:
             return [self.seat_sentence("log.back", item.seat, "dim")]
         if item.kind == "takeover":
             how, disclosed = item.data
-            key = {"vanished": "log.takeover.vanished", "stepped out": "log.takeover.stepped_out"}.get(
-                how, "log.takeover.left"
-            )
+            key = {
+                "vanished": "log.takeover.vanished",
+                "stepped out": "log.takeover.stepped_out",
+                "removed": "log.takeover.removed",
+            }.get(how, "log.takeover.left")
             line = self.seat_sentence(key, item.seat, "warn")
             if disclosed:
                 line += [Span(" "), *tr_spans(lang, "log.takeover.disclosed", "dim", n=disclosed)]
             return [line]
         if item.kind == "returned":
             return [self.seat_sentence("log.returned", item.seat, "good")]
+        if item.kind == "removal":
+            return [self.removal_sentence(item)]
         if item.kind == "no_spare" and not self.stopped:
             return [tr_spans(lang, "log.no_spare", "warn")]
         if item.kind == "info":
@@ -169,6 +175,21 @@ class Narrator:
                 key = "log.gameover.me" if self.me in fact.winners else "log.gameover"
             return [tr_spans(lang, key, "good", names=join_names(lang, names), total=total)]
         return []
+
+    def removal_sentence(self, item: Item) -> Line:
+        """A proposal to remove a player from the game: made ("Anna proposes to remove Ben from
+        the game."), decided or over (issue 30 point 5)."""
+        outcome, by = item.data if isinstance(item.data, tuple) else ("open", None)
+        if outcome == "open":
+            if item.seat == self.me:
+                return tr_spans(self.lang, "log.removal.proposed.me", "warn", by=self.who(by))
+            key = "log.removal.proposed.mine" if by == self.me else "log.removal.proposed"
+            return tr_spans(self.lang, key, "warn", by=self.who(by), who=self.who(item.seat, plain=True))
+        key = "log.removal.removed" if outcome == "removed" else "log.removal.refused"
+        style = "warn" if outcome == "removed" else "dim"
+        return tr_spans(
+            self.lang, who_key(key, item.seat, self.me), style, who=self.who(item.seat, plain=True)
+        )
 
     def seat_sentence(self, key: str, seat: int | None, style: str) -> Line:
         """A sentence about a seat (its ".me" variant for the player's own)."""

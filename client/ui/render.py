@@ -227,7 +227,7 @@ def _link_look(c: Canvas, lang: str, status: str, retry_in: float | None) -> tup
 
 
 def overlay(c: Canvas, m: ScreenModel) -> None:
-    if m.overlay in ("help", "mute") and m.help is not None:
+    if m.overlay in ("help", "mute", "remove") and m.help is not None:
         rows = [(k, d) for k, d in m.help.rows]
         key_w = max((text_width(c.text(k)) for k, _ in rows), default=4)
         desc_w = min(max((text_width(c.text(d)) for k, d in rows if k), default=10), c.width - key_w - 10)
@@ -237,7 +237,7 @@ def overlay(c: Canvas, m: ScreenModel) -> None:
             first = next((i for i, (k, _) in enumerate(rows) if k in _EVERY_MOMENT), len(rows))
             lines = _help_lines(rows[:first], key_w, desc_w)
             lines += _packed([r for r in rows[first:] if r[0] != "?"], key_w + 2 + desc_w)  # (in it)
-        footer = tr(m.lang, "mute.keys" if m.overlay == "mute" else "help.close")
+        footer = tr(m.lang, {"mute": "mute.keys", "remove": "remove.keys"}.get(m.overlay, "help.close"))
         room = max(3, c.height - 6)
         if len(lines) > room:  # still too long: it scrolls, and the footer says where
             total = len(lines)

@@ -19,7 +19,7 @@ from skyjo_p2p.core.errors import IllegalMove
 from skyjo_p2p.core.moves import Move
 from skyjo_p2p.core.state import TableState
 
-from .app import Back, Chat, Effect, GameUI, GoOn, Quit, Submit
+from .app import Back, Chat, Effect, GameUI, GoOn, Quit, Remove, Submit
 from .canvas import Frame
 from .caps import Caps, detect_caps, detect_lang
 from .i18n import tr
@@ -230,6 +230,10 @@ async def run_game_ui(
                 go_on = getattr(runner, "go_on_without", None)
                 if go_on is not None:
                     nursery.start_soon(go_on)
+            elif isinstance(effect, Remove):
+                remove = getattr(runner, "remove_player", None)
+                if remove is not None:
+                    nursery.start_soon(remove, effect.owner, effect.agree)
             elif isinstance(effect, Quit):
                 if effect.leave:
                     await _leave(runner, leave_wait)

@@ -198,6 +198,18 @@ class RunnerSource:
         value = may() if callable(may) else ()
         return value if isinstance(value, tuple) else ()
 
+    def removals(self) -> tuple[Any, ...]:
+        """The open proposals to remove a program from the game (`K`; issue 30 point 5)."""
+        found = getattr(self.runner, "removals", None)
+        value = found() if callable(found) else ()
+        return value if isinstance(value, tuple) else ()
+
+    def may_remove(self) -> tuple[tuple[int, ...], str | None]:
+        """The programs this player may propose to remove now, and why none when none."""
+        may = getattr(self.runner, "may_remove", None)
+        value = may() if callable(may) else ((), "no-game")
+        return value if isinstance(value, tuple) and len(value) == 2 else ((), "no-game")
+
     def watching(self) -> int:
         """How many spectators watch the table (0 from a runner that is not told)."""
         count = getattr(self.runner, "watching", 0)

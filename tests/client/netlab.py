@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 import uuid
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -196,7 +197,9 @@ def open_lab(request: Any, base: int) -> Iterator[NetLab]:
 
     hosts = getattr(request, "param", 3)
     try:
-        lab = NetLab(hosts, subnet=base + hash(request.node.name) % 50)
+        # each lab is its own bridge in its own namespaces, so labs never share a subnet's
+        # traffic; the number only has to be a valid octet (str's hash() differs per process)
+        lab = NetLab(hosts, subnet=(base + zlib.crc32(request.node.name.encode()) % 50) % 254 + 1)
     except NetLabUnavailable as exc:
         pytest.skip(f"network namespaces unavailable: {exc}")
     try:

@@ -39,6 +39,7 @@ import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol.config import PROTOCOL_VERSION, TableConfig
+from protocol.errors import RemovalRefused
 from protocol.events import Blamed, Halted, Rewound, SeatTakenOver, SessionEvent, TimerRequest, YourMove
 from protocol.messages import KINDS, Ack, Envelope, open_frame, seal
 from protocol.quotas import job_of
@@ -64,7 +65,9 @@ the old one, unread bytes and all (client/net/mesh.py `_serve`)."""
 THINK = (0.05, 2.0)
 """A bot's think time before each move (seconds): far below both timeouts."""
 
-BENIGN = frozenset({"stop", "delay", "hold", "cut", "losttail", "stepout", "impatient"})
+BENIGN = frozenset(
+    {"stop", "delay", "hold", "cut", "losttail", "stepout", "impatient", "kicker", "kicker_joined"}
+)
 """Behaviours that only make a seat late: such a seat runs an honest session that sends every
 frame, so it is held to the honest seats' standard (it too must never name an honest seat, and it
 must end as they do: a peer stopped for a while that comes back adopts the verdict)."""
@@ -85,6 +88,7 @@ BEHAVIOURS = (
     "far",
     "stale",
     "stepout",
+    "kicker",
 )
 """What the adversary may do for a while (between these it is honest). withhold: frames to the
 targets are dropped for good; hold: kept and sent at the end of the window; delay: each is sent
@@ -106,7 +110,10 @@ honest relays reach their budget; far: a game frame for a job that cannot exist 
 complaint about a frame of a job it has done. stepout (issue 28) is drawn apart as well
 (`draw_step_out`): its player presses Ctrl-C, so its program signs a `stepout` (PROTOCOL.md 10.9,
 "Stepping out"; at an insured table the others vote at once), ends, and is started again with
-`--resume` some seconds to minutes later."""
+`--resume` some seconds to minutes later. kicker (issue 30) is drawn apart too (`draw_kick`): at an
+insured table it proposes to remove a program that is there (PROTOCOL.md 10.9, "Removing a
+player"), sometimes with a confirmation signed before every agreement is in, and sometimes one
+honest player agrees with it; one program at least never does, so nothing may be taken over."""
 _WEIGHTS = (10, 8, 10, 8, 8, 8, 10, 3, 8, 8)
 """The weights of the behaviours but the last (losttail, drawn by `draw_lost_tail`)."""
 GRACE = 60
@@ -223,6 +230,15 @@ class Run:
                     out.append(
                         f"{tag}: at {at:.3f}s seat {seat} saw the table take over honest seat "
                         f"{event.seat} ({event.how}, {event.disclosed} card(s) disclosed)"
+                    )
+        # Issue 30: a removal needs every other program's agreement; in the model one program at
+        # least never agrees, so no seat at all is ever removed (the adversary's neither).
+        for seat in self.held:
+            for at, event in self.events[seat]:
+                if isinstance(event, SeatTakenOver) and event.how == "removed":
+                    out.append(
+                        f"{tag}: at {at:.3f}s seat {seat} saw seat {event.seat} removed although "
+                        "one program at least never agreed"
                     )
         outcomes = {seat: self.outcome(seat) for seat in self.held}
         if len(set(outcomes.values())) > 1:
@@ -380,6 +396,21 @@ def draw_step_out(seed: int) -> Deviation | None:
     return Deviation("stepout", (), start, start + rng.uniform(1.0, 240.0))
 
 
+def draw_kick(seed: int, players: int, adversary: int) -> Deviation | None:
+    """In a third of the runs, the adversary proposes once to remove a program that is there
+    (`targets[0]` is a seat of it); with `count` 1, one honest player of another program agrees
+    too, leaving at least one that never does (its own random stream)."""
+    rng = random.Random(f"kicker:{seed}")
+    if rng.random() >= 1 / 3 or players < 3:
+        return None
+    start = rng.uniform(10.0, 150.0)
+    target = rng.choice([s for s in range(players) if s != adversary])
+    deviation = Deviation("kicker", (target,), start, start + 1.0)
+    deviation.count = 1 if players >= 4 and rng.random() < 0.5 else 0
+    deviation.consistent = rng.random() < 0.5  # (reused) False: also an early confirmation
+    return deviation
+
+
 def _draw_slow(rng: random.Random) -> tuple[float, float, float] | None:
     """Bots in a third of the runs sometimes think like people (10% of moves take 30-120 s):
     a long silence is when a lie or a withheld frame is found only by a timer."""
@@ -430,6 +461,15 @@ class Model:
             d.behaviour == "crash" and d.start <= out.start for d in self.deviations
         ):
             self.deviations.append(out)
+        kick = draw_kick(seed, self.players, self.adversary) if deviations is None else None
+        if (
+            kick is not None
+            and self.deviations
+            and not any(  # (a control run stays honest)
+                d.behaviour == "crash" and d.start <= kick.start for d in self.deviations
+            )
+        ):
+            self.deviations.append(kick)
         self.rng = random.Random(f"run:{seed}")
         self.slow = slow if slow is not None or deviations is not None else _draw_slow(plan_rng)
         """(probability, shortest, longest): how often an honest player thinks long, and how long
@@ -690,6 +730,8 @@ class Model:
             self._quota_attack(deviation)
         elif deviation.behaviour == "stepout" and not (self.crashed or self.stopped):
             self._step_out(deviation)
+        elif deviation.behaviour == "kicker" and self.insured and not (self.crashed or self.stopped):
+            self._kick(deviation)
         elif deviation.behaviour == "crash":
             self.effects["crash"] += 1
             self.crashed = True
@@ -763,6 +805,37 @@ class Model:
             return
         self.effects["falsevote"] += 1
         self._collect(self.adversary)
+
+    def _kick(self, deviation: Deviation) -> None:
+        """A proposal to remove a program that is there, by fewer than every other program: the
+        adversary agrees (and, unless `consistent`, signs its confirmation at once, before every
+        agreement is in); with `count` 1 one honest player of a third program agrees too."""
+        owners = self.config.owners
+        owner = owners[deviation.targets[0]]
+        session = self.sessions[self.adversary]
+        try:
+            session.remove_player(owner)
+        except RemovalRefused:
+            return  # the game is not running, or the table plays that program already
+        self.effects["kicker"] += 1
+        if not deviation.consistent:  # a confirmation before every agreement is in: it waits on
+            attempt = session.insurance.removals.tally.proposal(owner).number
+            session._emit("remove", {"owner": owner, "attempt": attempt, "say": "confirm", "held": []})
+            self.effects["kicker_confirm"] += 1
+        self._collect(self.adversary)
+        joining = [
+            s
+            for s in range(self.players)
+            if s != self.adversary and owners[s] not in (owner, owners[self.adversary])
+        ]
+        if deviation.count and len({owners[s] for s in joining}) >= 2:
+            seat = joining[0]
+            try:
+                self.sessions[seat].remove_player(owner)
+            except RemovalRefused:
+                return
+            self.effects["kicker_joined"] += 1
+            self._collect(seat)
 
     def _signed(self, kind: str, data: dict[str, Any], acks: list[Ack] | None = None) -> bytes:
         """A frame the adversary's session would never sign, next in its chain (its session goes
@@ -848,7 +921,7 @@ class Model:
             d
             for d in self.deviations
             if d.live(self.now)
-            and d.behaviour not in ("stop", "crash", "cut", "falsevote", "stepout", *QUOTA_ATTACKS)
+            and d.behaviour not in ("stop", "crash", "cut", "falsevote", "stepout", "kicker", *QUOTA_ATTACKS)
         ]
         touched: set[int] = set()
         for receiver in range(self.players):

@@ -47,6 +47,9 @@ def test_the_seeds_cover_every_behaviour() -> None:
     assert any("cut" in b for b in insured) and any("falsevote" in b for b in insured)
     assert any("stepout" in b for b in insured), "no insured run where a player steps out (issue 28)"
     assert any(m.impatient for m in models), "no run whose players go on without a silent seat (issue 28)"
+    kicks = [d for m in models if m.insured for d in m.deviations if d.behaviour == "kicker"]
+    assert kicks, "no insured run where a minority proposes to remove a present program (issue 30)"
+    assert any(d.count for d in kicks), "no insured run where an honest player joins a minority's removal"
     assert any(m.insured and m.players >= 4 for m in models)
 
 

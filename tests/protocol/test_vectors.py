@@ -226,6 +226,7 @@ def test_every_kind_of_frame_opens_and_chains(config: TableConfig) -> None:
         "partials",
         "return",
         "stepout",
+        "remove",
     }
     assert kinds == set(SCHEMAS)
     prev = config.genesis_hash.hex()

@@ -305,6 +305,13 @@ class Builder(CryptoSections):
             ("partials", {"job": 14, "dealer": 0, "batch": plain_wire(partials.to_wire())}),
             ("return", {}),  # back after the table played the seat (acknowledged like a game frame)
             ("stepout", {}),  # its player pressed Ctrl-C: the others vote at once (10.9)
+            # removing a player (10.9, "Removing a player"): an agreement about program 0, then an
+            # answer (in a real chain they come before any leave or stepout)
+            (
+                "remove",
+                {"owner": 0, "attempt": 0, "say": "agree", "held": [[0, 5, fixed_hash("seat-0-frame-4")]]},
+            ),
+            ("remove", {"owner": 0, "attempt": 0, "say": "confirm", "held": []}),
         ]
         prev = config.genesis_hash
         out = []

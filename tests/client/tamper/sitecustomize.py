@@ -11,7 +11,11 @@ With SKYJO_LAN_TEST_HOLD=return instead, nothing is cheated: this process's bot 
 while the table plays a vanished seat whose player has not yet sent its `return`. A test of a
 player who comes back uses it so that the others cannot finish the game before it is back,
 however slowly the machine starts the returning process (its moves are waited for, as a slow
-player's are: the test gives the table a long move timeout).
+player's are: the test gives the table a long move timeout). With SKYJO_LAN_TEST_HOLD=return,waits,
+this process's own waits for a protocol step or a move do not run out either while its bot is held
+(each is asked again, 2 s later, until the player is back): the held programs wait for each
+other's held moves, a pause the test makes, not a player who is gone; the table keeps short
+timeouts for everything else.
 """
 
 from __future__ import annotations
@@ -39,7 +43,9 @@ if os.environ.get("SKYJO_LAN_TEST_TAMPER") == "partials":
 
     _crypto.make_partials = _tampered  # type: ignore[assignment]
 
-if os.environ.get("SKYJO_LAN_TEST_HOLD") == "return":
+_HOLD = set(os.environ.get("SKYJO_LAN_TEST_HOLD", "").split(","))
+
+if "return" in _HOLD:
     import trio as _trio
 
     from client.table.peer import PeerRunner as _Runner
@@ -63,3 +69,18 @@ if os.environ.get("SKYJO_LAN_TEST_HOLD") == "return":
 
     _Runner._bot_move = _held  # type: ignore[method-assign]
     sys.stderr.write("HOLD: the bot waits for a vanished player's return\n")
+
+if "return" in _HOLD and "waits" in _HOLD:
+    from protocol.events import TimerRequest as _TimerRequest
+    from protocol.session import Session as _Session
+
+    _expired = _Session.timer_expired
+
+    def _patient(self: Any, name: str) -> None:
+        if name.startswith("job:") and _waiting_for_a_return(self):
+            self.report(_TimerRequest(name, 2.0))  # runs out for real once the bots move again
+            return
+        _expired(self, name)
+
+    _Session.timer_expired = _patient  # type: ignore[method-assign]
+    sys.stderr.write("HOLD: no wait of this program runs out while its bot waits for a return\n")
