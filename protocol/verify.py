@@ -455,6 +455,32 @@ def _queued(observer: Session) -> list[Envelope]:
     return observer.queued()
 
 
+def unconsumed(observer: Session) -> list[str]:
+    """Why frames that were received could not be used, one line each (empty: none).
+
+    Frames waiting behind a gap in their sender's chain, and game messages accepted into a chain
+    that no job consumed (sent after the end of the game, or out of the game's order while the
+    session waits). A complete, valid transcript leaves nothing here once the session is
+    `settled`; `verify` reports anything left as a fault.
+    """
+    out: list[str] = []
+    for seat, chain in enumerate(observer.chains):
+        if chain.ahead:
+            first = min(chain.ahead)
+            out.append(
+                f"{len(chain.ahead)} frame(s) of seat {seat + 1} from #{first} wait behind a gap "
+                f"(frame #{chain.next_seq} is missing)"
+            )
+        queue = observer.counted_queue(seat)
+        if queue:
+            head = queue[0]
+            out.append(
+                f"{len(queue)} game message(s) of seat {seat + 1} from #{head.seq} ({head.kind}) "
+                "were never consumed"
+            )
+    return out
+
+
 def _blocked(observer: Session) -> tuple[int, str, tuple[int, ...]] | None:
     """(job number, what it waits for, the seats it waits on) if the observer waits for a step."""
     waiting = observer.waiting_for()
@@ -626,7 +652,7 @@ def _judge(
         verdict.round = state.round
         verdict.totals = list(state.totals)
         verdict.winners = list(state.winners)
-    verdict.unconsumed = observer.unconsumed()
+    verdict.unconsumed = unconsumed(observer)
     verdict.unconfirmed = [
         f"{_seat_from_one(verdict, e.seat)}, frame #{e.seq}: {e.data['text']!r}"
         for e in unconfirmed_chats(v for versions in survey.versions.values() for v in versions.values())
