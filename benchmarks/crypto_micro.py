@@ -26,10 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol.crypto.dleq import (
     ShareBatch,
+    ShareCheck,
     make_share,
     make_share_batch,
     verify_share,
     verify_share_batch,
+    verify_share_batches,
 )
 from protocol.crypto.elgamal import Ciphertext, Codebook, deck_from_wire, deck_to_wire, joint_key
 from protocol.crypto.group import (
@@ -241,6 +243,49 @@ def msm_rows(
     return rows
 
 
+def share_check_rows(repeats: int) -> list[tuple[str, int, float, float]]:
+    """Per share proof (a batch of one card), in u (one `group.mul`, timed here): checked alone
+    (`verify_share_batch`) and k at once (`verify_share_batches`), with the compiled extension and
+    without. The proofs are of a table's seats revealing the same cards (the c1 shared, each seat's
+    key X repeated), as in a flip (k = seats - 1) or a whole file checked by `verify`."""
+    from protocol.crypto import group
+
+    point = mul_base(5)
+    unit = median_time(lambda: mul(random_scalar(), point), repeats, 50)
+    cases = [("a flip, 4 seats: 3 proofs at one peer", 4, 1), ("a flip, 8 seats: 7 proofs", 8, 1)]
+    cases.append(("a file: 250 cards, 4 seats each (1,000 proofs)", 4, 250))
+    rows = []
+    for name, seats, cards in cases:
+        keys = [keygen() for _ in range(seats)]
+        y = joint_key([pub for _, pub in keys])
+        checks = []
+        for _ in range(cards):
+            card = [Ciphertext(mul_base(random_scalar()), mul_base(random_scalar()))]
+            for seat, (x, pub) in enumerate(keys[: seats - 1 if cards == 1 else seats]):
+                batch = ShareBatch.from_wire(make_share_batch(x, pub, card, ctx(seat)).to_wire(), 1)
+                checks.append(ShareCheck(pub, card, batch, ctx(seat)))
+        del y
+        n = len(checks)
+        number = 1 if n > 100 else 20
+
+        def alone(checks: list[ShareCheck] = checks) -> None:
+            for c in checks:
+                verify_share_batch(c.public_key, c.ciphertexts, c.batch, c.context)
+
+        together = functools.partial(verify_share_batches, checks)
+        for compiled in (True, False):
+            if compiled and group._msm_module is None:
+                continue
+            was = group.use_extension(compiled)
+            try:
+                one = median_time(alone, repeats, number) / n / unit
+                many = median_time(together, repeats, number) / n / unit
+            finally:
+                group.use_extension(was)
+            rows.append((f"{name}, {'compiled' if compiled else 'pure Python'}", n, one, many))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="runs per figure (median reported)")
@@ -266,6 +311,11 @@ def main() -> None:
     print("sum of n terms, per term, in u (one group.mul): compiled multi-scalar multiplication, pure Python")
     for n, compiled, plain in msm_rows(args.repeats):
         print(f"  n = {n:<5} {compiled:6.3f} u   {plain:6.3f} u")
+
+    print()
+    print("share proofs (1 card each), per proof, in u: checked alone, checked together")
+    for name, n, one, many in share_check_rows(args.repeats):
+        print(f"  {name:<62} k = {n:<5} {one:6.2f} u   {many:6.2f} u")
 
     print()
     print(f"deal of {DEAL_CARDS} cards among {PEERS} peers, CPU of one peer")

@@ -138,6 +138,7 @@ class Instrument:
             (ShuffleProof, "from_wire", "decode received shuffle proofs (ShuffleProof.from_wire)", True),
             (crypto_pkg, "make_share_batch", "make share batches", False),
             (crypto_pkg, "verify_share_batch", "verify share batches", False),
+            (crypto_pkg, "verify_share_batches", "verify share batches", False),
             (ShareBatch, "from_wire", "decode share batches", True),
             (crypto_pkg, "combine_shares", "combine shares", False),
             (crypto_pkg, "decryption_share", "own share of a private card", False),

@@ -262,9 +262,10 @@ class Session:
     def queued(self) -> list[Envelope]:
         """Game messages accepted into their chains that no step consumed yet, seat by seat
         (not those of a seat the table plays beyond what it counted: they are not the game's)."""
-        return [envelope for seat in range(self.players) for envelope in self._counted_queue(seat)]
+        return [envelope for seat in range(self.players) for envelope in self.counted_queue(seat)]
 
-    def _counted_queue(self, seat: int) -> deque[Envelope]:
+    def counted_queue(self, seat: int) -> deque[Envelope]:
+        """`seat`'s game messages not consumed yet that the table counts (see `queued`)."""
         queue = self.queues[seat]
         limit = self.insurance.frozen.get(seat)
         if limit is not None and seat in self.stand_ins:  # frames the table did not count
@@ -287,31 +288,6 @@ class Session:
         if drop > 0:
             del self.frames[:drop]
             self.frames_released += drop
-
-    def unconsumed(self) -> list[str]:
-        """Why frames that were received could not be used, one line each (empty: none).
-
-        Frames waiting behind a gap in their sender's chain, and game messages accepted into a
-        chain that no job consumed (sent after the end of the game, or out of the game's order
-        while the session waits). A complete, valid transcript leaves nothing here once
-        `settled`; `verify` reports anything left as a fault.
-        """
-        out: list[str] = []
-        for seat, chain in enumerate(self.chains):
-            if chain.ahead:
-                first = min(chain.ahead)
-                out.append(
-                    f"{len(chain.ahead)} frame(s) of seat {seat + 1} from #{first} wait behind a gap "
-                    f"(frame #{chain.next_seq} is missing)"
-                )
-            queue = self._counted_queue(seat)
-            if queue:
-                head = queue[0]
-                out.append(
-                    f"{len(queue)} game message(s) of seat {seat + 1} from #{head.seq} ({head.kind}) "
-                    "were never consumed"
-                )
-        return out
 
     def next_seq_of(self, seat: int) -> int:
         """The sequence number of the next frame we expect from `seat` (for resend requests)."""
@@ -938,5 +914,3 @@ class Session:
             self.chains[seat].compact(seq)
         self.complaints.round_signed()
         self.relays.compact(signed)
-
-    # --- gaps, quotas -------------------------------------------------------------------------

@@ -11,7 +11,8 @@ Then an observer session (no seat, no secrets) is fed every frame in an order th
 on the set of frames (by sequence number, then seat), never on the file's order: the session
 re-derives the game's order from the chains. It takes the frames as the survey opened them (each
 signature is checked once) and checks each hash chain, every key proof, shuffle proof and
-decryption share, every move against the rules, every joint coin, and that every seat signed
+decryption share (the share proofs of the whole file in one batch, see `verify_stream`), every
+move against the rules, every joint coin, and that every seat signed
 the same transcript hash at each round's end; the engine recomputes the
 scores from the publicly revealed cards. Whatever it could not consume (frames behind a gap,
 game messages after the end of the game, frames after the check stopped) is reported.
@@ -53,6 +54,7 @@ from .events import (
     SteppedOut,
 )
 from .intake import NOT_THE_SAME_GAME
+from .jobs.reveals import deferred_share_checks
 from .messages import Envelope, open_frame, verifiers_for
 from .session import Session
 from .transcript import MAX_TRANSCRIPT, Read, Records, reader
@@ -453,6 +455,32 @@ def _queued(observer: Session) -> list[Envelope]:
     return observer.queued()
 
 
+def unconsumed(observer: Session) -> list[str]:
+    """Why frames that were received could not be used, one line each (empty: none).
+
+    Frames waiting behind a gap in their sender's chain, and game messages accepted into a chain
+    that no job consumed (sent after the end of the game, or out of the game's order while the
+    session waits). A complete, valid transcript leaves nothing here once the session is
+    `settled`; `verify` reports anything left as a fault.
+    """
+    out: list[str] = []
+    for seat, chain in enumerate(observer.chains):
+        if chain.ahead:
+            first = min(chain.ahead)
+            out.append(
+                f"{len(chain.ahead)} frame(s) of seat {seat + 1} from #{first} wait behind a gap "
+                f"(frame #{chain.next_seq} is missing)"
+            )
+        queue = observer.counted_queue(seat)
+        if queue:
+            head = queue[0]
+            out.append(
+                f"{len(queue)} game message(s) of seat {seat + 1} from #{head.seq} ({head.kind}) "
+                "were never consumed"
+            )
+    return out
+
+
 def _blocked(observer: Session) -> tuple[int, str, tuple[int, ...]] | None:
     """(job number, what it waits for, the seats it waits on) if the observer waits for a step."""
     waiting = observer.waiting_for()
@@ -561,7 +589,14 @@ def verify_stream(
         survey.add(frame)
     if surveyed is not None:
         surveyed(config, survey.order or [])
-    verdict = _judge(config, keys, survey, stream.truncated, progress)
+    # Every decryption-share proof of the file is checked in one batch at the end (a passing batch
+    # means each proof holds, so the verdict is the one checking each at once gives); when the
+    # batch fails, the file is checked again with each job's proofs checked as a live peer checks
+    # them, which names the seat of the first bad proof (`reveals.deferred_share_checks`).
+    with deferred_share_checks() as deferred:
+        verdict = _judge(config, keys, survey, stream.truncated, progress)
+    if not deferred.verify():
+        verdict = _judge(config, keys, survey, stream.truncated, progress)
     return Verified(config, verdict, survey.order or [])
 
 
@@ -617,7 +652,7 @@ def _judge(
         verdict.round = state.round
         verdict.totals = list(state.totals)
         verdict.winners = list(state.winners)
-    verdict.unconsumed = observer.unconsumed()
+    verdict.unconsumed = unconsumed(observer)
     verdict.unconfirmed = [
         f"{_seat_from_one(verdict, e.seat)}, frame #{e.seq}: {e.data['text']!r}"
         for e in unconfirmed_chats(v for versions in survey.versions.values() for v in versions.values())

@@ -14,9 +14,11 @@ from protocol.crypto.coins import (
     verify_coin_reveal,
 )
 from protocol.crypto.dleq import (
+    BatchProof,
     DecryptionShare,
     DLEQProof,
     ShareBatch,
+    ShareCheck,
     combine_shares,
     decryption_share,
     make_share,
@@ -26,6 +28,7 @@ from protocol.crypto.dleq import (
     verify_dleq,
     verify_share,
     verify_share_batch,
+    verify_share_batches,
 )
 from protocol.crypto.elgamal import (
     Ciphertext,
@@ -99,6 +102,7 @@ __all__ = [
     "BASE",
     "IDENTITY",
     "SYSTEM",
+    "BatchProof",
     "Ciphertext",
     "Codebook",
     "CoinContribution",
@@ -121,6 +125,7 @@ __all__ = [
     "RandomSource",
     "SchnorrProof",
     "ShareBatch",
+    "ShareCheck",
     "ShuffleChainVerifier",
     "ShuffleProof",
     "ShuffleSetup",
@@ -173,6 +178,7 @@ __all__ = [
     "verify_partials",
     "verify_share",
     "verify_share_batch",
+    "verify_share_batches",
     "verify_shuffle",
     "verify_shuffle_chain",
 ]

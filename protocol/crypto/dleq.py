@@ -13,6 +13,8 @@ own share with a proof. Nothing else is needed: it is the same combination.
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -30,6 +32,7 @@ from protocol.crypto.group import (
     encode_scalar,
     lincomb,
     lincomb_public,
+    msm_available,
     mul,
     mul_base,
     point_sum,
@@ -37,7 +40,7 @@ from protocol.crypto.group import (
     scalar_muladd,
     sub,
 )
-from protocol.crypto.hashing import HashItem, challenge, hash512, hash_to_scalar
+from protocol.crypto.hashing import FIAT_SHAMIR_LABEL, HashItem, challenge, encode, hash_to_scalar
 from protocol.crypto.randomness import SYSTEM, RandomSource
 
 DLEQ_LABEL: Final[str] = "skyjo-lan/v1/dleq"
@@ -149,6 +152,41 @@ def verify_share(public_key: Point, ciphertext: Ciphertext, share: DecryptionSha
 
 
 @dataclass(frozen=True, slots=True)
+class BatchProof:
+    """The Chaum-Pedersen proof of a `ShareBatch`, in commitment form (A, B, s).
+
+    The prover sends its commitments A = wG and B = wC instead of the challenge; the verifier
+    recomputes e = H(label, statement, [A, B], context) from them and checks the two equations
+    sG = A + eX and sC = B + eD (`ShareBatch`). The same proof as the challenge form (e, s) of
+    protocol version 4, with one more point on the wire (96 bytes instead of 64), in the form whose
+    equations can be checked together with other proofs' (`verify_share_batches`).
+    """
+
+    commit_a: Point
+    commit_b: Point
+    response: int
+
+    def __post_init__(self) -> None:
+        for name in ("commit_a", "commit_b"):
+            value = getattr(self, name)
+            if not isinstance(value, bytes) or len(value) != POINT_BYTES:
+                raise MalformedData(f"{name} must be a {POINT_BYTES}-byte point")
+        if not isinstance(self.response, int) or not 0 <= self.response < L:
+            raise MalformedData("response must be an integer in [0, L)")
+
+    def to_wire(self) -> tuple[bytes, bytes, bytes]:
+        """(A, B, s): two points and a 32-byte little-endian scalar."""
+        return (bytes(self.commit_a), bytes(self.commit_b), encode_scalar(self.response))
+
+    @classmethod
+    def from_wire(cls, obj: object) -> BatchProof:
+        """Parse a received proof: A and B valid points (not the identity), s canonical (< L)."""
+        if not isinstance(obj, list | tuple) or len(obj) != 3:
+            raise MalformedData("a share batch proof is (A, B, response)")
+        return cls(decode_point(obj[0]), decode_point(obj[1]), decode_scalar(obj[2]))
+
+
+@dataclass(frozen=True, slots=True)
 class ShareBatch:
     """Shares of several ciphertexts by one key, with ONE proof for all of them.
 
@@ -157,7 +195,8 @@ class ShareBatch:
     evaluations under one key, as in Davidson et al., "Privacy Pass: bypassing internet challenges
     anonymously", PoPETs 2018). Coefficients e_j = H(G, X, all c1_j, all D_j, context, j) are derived from
     the whole statement, then one Chaum-Pedersen proof is made for (G, X) and
-    (C, D) = (sum e_j c1_j, sum e_j D_j).
+    (C, D) = (sum e_j c1_j, sum e_j D_j), sent in commitment form (`BatchProof`: A = wG,
+    B = wC, s = w + e x with e = H(statement, [A, B], context)).
 
     Soundness: if some D_j != x*c1_j, write D_j = x*c1_j + E_j with E_j != 0. Then
     D - x*C = sum e_j E_j, which is zero for at most one value of the coefficient of a nonzero E_j
@@ -167,11 +206,13 @@ class ShareBatch:
     modular exponentiation and digital signatures", EUROCRYPT 1998).
 
     Cost for m shares: prove 2m variable-base multiplications (like m single proofs), verify
-    2m + 1 instead of 3m, and the message carries 64 bytes of proof instead of 64m.
+    2m + 1 instead of 3m (fewer with the compiled multi-scalar multiplication, and less again when
+    several batches are checked together: `verify_share_batches`); the message carries 96 bytes of
+    proof instead of 96m.
     """
 
     shares: tuple[Point, ...]
-    proof: DLEQProof
+    proof: BatchProof
 
     def __post_init__(self) -> None:
         if not isinstance(self.shares, tuple) or not self.shares:
@@ -179,24 +220,24 @@ class ShareBatch:
         for d in self.shares:
             if not isinstance(d, bytes) or len(d) != POINT_BYTES:
                 raise MalformedData(f"a share is a {POINT_BYTES}-byte point")
-        if not isinstance(self.proof, DLEQProof):
-            raise MalformedData("a share batch carries a DLEQProof")
+        if not isinstance(self.proof, BatchProof):
+            raise MalformedData("a share batch carries a BatchProof")
 
-    def to_wire(self) -> tuple[list[bytes], bytes, bytes]:
-        """([D_1..D_m], e, s)."""
+    def to_wire(self) -> tuple[list[bytes], bytes, bytes, bytes]:
+        """([D_1..D_m], A, B, s)."""
         return ([bytes(d) for d in self.shares], *self.proof.to_wire())
 
     @classmethod
     def from_wire(cls, obj: object, expected_len: int | None = None) -> ShareBatch:
-        """Parse and validate a received batch (each share a valid point, scalars < L)."""
-        if not isinstance(obj, list | tuple) or len(obj) != 3:
-            raise MalformedData("a share batch is (shares, challenge, response)")
+        """Parse and validate a received batch (each share and commitment a valid point, s < L)."""
+        if not isinstance(obj, list | tuple) or len(obj) != 4:
+            raise MalformedData("a share batch is (shares, A, B, response)")
         raw = obj[0]
         if not isinstance(raw, list | tuple) or not raw:
             raise MalformedData("a share batch holds a non-empty list of shares")
         if expected_len is not None and len(raw) != expected_len:
             raise MalformedData(f"share batch has {len(raw)} shares, expected {expected_len}")
-        return cls(tuple(decode_point(d) for d in raw), DLEQProof.from_wire(obj[1:]))
+        return cls(tuple(decode_point(d) for d in raw), BatchProof.from_wire(obj[1:]))
 
 
 def _batch_statement(
@@ -206,8 +247,26 @@ def _batch_statement(
 
 
 def _batch_coefficients(statement: list[HashItem], context: bytes, m: int) -> list[int]:
-    seed = hash512(BATCH_COEFFICIENTS_LABEL, statement, context)
+    return _coefficients(encode(statement), context, m)
+
+
+# The statement is hashed twice (coefficients, challenge): it is encoded once, and the hash inputs
+# are put together from its encoding (`encode` of several items is their encodings one after the
+# other, so the bytes hashed are the same).
+_COEFFICIENTS_PREFIX: Final[bytes] = encode(BATCH_COEFFICIENTS_LABEL)
+_CHALLENGE_PREFIX: Final[bytes] = encode(FIAT_SHAMIR_LABEL, BATCH_LABEL)
+
+
+def _coefficients(encoded_statement: bytes, context: bytes, m: int) -> list[int]:
+    """e_j = HS(H512(label, statement, context), j), from the statement's encoding."""
+    seed = hashlib.sha512(_COEFFICIENTS_PREFIX + encoded_statement + encode(context)).digest()
     return [hash_to_scalar(seed, j) for j in range(m)]
+
+
+def _challenge(encoded_statement: bytes, commit_a: Point, commit_b: Point, context: bytes) -> int:
+    """challenge(BATCH_LABEL, statement, [A, B], context), from the statement's encoding."""
+    digest = hashlib.sha512(_CHALLENGE_PREFIX + encoded_statement + encode([commit_a, commit_b], context))
+    return int.from_bytes(digest.digest(), "little") % L
 
 
 def make_share_batch(
@@ -222,29 +281,118 @@ def make_share_batch(
     if not ciphertexts:
         raise ValueError("nothing to share")
     shares = [decryption_share(secret, c) for c in ciphertexts]
-    statement = _batch_statement(public_key, ciphertexts, shares)
-    coefs = _batch_coefficients(statement, context, len(ciphertexts))
+    encoded = encode(_batch_statement(public_key, ciphertexts, shares))
+    coefs = _coefficients(encoded, context, len(ciphertexts))
     w = random_scalar(rng=rng)
     a = mul_base(w)
-    c = lincomb((w * e_j, ct.c1) for e_j, ct in zip(coefs, ciphertexts, strict=True))
-    e = challenge(BATCH_LABEL, statement, [a, c], context)
-    return ShareBatch(tuple(shares), DLEQProof(e, scalar_muladd(e, secret, w)))
+    b = lincomb((w * e_j, ct.c1) for e_j, ct in zip(coefs, ciphertexts, strict=True))
+    e = _challenge(encoded, a, b, context)
+    return ShareBatch(tuple(shares), BatchProof(a, b, scalar_muladd(e, secret, w)))
+
+
+@dataclass(frozen=True, slots=True)
+class ShareCheck:
+    """One share batch to verify: the prover's key, the ciphertexts, the batch, its context."""
+
+    public_key: Point
+    ciphertexts: Sequence[Ciphertext]
+    batch: ShareBatch
+    context: bytes
+
+
+def _equations(check: ShareCheck) -> tuple[list[tuple[int, Point]], list[tuple[int, Point]]]:
+    """The batch's two verification equations as sums that must be the identity:
+    sG - eX - A = 0 and sum_j (s e_j) c1_j - sum_j (e e_j) D_j - B = 0."""
+    batch = check.batch
+    if len(batch.shares) != len(check.ciphertexts):
+        raise InvalidProof("share batch does not match the number of ciphertexts")
+    encoded = encode(_batch_statement(check.public_key, check.ciphertexts, batch.shares))
+    coefs = _coefficients(encoded, check.context, len(check.ciphertexts))
+    proof = batch.proof
+    e = _challenge(encoded, proof.commit_a, proof.commit_b, check.context)
+    s = proof.response
+    first = [(s, BASE), (L - e, check.public_key), (L - 1, proof.commit_a)]
+    second = [(s * e_j % L, ct.c1) for e_j, ct in zip(coefs, check.ciphertexts, strict=True)]
+    second += [(L - e * e_j % L, d) for e_j, d in zip(coefs, batch.shares, strict=True)]
+    second.append((L - 1, proof.commit_b))
+    return first, second
+
+
+def share_batch_challenge(check: ShareCheck) -> int:
+    """The challenge e of a batch in commitment form, as its verifier recomputes it from
+    (statement, [A, B], context) (for test vectors and worked examples)."""
+    batch = check.batch
+    statement = _batch_statement(check.public_key, check.ciphertexts, batch.shares)
+    return challenge(BATCH_LABEL, statement, [batch.proof.commit_a, batch.proof.commit_b], check.context)
+
+
+def _holds_alone(check: ShareCheck) -> bool:
+    """The batch's equations, checked on their own (the cost of protocol version 4's check)."""
+    first, second = _equations(check)
+    a = lincomb_public(first[:2])
+    b = lincomb_public(second[:-1])
+    return a == check.batch.proof.commit_a and b == check.batch.proof.commit_b
+
+
+def _weight() -> int:
+    """A random 128-bit weight, never zero (Bellare-Garay-Rabin's small exponents)."""
+    return secrets.randbelow(WEIGHT_BOUND - 1) + 1
+
+
+WEIGHT_BOUND: Final[int] = 1 << 128
+"""Random weights of a batch check are drawn in [1, 2^128): a batch holding a false equation
+passes with probability at most 2^-128."""
+
+
+def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
+    """Raise `InvalidProof` (its `index` the first bad check, in order) unless every batch verifies.
+
+    Small-exponent batch verification (Bellare, Garay, Rabin, "Fast batch verification for
+    modular exponentiation and digital signatures", EUROCRYPT 1998, Section 3, the "small
+    exponents test"): with the proofs in commitment form, each check i gives two equations
+    P_i1 = 0 and P_i2 = 0 (`_equations`), sums of public scalars times points. They are checked as
+    ONE sum, sum_i (r_i P_i1 + t_i P_i2) = 0, with r_i, t_i drawn by the verifier (`secrets`,
+    128 bits, after every proof is fixed): in a group of prime order L, if some P_i != 0 the sum
+    is zero for at most one value of its weight once the others are fixed, so a false batch passes
+    with probability at most 2^-128. Points shared by several proofs (the key X of a seat, the c1
+    of a card every seat reveals, G) count once in the sum. Each proof stays bound to its own
+    context: its challenge e_i is recomputed from its own statement, commitments and context.
+
+    The sum is one compiled multi-scalar multiplication (`group.lincomb_public`: variable time,
+    which is safe here since every scalar is public: challenges and responses from the wire, the
+    hashed coefficients and the verifier's weights, which protect only the verifier against a
+    cheating prover and are never reused). When it is not the identity, or without the compiled
+    extension (where a sum costs one multiplication per point, so nothing is gained), each check
+    is verified alone, in order, and the first that fails is named: so a fault found in a batch
+    names the same proof as checking the proofs one by one.
+    """
+    if len(checks) > 1 and msm_available():
+        try:
+            terms: list[tuple[int, Point]] = []
+            for check in checks:
+                first, second = _equations(check)
+                r, t = _weight(), _weight()
+                terms += [(r * k, p) for k, p in first]
+                terms += [(t * k, p) for k, p in second]
+        except InvalidProof:
+            pass  # found again, and named, below
+        else:
+            if lincomb_public(terms) == IDENTITY:
+                return
+    for index, check in enumerate(checks):
+        try:
+            holds = _holds_alone(check)
+        except InvalidProof as exc:
+            raise InvalidProof(exc.reason, index) from None
+        if not holds:
+            raise InvalidProof("batched DLEQ proof does not verify", index)
 
 
 def verify_share_batch(
     public_key: Point, ciphertexts: Sequence[Ciphertext], batch: ShareBatch, context: bytes
 ) -> None:
     """Raise `InvalidProof` unless every share of `batch` is x*c1 for the x of `public_key`."""
-    if len(batch.shares) != len(ciphertexts):
-        raise InvalidProof("share batch does not match the number of ciphertexts")
-    statement = _batch_statement(public_key, ciphertexts, batch.shares)
-    coefs = _batch_coefficients(statement, context, len(ciphertexts))
-    e, s = batch.proof.challenge, batch.proof.response
-    a = lincomb_public([(s, BASE), (-e, public_key)])
-    terms = [(s * e_j, ct.c1) for e_j, ct in zip(coefs, ciphertexts, strict=True)]
-    terms += [(-e * e_j, d) for e_j, d in zip(coefs, batch.shares, strict=True)]
-    c = lincomb_public(terms)
-    if challenge(BATCH_LABEL, statement, [a, c], context) != e:
+    if not _holds_alone(ShareCheck(public_key, ciphertexts, batch, context)):
         raise InvalidProof("batched DLEQ proof does not verify")
 
 

@@ -752,6 +752,12 @@ def backend() -> str:
     return "pure Python over libsodium, no compiled extension"
 
 
+def msm_available() -> bool:
+    """Whether `lincomb_public` runs the compiled multi-scalar multiplication now (a sum of many
+    terms then costs much less than one multiplication per point)."""
+    return _msm is not None
+
+
 def use_extension(enabled: bool) -> bool:
     """Switch the compiled extension on or off for this process (tests, benchmarks); returns
     whether it was on. Switching on raises `RuntimeError` when it was not built."""

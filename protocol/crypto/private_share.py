@@ -12,9 +12,10 @@ Construction (hybrid encryption in the game's own group, then an AEAD from `cryp
   and trick the recipient's dispute into publishing x_t*c1, the recipient's share of that card.
 * both ends derive Z = e*X_t = x_t*E (Diffie-Hellman in the prime-order group), then the key
   K = HKDF-SHA256(Z, info) (RFC 5869) with `info` binding session, sender, recipient, job and E.
-* the plaintext is the sender's shares of the cards with one batched Chaum-Pedersen proof
-  (`dleq.ShareBatch`, context bound to the recipient too), sealed with ChaCha20-Poly1305
-  (RFC 8439) under K; K is used for exactly one message, so the nonce is fixed at zero.
+* the plaintext is the sender's shares of the cards with one batched Chaum-Pedersen proof in
+  commitment form (`dleq.ShareBatch`: D_1..D_m, A, B, s; context bound to the recipient too),
+  sealed with ChaCha20-Poly1305 (RFC 8439) under K; K is used for exactly one message, so the
+  nonce is fixed at zero.
 
 The recipient decrypts and checks the batch proof against the sender's public key share X_k and
 the cards' c1. If anything fails it *complains*: it publishes Z with a Chaum-Pedersen proof that
@@ -41,6 +42,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from protocol.crypto.dleq import (
+    BatchProof,
     DLEQProof,
     ShareBatch,
     make_share_batch,
@@ -67,7 +69,7 @@ PRIVATE_LABEL: Final[str] = "skyjo-lan/v1/private-share"
 COMPLAINT_LABEL: Final[str] = "skyjo-lan/v1/private-share/complaint"
 _NONCE: Final[bytes] = bytes(12)
 TAG_BYTES: Final[int] = 16
-MAX_BOX: Final[int] = POINT_BYTES * (4096 + 2) + TAG_BYTES
+MAX_BOX: Final[int] = POINT_BYTES * (4096 + 3) + TAG_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +93,7 @@ class PrivateShares:
         to, ephemeral, proof, box = obj
         if not isinstance(to, int) or isinstance(to, bool) or not 0 <= to < 8:
             raise MalformedData("private shares name a seat")
-        if not isinstance(box, bytes) or not TAG_BYTES + 3 * POINT_BYTES <= len(box) <= MAX_BOX:
+        if not isinstance(box, bytes) or not TAG_BYTES + 4 * POINT_BYTES <= len(box) <= MAX_BOX:
             raise MalformedData("private share box has an impossible size")
         return cls(to, decode_point(ephemeral), SchnorrProof.from_wire(proof), box)
 
@@ -108,17 +110,17 @@ def _key(z: Point, ephemeral: Point, context: bytes) -> bytes:
 
 
 def _encode(batch: ShareBatch) -> bytes:
-    shares, e, s = batch.to_wire()
-    return b"".join(shares) + e + s
+    shares, a, b, s = batch.to_wire()
+    return b"".join(shares) + a + b + s
 
 
 def _decode(plain: bytes, expected: int) -> ShareBatch:
-    if len(plain) != POINT_BYTES * (expected + 2):
+    if len(plain) != POINT_BYTES * (expected + 3):
         raise MalformedData(f"private box holds {len(plain)} bytes, expected {expected} shares")
     chunks = [plain[i : i + POINT_BYTES] for i in range(0, len(plain), POINT_BYTES)]
     return ShareBatch(
-        tuple(decode_point(c) for c in chunks[:-2]),
-        DLEQProof(decode_scalar(chunks[-2]), decode_scalar(chunks[-1])),
+        tuple(decode_point(c) for c in chunks[:-3]),
+        BatchProof(decode_point(chunks[-3]), decode_point(chunks[-2]), decode_scalar(chunks[-1])),
     )
 
 

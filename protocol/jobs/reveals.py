@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
 from skyjo_p2p.core.events import Reveal, RevealRequest
@@ -11,6 +15,41 @@ from ..crypto import CryptoError
 from ..errors import Misbehaviour
 from ..messages import Envelope
 from .base import Blocked, Job, JobContext, Unattributable, crypto_fault
+
+
+@dataclass
+class DeferredShareChecks:
+    """The share proofs an offline check puts off to the end of the file (`deferred_share_checks`)."""
+
+    checks: list[crypto.ShareCheck] = field(default_factory=list)
+
+    def verify(self) -> bool:
+        """Whether every proof put off holds (one batch: `crypto.verify_share_batches`)."""
+        try:
+            crypto.verify_share_batches(self.checks)
+        except CryptoError:
+            return False
+        return True
+
+
+_DEFERRED: ContextVar[DeferredShareChecks | None] = ContextVar("skyjo_lan_deferred_shares", default=None)
+
+
+@contextmanager
+def deferred_share_checks() -> Iterator[DeferredShareChecks]:
+    """Within this block, reveals jobs do not check the share proofs they consume: they add them to
+    the collector yielded, to be checked in one batch at the end (`DeferredShareChecks.verify`).
+
+    For `skyjo-lan verify` only, which holds the whole file: if the batch fails, it checks the file
+    again without this block, so that the seat of the first bad proof is named as a live peer
+    names it. A passing batch means every proof holds, so the check that took them on trust
+    reached exactly the verdict of a check that verified each at once. Never for a live peer."""
+    collector = DeferredShareChecks()
+    token = _DEFERRED.set(collector)
+    try:
+        yield collector
+    finally:
+        _DEFERRED.reset(token)
 
 
 class RevealsJob(Job):
@@ -28,6 +67,15 @@ class RevealsJob(Job):
 
     A seat owing nothing sends nothing. A recipient whose private shares do not check publishes a
     complaint that every peer can judge (`Session._judge_complaint`).
+
+    The proofs of the published shares are checked together: a seat's `shares` message is decoded
+    (and its packets' proofs of E checked) when it is consumed, in seat order as before, but its
+    batch proof is put off (`pending`) and every proof put off is checked in one batch
+    (`crypto.verify_share_batches`) when the job has every seat's message, before anything is
+    done that depends on them (our partials, the opening of a packet sent to us, a fault found in
+    a later message) and when the job's wait runs out (`postponed_checks`). A batch that fails is
+    checked proof by proof in seat order, so the seat blamed is the one a check of each message on
+    arrival blames. The shares are published (`CardStore.published`) only once checked.
     """
 
     def __init__(self, requests: tuple[RevealRequest, ...], *, disclose: bool = False) -> None:
@@ -51,6 +99,10 @@ class RevealsJob(Job):
         self.waiting: tuple[int, int] | None = None
         self.own: tuple[crypto.ShareBatch | None, list[crypto.PrivateShares]] | None = None
         """What `_message` made for our own message (None if we made none in this process)."""
+        self.pending: list[tuple[int, crypto.ShareCheck, bytes, list[int]]] = []
+        """Consumed batches whose proof is not checked yet: (seat, the check, its frame, handles)."""
+        self.contexts: dict[int, bytes] = {}
+        """seat -> its proof context in this job (computed once: `_context`)."""
 
     def begin(self, ctx: JobContext, number: int) -> None:
         super().begin(ctx, number)
@@ -96,7 +148,7 @@ class RevealsJob(Job):
         assert ctx.secret is not None
         cards = ctx.cards
         cards.require_verified()  # no share before every shuffle of the deck is verified
-        context = ctx.context(me, self.start_hash)
+        context = self._context(ctx, me)
         mine = self.owed.get(me, [])
         batch: list[Any] = []
         shares = None
@@ -126,50 +178,17 @@ class RevealsJob(Job):
 
     def run(self, ctx: JobContext) -> bool:
         me = ctx.acting
-        cards = ctx.cards
         if not self.sent and me is not None and me in self.seats:
             self.sent = True  # every seat sends its shares at once: no waiting for lower seats
             if not ctx.has_queued(me):
                 ctx.emit("shares", self._message(ctx, me))
-        while self.next_index < len(self.seats):
-            seat = self.seats[self.next_index]
-            handles = self.owed.get(seat, [])
-            sealed = sorted(self.sealed.get(seat, {}).items())
-            envelope = ctx.head(seat, "shares", self.number)
-            if envelope is None and seat != me and ctx.stands_in(seat):
-                # every peer computes the seat's shares from its published key share; the ones
-                # it would have sealed to a recipient are then public too (the card is the seat's)
-                owed = handles + [h for _, hs in sealed for h in hs]
-                if ctx.rebuilds(seat):
-                    self._send_partials(ctx, seat, owed)
-                else:
-                    computed = ctx.stand_in_shares(seat, [cards.ciphertexts[h] for h in owed])
-                    for handle, share in zip(owed, computed, strict=True):
-                        cards.published(handle)[seat] = share
-                self.next_index += 1
-                continue
-            if envelope is None:
+        try:
+            if not self._consume(ctx, me):
                 return False
-            context = ctx.context(seat, self.start_hash)
-            if seat == me and self.own is not None:
-                # The message we made in this process: checking its proofs again would only
-                # re-verify our own arithmetic (three multiplications a share).
-                batch, packets = self.own
-            else:
-                try:
-                    batch, packets = self._check(ctx, seat, envelope.data, handles, sealed, context)
-                except CryptoError as exc:
-                    raise crypto_fault(seat, "invalid decryption shares", exc, envelope.frame) from None
-            ctx.consume(envelope)
-            if batch is not None:
-                for handle, share in zip(handles, batch.shares, strict=True):
-                    cards.published(handle)[seat] = share
-            for packet, (to, sealed_handles) in zip(packets, sealed, strict=True):
-                ciphertexts = [cards.ciphertexts[h] for h in sealed_handles]
-                ctx.complaints.sealed_packet(envelope, packet, ciphertexts, context)
-                if to == ctx.me:
-                    self._open(ctx, envelope, packet, sealed_handles, ciphertexts, context)
-            self.next_index += 1
+        except Misbehaviour:
+            self._check_pending(ctx)  # a seat before it may have sent a bad proof: it is first
+            raise
+        self._check_pending(ctx)
         if not self._rebuilt(ctx):
             return False
         assert ctx.state is not None
@@ -186,6 +205,92 @@ class RevealsJob(Job):
                     ctx.disclose(request.handle, value)
         return True
 
+    def _consume(self, ctx: JobContext, me: int | None) -> bool:
+        """Consume every seat's message in seat order (the proofs of their published shares put
+        off); False while one is missing."""
+        cards = ctx.cards
+        while self.next_index < len(self.seats):
+            seat = self.seats[self.next_index]
+            handles = self.owed.get(seat, [])
+            sealed = sorted(self.sealed.get(seat, {}).items())
+            envelope = ctx.head(seat, "shares", self.number)
+            if envelope is None and seat != me and ctx.stands_in(seat):
+                # every peer computes the seat's shares from its published key share; the ones
+                # it would have sealed to a recipient are then public too (the card is the seat's)
+                owed = handles + [h for _, hs in sealed for h in hs]
+                if ctx.rebuilds(seat):
+                    self._check_pending(ctx)  # nothing of ours goes out on shares not checked
+                    self._send_partials(ctx, seat, owed)
+                else:
+                    computed = ctx.stand_in_shares(seat, [cards.ciphertexts[h] for h in owed])
+                    for handle, share in zip(owed, computed, strict=True):
+                        cards.published(handle)[seat] = share
+                self.next_index += 1
+                continue
+            if envelope is None:
+                return False
+            context = self._context(ctx, seat)
+            if seat == me and self.own is not None:
+                # The message we made in this process: checking its proofs again would only
+                # re-verify our own arithmetic (three multiplications a share).
+                batch, packets = self.own
+                own = True
+            else:
+                try:
+                    batch, packets = self._check(ctx, seat, envelope.data, handles, sealed, context)
+                except CryptoError as exc:
+                    raise crypto_fault(seat, "invalid decryption shares", exc, envelope.frame) from None
+                own = False
+            ctx.consume(envelope)
+            if batch is not None:
+                if own:
+                    for handle, share in zip(handles, batch.shares, strict=True):
+                        cards.published(handle)[seat] = share
+                else:
+                    ciphertexts = [cards.ciphertexts[h] for h in handles]
+                    check = crypto.ShareCheck(ctx.public_keys[seat], ciphertexts, batch, context)
+                    self.pending.append((seat, check, envelope.frame, handles))
+            for packet, (to, sealed_handles) in zip(packets, sealed, strict=True):
+                ciphertexts = [cards.ciphertexts[h] for h in sealed_handles]
+                ctx.complaints.sealed_packet(envelope, packet, ciphertexts, context)
+                if to == ctx.me:
+                    self._check_pending(ctx)  # before we complain about anything
+                    self._open(ctx, envelope, packet, sealed_handles, ciphertexts, context)
+            self.next_index += 1
+        return True
+
+    def _check_pending(self, ctx: JobContext) -> None:
+        """Check the proofs put off, in one batch, and publish their shares; `Misbehaviour` for the
+        first seat (in seat order) whose proof does not verify. In an offline check that defers
+        them (`deferred_share_checks`), hand them over instead."""
+        pending, self.pending = self.pending, []
+        if not pending:
+            return
+        collector = _DEFERRED.get()
+        if collector is not None:
+            collector.checks.extend(check for _, check, _, _ in pending)
+        else:
+            try:
+                crypto.verify_share_batches([check for _, check, _, _ in pending])
+            except crypto.InvalidProof as exc:
+                seat, _, frame, _ = pending[exc.index or 0]
+                reason = crypto.InvalidProof(exc.reason)
+                raise crypto_fault(seat, "invalid decryption shares", reason, frame) from None
+        cards = ctx.cards
+        for seat, check, _, handles in pending:
+            for handle, share in zip(handles, check.batch.shares, strict=True):
+                cards.published(handle)[seat] = share
+
+    def postponed_checks(self, ctx: JobContext) -> None:
+        self._check_pending(ctx)
+
+    def _context(self, ctx: JobContext, seat: int) -> bytes:
+        """The proof context of `seat` in this job (session, seat, the job's start hash)."""
+        context = self.contexts.get(seat)
+        if context is None:
+            context = self.contexts[seat] = ctx.context(seat, self.start_hash)
+        return context
+
     def _send_partials(self, ctx: JobContext, dealer: int, owed: list[int]) -> None:
         """A vanished seat owes shares here: note them, and send our partials if we hold its key."""
         self.rebuild[dealer] = owed
@@ -198,7 +303,7 @@ class RevealsJob(Job):
             ctx.escrows.shares[dealer],
             ctx.escrows.point(dealer, me),
             [ctx.cards.ciphertexts[h] for h in owed],
-            ctx.context(me, self.start_hash),
+            self._context(ctx, me),
             dealer,
             me + 1,
             rng=ctx.rng,
@@ -239,7 +344,7 @@ class RevealsJob(Job):
                         ctx.escrows.point(dealer, holder),
                         ciphertexts,
                         batch,
-                        ctx.context(holder, self.start_hash),
+                        self._context(ctx, holder),
                         dealer,
                         holder + 1,
                     )
@@ -262,12 +367,11 @@ class RevealsJob(Job):
         sealed: list[tuple[int, list[int]]],
         context: bytes,
     ) -> tuple[crypto.ShareBatch | None, list[crypto.PrivateShares]]:
-        """Decode and check a seat's shares message; a `CryptoError` names what is wrong."""
+        """Decode a seat's shares message and check its packets' proofs of E (the batch proof is
+        checked by `_check_pending`); a `CryptoError` names what is wrong."""
         batch = None
         if handles:
-            ciphertexts = [ctx.cards.ciphertexts[h] for h in handles]
             batch = crypto.ShareBatch.from_wire(data["batch"], expected_len=len(handles))
-            crypto.verify_share_batch(ctx.public_keys[seat], ciphertexts, batch, context)
         elif data["batch"]:
             raise crypto.MalformedData("published shares that were not due")
         if len(data["private"]) != len(sealed):

@@ -1,7 +1,7 @@
 """Issue 18, point 2: a spectator follows a bot table on loopback (127.0.0.1, no mDNS).
 
 For each game, a spectator connected from the lobby on ends with the players' result, its live
-observer session having consumed everything (`unconsumed() == []`); the host counts it among
+observer session having consumed everything (`verify.unconsumed` is empty); the host counts it among
 the watching, never among the players. A slow spectator (a tiny queue bound) is dropped and
 catches up; a table that takes no spectators refuses them; garbage from a spectator closes its
 link and the game goes on.
@@ -21,6 +21,7 @@ from client.table.peer import PeerRunner
 from client.table.seat import LOBBY_TABLE
 from client.table.spectators import WATCH_ROLE, SpectatorLimits, Spectators
 from client.table.watch import Watcher, WatchOptions, result_lines
+from protocol.verify import unconsumed
 
 GAMES = {
     "skyjo": {"target_score": 1},
@@ -55,7 +56,7 @@ def same_result(watcher: Watcher, runner: PeerRunner | None) -> None:
     observer = watcher.runner
     assert runner is not None and runner.status.finished and not runner.status.halted
     assert observer is not None and observer.status.finished and observer.status.halted is None
-    assert observer.session.unconsumed() == []
+    assert unconsumed(observer.session) == []
     assert observer.seat is None and observer.session.secret is None
     mine, theirs = observer.view, runner.view
     assert mine is not None and theirs is not None

@@ -1025,10 +1025,10 @@ class Model:
             deck[0], deck[1] = deck[1], deck[0]
             data["deck"] = deck
         elif kind == "shares":
-            if not isinstance(data.get("batch"), list) or len(data["batch"]) != 3:
+            if not isinstance(data.get("batch"), list) or len(data["batch"]) != 4:
                 return None  # (the far attack's frame carries no batch: nothing to fork)
-            shares, challenge, response = data["batch"]
-            data["batch"] = [shares, response, challenge]
+            shares, commit_a, commit_b, response = data["batch"]  # protocol 5: commitment form
+            data["batch"] = [shares, commit_b, commit_a, response]
         elif kind == "move":
             if self._alternative is None:
                 return None

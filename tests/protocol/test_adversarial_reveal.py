@@ -42,9 +42,9 @@ def _prove_anything(
     statement = _batch_statement(key, cts, shares)
     coefs = _batch_coefficients(statement, context, len(cts))
     w = random_scalar()
-    commitment = lincomb((w * e, c.c1) for e, c in zip(coefs, cts, strict=True))
-    e = challenge("skyjo-lan/v1/dleq-batch", statement, [mul_base(w), commitment], context)
-    return crypto.ShareBatch(tuple(shares), crypto.DLEQProof(e, (w + e * secret) % L))
+    a, b = mul_base(w), lincomb((w * e, c.c1) for e, c in zip(coefs, cts, strict=True))
+    e = challenge("skyjo-lan/v1/dleq-batch", statement, [a, b], context)
+    return crypto.ShareBatch(tuple(shares), crypto.BatchProof(a, b, (w + e * secret) % L))
 
 
 def random_share(session: Session) -> dict[str, Any]:

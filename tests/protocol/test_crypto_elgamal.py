@@ -228,9 +228,13 @@ def test_batch_with_one_wrong_share_fails() -> None:
         verify_share_batch(pub, hand[:4], batch, ctx(0))
     with pytest.raises(InvalidProof):
         verify_share_batch(pub, hand, batch, ctx(1))
-    for field in ("challenge", "response"):
-        value = getattr(batch.proof, field)
-        bad_proof = dataclasses.replace(batch.proof, **{field: (value + 1) % L})
+    bad_proofs = [
+        dataclasses.replace(batch.proof, response=(batch.proof.response + 1) % L),
+        dataclasses.replace(batch.proof, commit_a=other_point()),
+        dataclasses.replace(batch.proof, commit_b=other_point()),
+        dataclasses.replace(batch.proof, commit_a=batch.proof.commit_b, commit_b=batch.proof.commit_a),
+    ]
+    for bad_proof in bad_proofs:
         with pytest.raises(InvalidProof):
             verify_share_batch(pub, hand, dataclasses.replace(batch, proof=bad_proof), ctx(0))
 
@@ -240,10 +244,13 @@ def test_batch_with_one_wrong_share_fails() -> None:
     [
         lambda w: None,
         lambda w: [w[0]],
-        lambda w: [[], w[1], w[2]],
-        lambda w: [[*w[0][:-1], bytes(IDENTITY)], w[1], w[2]],
-        lambda w: [w[0], L.to_bytes(32, "little"), w[2]],
-        lambda w: [w[0][:2], w[1], w[2]],  # wrong count for expected_len
+        lambda w: w[:3],  # the challenge form of version 4: (shares, e, s)
+        lambda w: [[], *w[1:]],
+        lambda w: [[*w[0][:-1], bytes(IDENTITY)], *w[1:]],
+        lambda w: [w[0], bytes(IDENTITY), *w[2:]],  # A the identity
+        lambda w: [w[0], w[1], w[2][:31], w[3]],  # B too short
+        lambda w: [*w[:3], L.to_bytes(32, "little")],  # s not reduced
+        lambda w: [w[0][:2], *w[1:]],  # wrong count for expected_len
     ],
 )
 def test_share_batch_from_wire_rejects_malformed(mutate: object) -> None:

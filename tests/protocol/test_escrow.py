@@ -297,7 +297,7 @@ def test_bad_point_encodings_are_refused() -> None:
         with pytest.raises(InvalidPoint):
             EscrowComplaint.from_wire([bad, bytes(32), bytes(32)])
         with pytest.raises(InvalidPoint):
-            ShareBatch.from_wire([[bad], bytes(32), bytes(32)], 1)
+            ShareBatch.from_wire([[bad], bytes(32), bytes(32), bytes(32)], 1)
 
 
 def test_bad_boxes_and_complaints_are_refused() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from benchmarks.flood import Flooder, FloodNet, MiB, Plan, deep_size
 from protocol.messages import SIDE_KINDS, open_frame
+from protocol.verify import unconsumed
 from tests.protocol.harness import frame_kind
 
 BOUND = 32 * MiB
@@ -38,7 +39,7 @@ def finished_unblamed(net: FloodNet) -> None:
     for seat in HONEST:
         session = net.sessions[seat]
         assert not net.blamed(seat), [(b.seat, b.reason) for b in net.blamed(seat)]
-        assert session.halted is None and session.settled, session.unconsumed()
+        assert session.halted is None and session.settled, unconsumed(session)
 
 
 def blamed_only_the_flooder(net: FloodNet, kind: str) -> None:

@@ -29,7 +29,7 @@ from protocol.events import (
 from protocol.messages import Envelope, open_frame
 from protocol.session import Session
 from protocol.transcript import dump
-from protocol.verify import verify_bytes
+from protocol.verify import unconsumed, verify_bytes
 
 from .harness import Net, cheater, frame_kind
 
@@ -201,7 +201,7 @@ def assert_observer_follows(net: Net, taken: dict[int, str], returned: int, take
     assert len([e for e in seen if isinstance(e, SeatReturned)]) == returned
     finished = [e for e in seen if isinstance(e, Finished)]
     assert len(finished) == 1 and finished[0].totals == events(net, 0, Finished)[0].totals
-    assert observer.unconsumed() == []
+    assert unconsumed(observer) == []
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -301,7 +301,7 @@ def test_issue17_3_frames_the_table_did_not_count_reach_it_late_and_every_file_s
     finish(net, [0, 1])
     assert_played_to_the_end(net, [0, 1], {GONE: "vanished"})
     for seat in (0, 1):
-        assert net.sessions[seat].unconsumed() == []
+        assert unconsumed(net.sessions[seat]) == []
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -433,13 +433,13 @@ def _other_scalar(session: Session, data: dict[str, Any]) -> dict[str, Any]:
 
 def _swapped(session: Session, data: dict[str, Any]) -> dict[str, Any]:
     # the true partials, out of order (or, for one card, a point that is not it): the proof fails
-    shares, e, s = data["batch"]
+    shares, *proof = data["batch"]  # the proof's items as sent (A, B, s since version 5)
     shares = list(shares)
     if len(shares) > 1:
         shares[0], shares[1] = shares[1], shares[0]
     else:
         shares[0] = add(shares[0], shares[0])
-    return {**data, "batch": [shares, e, s]}
+    return {**data, "batch": [shares, *proof]}
 
 
 def _other_dealer(session: Session, data: dict[str, Any]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ import pytest
 
 from protocol import crypto
 from protocol.session import Session
+from protocol.verify import unconsumed
 from tests.protocol.harness import Net
 from tests.protocol.secrecy import (
     GameSpec,
@@ -119,7 +120,7 @@ def test_a_spectator_can_decrypt_no_hidden_card(game: str) -> None:
     assert spectator.checks > 10, "the spectator was checked along the game"
     assert session.state is not None and session.state.phase == "game_over"
     assert host.state is not None and list(session.state.totals) == list(host.state.totals)
-    assert session.halted is None and session.unconsumed() == []
+    assert session.halted is None and unconsumed(session) == []
     assert session.secret is None and not session.cards.private, "a spectator holds no private share"
     opened = spectator.checker.observer_opens(session)
     assert opened and all(value is not None for value in opened.values())
@@ -127,7 +128,7 @@ def test_a_spectator_can_decrypt_no_hidden_card(game: str) -> None:
 
 def test_peeks_of_the_same_card_stay_hidden_from_a_spectator() -> None:
     spectator = spectated(peek_spec(12, 3))
-    assert spectator.session.unconsumed() == []
+    assert unconsumed(spectator.session) == []
 
 
 def test_the_check_sees_a_spectator_leak() -> None:

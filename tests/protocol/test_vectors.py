@@ -66,7 +66,7 @@ from protocol.crypto.escrow import (
     verify_partials,
 )
 from protocol.crypto.group import L, mul, mul_base
-from protocol.crypto.hashing import encode, hash512, hash_to_scalar, make_context
+from protocol.crypto.hashing import challenge, encode, hash512, hash_to_scalar, make_context
 from protocol.crypto.private_share import packet_context
 from protocol.crypto.shuffle import chain_generator, generators
 from protocol.errors import BadSignature, MalformedSignedFrame
@@ -474,9 +474,15 @@ def test_deck_and_share_vectors() -> None:
     batch = vectors["share_batch"]
     public = decode_point(b(batch["public_key_X"]))
     wire = batch["wire"]
-    parsed = ShareBatch.from_wire([[b(d) for d in wire[0]], b(wire[1]), b(wire[2])], expected_len=3)
+    parsed = ShareBatch.from_wire([[b(d) for d in wire[0]], *(b(v) for v in wire[1:])], expected_len=3)
     ciphertexts = deck(batch["ciphertexts"])
     verify_share_batch(public, ciphertexts, parsed, b(batch["context"]))
+    # commitment form (version 5): A, B on the wire, e recomputed from them
+    assert [parsed.proof.commit_a.hex(), parsed.proof.commit_b.hex()] == batch["commitments"]
+    statement = [mul_base(1), public, [c.c1 for c in ciphertexts], list(parsed.shares)]
+    commitments = [parsed.proof.commit_a, parsed.proof.commit_b]
+    recomputed = challenge("skyjo-lan/v1/dleq-batch", statement, commitments, b(batch["context"]))
+    assert recomputed == scalar(batch["challenge_e"])
     with pytest.raises(InvalidProof):
         verify_share_batch(public, ciphertexts[::-1], parsed, b(batch["context"]))
     seed = hash512(
@@ -609,7 +615,8 @@ def test_private_share_vectors(config: TableConfig) -> None:
     shares = [plain[i : i + 32] for i in range(0, len(plain), 32)]
     assert [d.hex() for d in shares[:2]] == vectors["shares_D"]
     assert [mul(x_k, c.c1) for c in cards] == shares[:2]
-    assert shares[2:] == [b(vectors["batch"]["challenge_e"]), b(vectors["batch"]["response_s"])]
+    # the batch proof in commitment form (version 5): D_1, D_2, A, B, s
+    assert shares[2:] == [*(b(v) for v in vectors["batch"]["commitments"]), b(vectors["batch"]["response_s"])]
     # what every peer checks of the frame, and what the recipient checks
     for case in (honest, tampered):
         frame = open_frame(b(case["shares_frame"]["frame"]), config)

@@ -14,11 +14,13 @@ import msgpack  # type: ignore[import-untyped,unused-ignore]
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from protocol.crypto.dleq import (
+    ShareCheck,
     _batch_coefficients,
     _batch_statement,
     combine_shares,
     decryption_share,
     make_share_batch,
+    share_batch_challenge,
 )
 from protocol.crypto.elgamal import Codebook
 from protocol.crypto.escrow import EscrowTerms, deal_escrow
@@ -199,7 +201,8 @@ class Builder(CryptoSections):
             "batch": {
                 "coefficients_e_j": [sc(e) for e in _batch_coefficients(statement, ctx, len(cards))],
                 "nonce_w": sc(batch_w),
-                "challenge_e": sc(batch.proof.challenge),
+                "commitments": [hx(batch.proof.commit_a), hx(batch.proof.commit_b)],
+                "challenge_e": sc(share_batch_challenge(ShareCheck(self.publics[sender], cards, batch, ctx))),
                 "response_s": sc(batch.proof.response),
             },
             "ephemeral_e": sc(ephemeral_e),

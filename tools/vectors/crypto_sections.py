@@ -8,12 +8,14 @@ from protocol.crypto.coins import CoinContribution, combine_coins
 from protocol.crypto.dleq import (
     BATCH_LABEL,
     DLEQ_LABEL,
+    ShareCheck,
     _batch_coefficients,
     _batch_statement,
     combine_shares,
     decryption_share,
     make_share,
     make_share_batch,
+    share_batch_challenge,
 )
 from protocol.crypto.elgamal import CARD_LABEL, Ciphertext, Codebook, joint_key, reencrypt
 from protocol.crypto.group import BASE, Point, lincomb, mul, mul_base, random_scalar
@@ -308,9 +310,11 @@ class CryptoSections:
                 "combined_D": hx(d_combined),
                 "nonce_w": sc(batch_nonce),
                 "commitments": [hx(mul_base(batch_nonce)), hx(mul(batch_nonce, c_combined))],
-                "challenge_e": sc(batch.proof.challenge),
+                "challenge_e": sc(
+                    share_batch_challenge(ShareCheck(self.publics[1], ciphertexts, batch, batch_context))
+                ),
                 "response_s": sc(batch.proof.response),
-                "wire": [[hx(d) for d in batch.shares], hx(self.batch_wire[1]), hx(self.batch_wire[2])],
+                "wire": [[hx(d) for d in batch.shares], *(hx(v) for v in self.batch_wire[1:])],
             },
             "combine": {
                 "ciphertext": deck_json(ciphertexts[:1])[0],

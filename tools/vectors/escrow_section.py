@@ -8,9 +8,11 @@ from typing import Any
 from protocol.crypto.dleq import (
     BATCH_LABEL,
     DLEQ_LABEL,
+    ShareCheck,
     _batch_coefficients,
     _batch_statement,
     decryption_share,
+    share_batch_challenge,
 )
 from protocol.crypto.escrow import (
     BOX_LABEL,
@@ -139,7 +141,8 @@ def escrow_vector(sections: CryptoSections) -> dict[str, Any]:
                     "partials_E": [hx(d) for d in batch.shares],
                     "coefficients_e_j": [sc(c) for c in _batch_coefficients(statement, ctx, len(cards))],
                     "nonce_w": sc(stream.scalars()[-1]),
-                    "challenge_e": sc(batch.proof.challenge),
+                    "commitments": [hx(batch.proof.commit_a), hx(batch.proof.commit_b)],
+                    "challenge_e": sc(share_batch_challenge(ShareCheck(point, cards, batch, ctx))),
                     "response_s": sc(batch.proof.response),
                     "batch_wire": tree(plain_wire(batch.to_wire())),
                 }

@@ -1,0 +1,175 @@
+"""The decryption-share proofs in commitment form (protocol version 5), checked together.
+
+Several seats' share batches are verified as one random linear combination (`crypto.
+verify_share_batches`, Bellare-Garay-Rabin's small-exponent test): a live reveals job checks the
+proofs of every seat's shares in one batch, `skyjo-lan verify` the proofs of the whole file. A
+batch that fails is checked proof by proof, so the seat whose proof is bad is named exactly as a
+check of each proof alone names it, live and offline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from protocol import crypto
+from protocol.crypto import group
+from protocol.crypto.group import BASE, L, add, mul_base, random_scalar
+from protocol.session import Session
+from protocol.transcript import dump
+from protocol.vectors import __file__ as vectors_init
+from protocol.verify import verify_bytes
+from tests.protocol.harness import Net, assert_blamed, cheater
+from tests.protocol.test_adversarial_reveal import shifted_share_fresh_proof
+
+SEATS = 4
+
+
+def _batches(ciphertexts: list[crypto.Ciphertext]) -> list[crypto.ShareCheck]:
+    """Every seat's honest batch of shares of the same cards (the c1 shared by all)."""
+    checks = []
+    for seat in range(SEATS):
+        x, pub = crypto.keygen()
+        context = f"seat {seat}".encode()
+        batch = crypto.make_share_batch(x, pub, ciphertexts, context)
+        received = crypto.ShareBatch.from_wire(list(batch.to_wire()), len(ciphertexts))
+        checks.append(crypto.ShareCheck(pub, ciphertexts, received, context))
+    return checks
+
+
+@pytest.fixture(params=[True, False], ids=["compiled", "pure-python"])
+def extension(request: pytest.FixtureRequest) -> Iterator[bool]:
+    """Each test twice: with the compiled multi-scalar multiplication and without it."""
+    if request.param and not group.msm_available():
+        pytest.skip("the compiled extension is not built here")
+    was = group.use_extension(request.param)
+    try:
+        yield request.param
+    finally:
+        group.use_extension(was)
+
+
+def test_honest_batches_of_every_seat_pass_in_one_sum(extension: bool) -> None:
+    _, y = crypto.keygen()
+    cards = [crypto.encrypt(mul_base(random_scalar()), y) for _ in range(3)]
+    checks = _batches(cards)
+    before = group.OPS.msm
+    crypto.verify_share_batches(checks)
+    if extension:
+        assert group.OPS.msm - before == 1  # one multi-scalar multiplication for the 4 seats
+    crypto.verify_share_batches(checks[:1])
+    crypto.verify_share_batches([])
+
+
+@pytest.mark.parametrize("bad", range(SEATS))
+@pytest.mark.parametrize("how", ["response", "shifted-share", "context", "commitment"])
+def test_a_bad_proof_in_a_batch_is_named(extension: bool, bad: int, how: str) -> None:
+    _, y = crypto.keygen()
+    cards = [crypto.encrypt(mul_base(random_scalar()), y) for _ in range(2)]
+    checks = _batches(cards)
+    check = checks[bad]
+    proof = check.batch.proof
+    if how == "response":
+        wrong = dataclasses.replace(proof, response=(proof.response + 1) % L)
+        check = dataclasses.replace(check, batch=dataclasses.replace(check.batch, proof=wrong))
+    elif how == "shifted-share":
+        shares = (add(check.batch.shares[0], BASE), *check.batch.shares[1:])
+        check = dataclasses.replace(check, batch=dataclasses.replace(check.batch, shares=shares))
+    elif how == "context":  # a proof is bound to its own context (session, seat, transcript)
+        check = dataclasses.replace(check, context=checks[(bad + 1) % SEATS].context)
+    else:
+        wrong = dataclasses.replace(proof, commit_b=mul_base(random_scalar()))
+        check = dataclasses.replace(check, batch=dataclasses.replace(check.batch, proof=wrong))
+    checks[bad] = check
+    with pytest.raises(crypto.InvalidProof) as raised:
+        crypto.verify_share_batches(checks)
+    assert raised.value.index == bad
+    assert raised.value.reason == "batched DLEQ proof does not verify"
+
+
+def test_two_proofs_that_cancel_out_do_not_pass() -> None:
+    # Seat 0's response one too high and seat 1's one too low: a sum with fixed weights (1, 1)
+    # would cancel the two errors; the verifier's random weights do not.
+    _, y = crypto.keygen()
+    cards = [crypto.encrypt(mul_base(random_scalar()), y)]
+    checks = _batches(cards)
+    x, pub = crypto.keygen()
+    shared = crypto.make_share_batch(x, pub, cards, b"one")
+    second = crypto.make_share_batch(x, pub, cards, b"one")
+    up = dataclasses.replace(shared.proof, response=(shared.proof.response + 1) % L)
+    down = dataclasses.replace(second.proof, response=(second.proof.response - 1) % L)
+    checks[0] = crypto.ShareCheck(pub, cards, dataclasses.replace(shared, proof=up), b"one")
+    checks[1] = crypto.ShareCheck(pub, cards, dataclasses.replace(second, proof=down), b"one")
+    with pytest.raises(crypto.InvalidProof) as raised:
+        crypto.verify_share_batches(checks)
+    assert raised.value.index == 0
+
+
+# --- a live table, and verify ------------------------------------------------------------------
+
+
+def _record_batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every batch of share proofs checked together from now on."""
+    sizes: list[int] = []
+    original = crypto.verify_share_batches
+
+    def recording(checks: list[crypto.ShareCheck]) -> None:
+        sizes.append(len(checks))
+        original(checks)
+
+    monkeypatch.setattr(crypto, "verify_share_batches", recording)
+    return sizes
+
+
+def test_the_seat_with_a_bad_proof_among_several_is_blamed_live_and_in_verify(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Four seats reveal the first discard card: each checks the three others' proofs in one
+    # batch; seat 2's is bad (a share x*c1 + G with a proof made for it), seats 1 and 3 honest.
+    culprit = 2
+
+    def tamper(session: Session, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+        return shifted_share_fresh_proof(session) if kind == "shares" else data
+
+    sizes = _record_batches(monkeypatch)
+    net = Net("skyjo", SEATS, {"target_score": 20}, session_factory=cheater(culprit, tamper))
+    net.start()
+    blamed = assert_blamed(net, culprit, "invalid decryption shares: batched DLEQ proof does not verify")
+    assert 3 in sizes  # the bad proof was checked in a batch with the two honest ones
+    for seat in (0, 1, 3):
+        session = net.sessions[seat]
+        assert session.state is not None and all(v is None for v in session.state.values)
+    # offline: the whole file's proofs in one batch, which fails; checked again job by job, the
+    # same seat is named for the same reason
+    sizes.clear()
+    verdict = verify_bytes(dump(net.config, net.sessions[0].frames))
+    assert verdict.kind == "invalid" and verdict.blame == culprit
+    assert verdict.fault == blamed[0].reason
+    assert sizes[0] >= 3
+
+
+def test_verify_checks_every_share_proof_of_a_valid_file_in_one_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pathlib import Path
+
+    data = (Path(vectors_init).parent / "game-skyjo-2p.transcript").read_bytes()
+    sizes = _record_batches(monkeypatch)
+    verdict = verify_bytes(data)
+    assert verdict.kind == "finished"
+    # one batch: every `shares` frame that publishes shares, both seats, every job of the game
+    assert len(sizes) == 1 and sizes[0] > 20
+
+
+def test_a_batch_of_the_wrong_length_is_named_too() -> None:
+    _, y = crypto.keygen()
+    cards = [crypto.encrypt(mul_base(random_scalar()), y) for _ in range(2)]
+    checks = _batches(cards)
+    checks[1] = dataclasses.replace(checks[1], ciphertexts=cards[:1])
+    with pytest.raises(crypto.InvalidProof) as raised:
+        crypto.verify_share_batches(checks)
+    assert raised.value.index == 1
+    assert raised.value.reason == "share batch does not match the number of ciphertexts"
