@@ -18,4 +18,4 @@ def test_every_side_frame_kind_has_a_handler() -> None:
 
 def test_issue25_session_py_stays_well_under_a_thousand_lines() -> None:
     lines = Path(protocol.session.__file__).read_text(encoding="utf-8").count("\n")
-    assert lines < 950, f"protocol/session.py has {lines} lines: give the new part its own module"
+    assert lines < 930, f"protocol/session.py has {lines} lines: give the new part its own module"
