@@ -21,7 +21,7 @@ class _Terminal(io.StringIO):
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("progress") / "game.skyjo"
-    path.write_bytes(play("skip-bo", ("Anna", "Ben")).data)
+    path.write_bytes(play("skyjo", ("Anna", "Ben")).data)  # a SKIP-BO game can end in 66 frames
     return path
 
 
