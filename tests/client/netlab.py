@@ -4,7 +4,8 @@
 nothing connected to any real interface. `run(i, argv)` starts a process inside host i.
 `avahi(i)` starts an avahi-daemon (with a private D-Bus and a private /run/avahi-daemon, so
 several can run at once) and returns the environment for avahi-browse/avahi-publish there.
-Everything is torn down by `close`. Tests skip (with the reason) where namespaces cannot be made.
+Everything is torn down by `close` (the programs' logs stay in the lab's folder, /tmp/netlab-*,
+when $NETLAB_KEEP is set: to read a run's timeline). Tests skip (with the reason) where namespaces cannot be made.
 """
 
 from __future__ import annotations
@@ -170,7 +171,8 @@ class NetLab:
                     process.wait(timeout=5)
         for ns in reversed(self._made):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if not os.environ.get("NETLAB_KEEP"):
+            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def wait_all(processes: list[subprocess.Popen[bytes]], timeout: float) -> list[int | None]:
