@@ -5,7 +5,8 @@ nothing connected to any real interface. `run(i, argv)` starts a process inside 
 `avahi(i)` starts an avahi-daemon (with a private D-Bus and a private /run/avahi-daemon, so
 several can run at once) and returns the environment for avahi-browse/avahi-publish there.
 Everything is torn down by `close` (the programs' logs stay in the lab's folder, /tmp/netlab-*,
-when $NETLAB_KEEP is set: to read a run's timeline). Tests skip (with the reason) where namespaces cannot be made.
+when $NETLAB_KEEP is set: to read a run's timeline). Tests skip (with the reason) where
+namespaces cannot be made.
 """
 
 from __future__ import annotations
