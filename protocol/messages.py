@@ -431,6 +431,19 @@ def peek_seat(frame: bytes) -> Any:
         return None
 
 
+def peek_place(frame: bytes) -> tuple[int, int] | None:
+    """The (seat, seq) a frame names, read without any check (None if unreadable): for counting
+    only, never for trusting it."""
+    try:
+        head = msgpack.unpackb(msgpack.unpackb(frame, raw=False)[0], raw=False)
+    except Exception:  # damaged beyond reading
+        return None
+    if not isinstance(head, list) or len(head) != BODY_ITEMS:
+        return None
+    seat, seq = head[2], head[3]
+    return (seat, seq) if type(seat) is int and type(seq) is int else None
+
+
 def verifiers_for(config: TableConfig) -> dict[int, Ed25519PublicKey]:
     """Each seat's identity key, parsed once (its `verify` is libsodium's: `crypto.signatures`)."""
     return {seat: identity_key(key) for seat, key in enumerate(config.identities)}

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 
 from .chains import Chain
 from .errors import Misbehaviour
-from .messages import SIDE_KINDS, Envelope
+from .messages import SIDE_KINDS, Envelope, peek_place
 
 SIDE_WINDOW_FRAMES = 4096
 SIDE_WINDOW_BYTES = 8 << 20
@@ -80,6 +80,10 @@ class Quotas:
         self.last_job = [0] * players
         """The highest job number of each seat's game frames in its chain so far (the keys' own
         frames carry none: they are job 1)."""
+        self.verdict: list[int | None] = [None] * players
+        """The seat each seat's own signed halt blamed (None: no such halt in its chain yet)."""
+        self.freed: list[set[int]] = [set() for _ in range(players)]
+        """The frames of its culprit each seat relayed after that halt, free of its quotas."""
 
     def game_frame(self, envelope: Envelope) -> None:
         """A game frame of a seat took its place in the chain: its side windows start again."""
@@ -99,6 +103,8 @@ class Quotas:
         seat = envelope.seat
         if seat == self.me:  # ours, read back from our saved file
             self.sent(envelope)
+            return
+        if self._free(envelope):
             return
         self._count(seat, len(envelope.frame))
         if self.round_side_count[seat] > ROUND_SIDE_FRAMES or self.round_side_bytes[seat] > ROUND_SIDE_BYTES:
@@ -133,6 +139,8 @@ class Quotas:
         budget too), a game frame starts our window again (a round signature, our round)."""
         me, size = envelope.seat, len(envelope.frame)
         if envelope.kind in SIDE_KINDS:
+            if self._free(envelope):
+                return
             self._count(me, size)
             if envelope.kind == "evidence":
                 for spent in (self.relayed_window, self.relayed_round):
@@ -140,6 +148,36 @@ class Quotas:
                     spent[1] += size
             return
         self.game_frame(envelope)
+
+    def _free(self, envelope: Envelope) -> bool:
+        """Whether a side frame is free of its signer's quotas (it is then counted as such).
+
+        After a seat's own `halt` that blames a culprit, its `evidence` frames that carry a frame
+        of that culprit's chain are free, each frame once: what the others need to check the
+        verdict themselves (the chain up to the proof, which they may lack behind a gap the
+        culprit made) can always reach them, however many frames that is, since no game frame
+        opens a new window after a stop (PROTOCOL.md 9, "Quotas"). At most the culprit's chain,
+        once per relayer: the culprit's own quotas bound it. Read from the signer's chain alone,
+        so every peer and `verify` count alike."""
+        seat = envelope.seat
+        if envelope.kind == "halt":
+            culprit = envelope.data.get("culprit") or []
+            if culprit and self.verdict[seat] is None:
+                self.verdict[seat] = culprit[0]
+            return False
+        culprit = self.verdict[seat]
+        if envelope.kind != "evidence" or culprit is None:
+            return False
+        place = peek_place(envelope.data["frame"])
+        if place is None or place[0] != culprit or place[1] in self.freed[seat]:
+            return False
+        self.freed[seat].add(place[1])
+        return True
+
+    def free_relay(self, seat: int, seq: int) -> bool:
+        """Whether our relay of frame `seq` of `seat` would be free (see `_free`)."""
+        me = self.me
+        return me is not None and self.verdict[me] == seat and seq not in self.freed[me]
 
     def may_send(self, size: int) -> bool:
         """Whether a frame we may choose not to send (see OWN_SHARE) keeps our own side frames

@@ -207,11 +207,11 @@ class Relays:
             held = chain.first_version(seq)
             if self.served.get(key, 0) >= MAX_SERVED or not held:
                 continue
-            self.served[key] = self.served.get(key, 0) + 1
             frame = held[0]
-            if not ctx.quotas.may_relay(len(frame)):
+            if not (ctx.quotas.free_relay(seat, seq) or ctx.quotas.may_relay(len(frame))):
                 self._refused()
                 return
+            self.served[key] = self.served.get(key, 0) + 1
             try:
                 ctx.emit("evidence", {"frame": frame})
             except ValueError:  # too large to wrap: it went out directly

@@ -14,7 +14,7 @@ import hashlib
 
 import pytest
 
-from tests.protocol.model import BEHAVIOURS, Model, Run, run_model
+from tests.protocol.model import BEHAVIOURS, Model, Run, check, run_model
 
 SEEDS = range(32)
 """About 70 s of CPU on one core in all (a 5-seat game takes 5 s); together these seeds draw
@@ -67,3 +67,14 @@ def test_a_seed_replays_exactly() -> None:
     # Same seed, same run: frames (signatures, proofs and all), events and their times.
     seed = 3
     assert fingerprint(run_model(seed)) == fingerprint(run_model(seed))
+
+
+LONG_RUN_FINDINGS = (6007, 6096, 6219)
+"""Seeds of the long run (docs/protocol-testing.md) that found something, now fixed: 6096 and 6219
+the model's restart (its old links' frames), 6007 the relays after a proven stop (PROTOCOL.md
+10.5: a seat that withheld a thousand frames from two peers, then sent a far job)."""
+
+
+@pytest.mark.parametrize("seed", LONG_RUN_FINDINGS)
+def test_the_long_runs_findings_stay_fixed(seed: int) -> None:
+    assert check(seed) == []
