@@ -34,6 +34,12 @@ frames (1,024 frames, 2 MiB) and in a round (4,000 frames, 4 MiB): below every q
 apply to it, in every unit they count, whatever it is asked (lying echoes open disputes whose
 relays the liar can lie about again; wants ask for the answers to wants). The rest of each quota
 is for its other side frames (echoes, wants, halts, chat, votes)."""
+FREE_RELAY_FRAMES = 8192
+FREE_RELAY_BYTES = 8 << 20
+"""At most this many relays (and bytes) of a seat after its own halt that blames a culprit are
+free of its quotas (`Quotas._free`): the culprit's chain a peer behind a gap needs to check the
+verdict (an honest chain of a round is far shorter), and no more, even with a culprit that signs
+frame after frame for a relayer in league with it to pass on."""
 OWN_SHARE = (3, 4)
 """Frames this peer may choose not to send (relays, wants, stand-alone echoes: the others get
 the same from another frame, or a dispute's timer decides) are sent only while its own side
@@ -84,6 +90,8 @@ class Quotas:
         """The seat each seat's own signed halt blamed (None: no such halt in its chain yet)."""
         self.freed: list[set[int]] = [set() for _ in range(players)]
         """The frames of its culprit each seat relayed after that halt, free of its quotas."""
+        self.freed_bytes = [0] * players
+        """The bytes of those relays (see FREE_RELAY_BYTES)."""
 
     def game_frame(self, envelope: Envelope) -> None:
         """A game frame of a seat took its place in the chain: its side windows start again."""
@@ -157,8 +165,8 @@ class Quotas:
         verdict themselves (the chain up to the proof, which they may lack behind a gap the
         culprit made) can always reach them, however many frames that is, since no game frame
         opens a new window after a stop (PROTOCOL.md 9, "Quotas"). At most the culprit's chain,
-        once per relayer: the culprit's own quotas bound it. Read from the signer's chain alone,
-        so every peer and `verify` count alike."""
+        once per relayer, within FREE_RELAY_FRAMES and FREE_RELAY_BYTES. Read from the signer's
+        chain alone, so every peer and `verify` count alike."""
         seat = envelope.seat
         if envelope.kind == "halt":
             culprit = envelope.data.get("culprit") or []
@@ -171,13 +179,23 @@ class Quotas:
         place = peek_place(envelope.data["frame"])
         if place is None or place[0] != culprit or place[1] in self.freed[seat]:
             return False
+        size = len(envelope.frame)
+        if len(self.freed[seat]) >= FREE_RELAY_FRAMES or self.freed_bytes[seat] + size > FREE_RELAY_BYTES:
+            return False
         self.freed[seat].add(place[1])
+        self.freed_bytes[seat] += size
         return True
 
-    def free_relay(self, seat: int, seq: int) -> bool:
-        """Whether our relay of frame `seq` of `seat` would be free (see `_free`)."""
+    def free_relay(self, seat: int, seq: int, size: int) -> bool:
+        """Whether our relay of frame `seq` of `seat` (`size` bytes) would be free (see `_free`)."""
         me = self.me
-        return me is not None and self.verdict[me] == seat and seq not in self.freed[me]
+        return (
+            me is not None
+            and self.verdict[me] == seat
+            and seq not in self.freed[me]
+            and len(self.freed[me]) < FREE_RELAY_FRAMES
+            and self.freed_bytes[me] + size + 64 <= FREE_RELAY_BYTES
+        )
 
     def may_send(self, size: int) -> bool:
         """Whether a frame we may choose not to send (see OWN_SHARE) keeps our own side frames

@@ -208,7 +208,7 @@ class Relays:
             if self.served.get(key, 0) >= MAX_SERVED or not held:
                 continue
             frame = held[0]
-            if not (ctx.quotas.free_relay(seat, seq) or ctx.quotas.may_relay(len(frame))):
+            if not (ctx.quotas.free_relay(seat, seq, len(frame)) or ctx.quotas.may_relay(len(frame))):
                 self._refused()
                 return
             self.served[key] = self.served.get(key, 0) + 1
