@@ -33,29 +33,27 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Protocol
 
 from skyjo_p2p.core.state import TableState
 
 from . import crypto, takeover
 from .acks import Acknowledgements
 from .ballots import Ballots, Held
-from .chains import Chain
-from .config import TableConfig, named_seats
+from .config import named_seats
 from .errors import Misbehaviour
 from .events import (
     Left,
     Rewound,
     SeatReturned,
     SeatTakenOver,
-    SessionEvent,
     SteppedOut,
     TableSilent,
     TimerRequest,
 )
 from .jobs.base import crypto_fault
 from .messages import Envelope
-from .removals import Removals
+from .removals import RemovalContext, Removals
 
 QUIET_RETRIES = 3
 """How many times a voter waits once more for the other voters' answers while they are alive
@@ -69,50 +67,19 @@ ISOLATED_WAITS = 8
 `--resume` takes the seat back where the table still plays."""
 
 
-class InsuranceContext(Protocol):
+class InsuranceContext(RemovalContext, Protocol):
     """What seat insurance reads and changes of its session: the narrow interface (as
-    `protocol.jobs.JobContext` is the jobs'). Everything else is the insurance's own state."""
+    `protocol.jobs.JobContext` is the jobs'), removals' (`RemovalContext`) and a few more.
+    Everything else is the insurance's own state."""
 
-    config: TableConfig
-    me: int | None
-    removal_timeout: float | None
     players: int
-    halted: str | None
-    final: bool
-    replaying: bool
-    stepped_out: bool
     jobs_paused: bool
-    state: TableState | None
     joint_key: crypto.Point | None
     public_keys: list[crypto.Point]
-    chains: list[Chain]
     queues: list[deque[Envelope]]
     consumed_upto: list[int]
     acks: Acknowledgements
-    stand_ins: dict[int, takeover.StandIn]
     taken_over: dict[int, str]
-
-    def report(self, event: SessionEvent) -> None: ...
-
-    def emit(self, kind: str, data: dict[str, Any]) -> Envelope | None: ...
-
-    def publish(self, frames: Iterable[bytes]) -> None: ...
-
-    def want_later(self, seat: int) -> None: ...
-
-    def stop(self, reason: str, culprit: int | None = None, absent: tuple[int, ...] = ()) -> None: ...
-
-    def halt(
-        self,
-        reason: str,
-        culprit: int | None = None,
-        absent: tuple[int, ...] = (),
-        evidence: tuple[bytes, ...] = (),
-        announce: bool = True,
-        left: int | None = None,
-    ) -> None: ...
-
-    def blame(self, fault: Misbehaviour, halt: bool = True) -> None: ...
 
     def advance(self) -> None: ...
 
@@ -125,8 +92,6 @@ class InsuranceContext(Protocol):
     def left_table(self, seat: int, reason: str) -> None: ...
 
     def check_postponed(self) -> None: ...
-
-    def game_over(self) -> bool: ...
 
 
 class SeatInsurance:

@@ -195,7 +195,7 @@ class Tally:
 
 
 class RemovalContext(Protocol):
-    """What removals read and change of their session (its `InsuranceContext` has all of it)."""
+    """What removals read and change of their session (`InsuranceContext` extends it)."""
 
     config: TableConfig
     me: int | None
