@@ -199,3 +199,35 @@ def lobby_address(host: Pty, timeout: float = 30.0) -> tuple[str, str]:
     found = LOBBY_ADDRESS.search(shown)
     assert found is not None, shown
     return shown, found.group(1)
+
+
+def on_screen(
+    screens: Sequence[Pty], check: Callable[[str], bool], on: Pty, timeout: float, what: str
+) -> str:
+    """Wait until `check` holds on `on`'s screen, reading every screen meanwhile (a program whose
+    terminal is not read would stall); its text, or `ScreenTimeout`."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for screen in screens:
+            screen.pump(0.05)
+        if check(on.text):
+            return on.text
+    raise ScreenTimeout(f"waited {timeout}s for {what}; the screen:\n{on.text}")
+
+
+def start_two_screens(host: Pty, guest: Pty, third: str) -> None:
+    """ana's lobby (`host`) holds ben (`guest`, a screen) and `third` (headless): ben says he is
+    ready if he is not, ana starts the game, and both screens show the deal."""
+    screens = [host, guest]
+    ready = re.compile(r"\bben\b.*(✓ ready|not yet)")
+    shown = on_screen(
+        screens, lambda t: ready.search(t) is not None and third in t, host, 60, f"ben and {third}"
+    )
+    found = ready.search(shown)
+    if found is not None and found.group(1) == "not yet":
+        guest.send("r")
+        on_screen(screens, lambda t: re.search(r"\bben\b.*✓ ready", t) is not None, host, 30, "ben ready")
+    on_screen(screens, lambda t: "s starts the game" in t, host, 30, "the host may start")
+    host.send("s")
+    for screen in screens:
+        on_screen(screens, lambda t: "cards face up" in t, screen, 120, "the deal")

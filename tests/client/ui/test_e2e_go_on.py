@@ -9,31 +9,18 @@ program whose terminal is not read would stall)."""
 
 from __future__ import annotations
 
-import re
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
-from .pty_driver import ROOT, Pty, ScreenTimeout, lobby_address
+from .pty_driver import ROOT, Pty, ScreenTimeout, lobby_address, on_screen, start_two_screens
 
 ENV = {"SKYJO_LAN_STEP_TIMEOUT": "15", "SKYJO_LAN_MOVE_TIMEOUT": "30"}
 """The two waits for cat, 15 s each: `g` is offered once the first ran out, and both players
 press it during the second (15 s in which the screens are read every 50 ms), before the table
 would vote by itself."""
-
-
-def _both(screens: list[Pty], check: Callable[[str], bool], on: Pty, timeout: float, what: str) -> str:
-    """Wait until `check` holds on `on`'s screen, reading every screen meanwhile."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        for screen in screens:
-            screen.pump(0.05)
-        if check(on.text):
-            return on.text
-    raise ScreenTimeout(f"waited {timeout}s for {what}; the screen:\n{on.text}")
 
 
 OFFER = "g: go on without cat now."
@@ -90,24 +77,17 @@ def test_issue28_3_g_goes_on_without_a_player_whose_program_is_gone(tmp_path: Pa
             stderr=subprocess.DEVNULL,
         )
         screens = [host, guest]
-        ready = re.compile(r"\bben\b.*(✓ ready|not yet)")
-        shown = _both(screens, lambda t: ready.search(t) is not None and "cat" in t, host, 60, "ben and cat")
-        found = ready.search(shown)
-        if found is not None and found.group(1) == "not yet":
-            guest.send("r")
-            _both(screens, lambda t: re.search(r"\bben\b.*✓ ready", t) is not None, host, 30, "ben ready")
-        _both(screens, lambda t: "s starts the game" in t, host, 30, "the host may start")
-        host.send("s")
-        for screen in (host, guest):
-            _both(screens, lambda t: "cards face up" in t, screen, 120, "the deal")
+        start_two_screens(host, guest, "cat")
         cat.send_signal(signal.SIGKILL)  # its program is gone: no word of it any more
         cat.wait(timeout=30)
         _play_until_both_go_on(screens)
         for screen in (host, guest):
-            _both(screens, lambda t: "You asked to go on without cat" in t, screen, 30, "what happens next")
+            on_screen(
+                screens, lambda t: "You asked to go on without cat" in t, screen, 30, "what happens next"
+            )
         bot = "A bot plays cat's seat from now on"
         for screen in (host, guest):
-            _both(screens, lambda t: bot in t, screen, 60, "the bot in cat's seat")
+            on_screen(screens, lambda t: bot in t, screen, 60, "the bot in cat's seat")
     finally:
         host.close()
         if guest is not None:

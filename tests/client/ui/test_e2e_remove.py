@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .pty_driver import ROOT, Pty, ScreenTimeout, lobby_address
+from .pty_driver import ROOT, Pty, ScreenTimeout, lobby_address, on_screen, start_two_screens
 
 ENV = {
     "SKYJO_LAN_STEP_TIMEOUT": "15",
@@ -43,17 +43,6 @@ KEYS = (  # what a player does at each prompt
     ("Turn one of your face-down cards", "enter"),
     ("any key: the result", "enter"),  # the round's own screen
 )
-
-
-def _both(screens: list[Pty], check: Callable[[str], bool], on: Pty, timeout: float, what: str) -> str:
-    """Wait until `check` holds on `on`'s screen, reading every screen meanwhile."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        for screen in screens:
-            screen.pump(0.05)
-        if check(on.text):
-            return on.text
-    raise ScreenTimeout(f"waited {timeout}s for {what}; the screen:\n{on.text}")
 
 
 def _play_until(screens: list[Pty], done: Callable[[], bool], timeout: float, what: str) -> None:
@@ -105,14 +94,14 @@ def _leave(screens: list[Pty], screen: Pty, timeout: float = 60.0) -> None:
 def _propose(screens: list[Pty], host: Pty) -> None:
     """ana: `K`, the digit shown for cat, `y`."""
     host.send("K")
-    shown = _both(screens, lambda t: re.search(r"(\d) +cat\b", t) is not None, host, 30, "K's list")
+    shown = on_screen(screens, lambda t: re.search(r"(\d) +cat\b", t) is not None, host, 30, "K's list")
     assert "Remove a player" in shown and "only if every other player" in shown
     found = re.search(r"(\d) +cat\b", shown)
     assert found is not None
     host.send(found.group(1))
-    _both(screens, lambda t: "Propose to remove cat from the game?" in t, host, 30, "the confirmation")
+    on_screen(screens, lambda t: "Propose to remove cat from the game?" in t, host, 30, "the confirmation")
     host.send("y")
-    _both(screens, lambda t: "You proposed to remove cat" in t, host, 30, "the proposal made")
+    on_screen(screens, lambda t: "You proposed to remove cat" in t, host, 30, "the proposal made")
 
 
 def _verify(path: Path) -> str:
@@ -169,22 +158,13 @@ def test_issue30_5_a_proposal_expires_then_the_table_removes_a_player(tmp_path: 
                 stderr=subprocess.STDOUT,
             )
         screens = [host, guest]
-        ready = re.compile(r"\bben\b.*(✓ ready|not yet)")
-        shown = _both(screens, lambda t: ready.search(t) is not None and "cat" in t, host, 60, "ben and cat")
-        found = ready.search(shown)
-        if found is not None and found.group(1) == "not yet":
-            guest.send("r")
-            _both(screens, lambda t: re.search(r"\bben\b.*✓ ready", t) is not None, host, 30, "ben ready")
-        _both(screens, lambda t: "s starts the game" in t, host, 30, "the host may start")
-        host.send("s")
-        for screen in (host, guest):
-            _both(screens, lambda t: "cards face up" in t, screen, 120, "the deal")
+        start_two_screens(host, guest, "cat")
 
         # a. nobody answers: the proposal's timer fires in both programs, cat stays
         _propose(screens, host)
-        _both(screens, lambda t: PROPOSAL in t, guest, 30, "the proposal on ben's screen")
+        on_screen(screens, lambda t: PROPOSAL in t, guest, 30, "the proposal on ben's screen")
         for screen in (host, guest):
-            _both(screens, lambda t: STAYS in t, screen, 60, "the proposal over (its timer)")
+            on_screen(screens, lambda t: STAYS in t, screen, 60, "the proposal over (its timer)")
         for screen in (host, guest):
             text = screen.text
             assert PROPOSAL not in text and "Removing cat" not in text, text
@@ -202,7 +182,7 @@ def test_issue30_5_a_proposal_expires_then_the_table_removes_a_player(tmp_path: 
 
         # b. ben agrees: the table removes cat, a bot plays its seat
         _propose(screens, host)
-        _both(screens, lambda t: PROPOSAL in t, guest, 30, "the new proposal on ben's screen")
+        on_screen(screens, lambda t: PROPOSAL in t, guest, 30, "the new proposal on ben's screen")
         guest.send("y")
         told_all = [[False, False], [False, False]]  # per screen: the removal, the bot
 
@@ -213,7 +193,7 @@ def test_issue30_5_a_proposal_expires_then_the_table_removes_a_player(tmp_path: 
             return all(all(flags) for flags in told_all)
 
         _play_until(screens, removed, 90, "the removal and the bot in cat's seat on both screens")
-        _both(screens, lambda t: cat.poll() is not None, host, 60, "cat's program to stop")
+        on_screen(screens, lambda t: cat.poll() is not None, host, 60, "cat's program to stop")
         assert cat.returncode in (0, 1), cat.returncode  # (1: its game stopped before the end)
         said = told.read_text(encoding="utf-8", errors="replace")
         assert "game stopped: the table removed cat: every other player agreed" in said, said
