@@ -53,7 +53,7 @@ from .events import (
 )
 from .jobs.base import crypto_fault
 from .messages import Envelope
-from .removals import RemovalContext, Removals
+from .removals import RemovalContext, Removals, read_later
 
 QUIET_RETRIES = 3
 """How many times a voter waits once more for the other voters' answers while they are alive
@@ -585,14 +585,7 @@ class SeatInsurance:
         self._read_later(owner)
 
     def _read_later(self, owner: int) -> None:
-        for envelope in self.later.pop(owner, []):
-            if self.session.halted and self.session.final:
-                return
-            try:
-                self.frame(envelope)
-            except Misbehaviour as fault:  # (checked when it came: cannot happen)
-                self.session.blame(fault)
-                return
+        read_later(self.session, self.later.pop(owner, []), self.frame)
 
     def refreeze(self, owner: int) -> None:
         """The first frame of each seat of `owner` we may not consume: what the decision counts,

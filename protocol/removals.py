@@ -27,7 +27,7 @@ never a fault of it; its own peer stops, saying the table removed it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -192,6 +192,20 @@ class Tally:
     def close(self, owner: int) -> None:
         """The attempt is over (refused): the next one opens."""
         self.proposals[owner] = Proposal(self.proposal(owner).number + 1)
+
+
+def read_later(
+    session: RemovalContext, envelopes: list[Envelope], handle: Callable[[Envelope], None]
+) -> None:
+    """Handle the frames of a later attempt kept until it opened (removals' and votes' alike)."""
+    for envelope in envelopes:
+        if session.halted and session.final:
+            return
+        try:
+            handle(envelope)
+        except Misbehaviour as fault:  # (checked when it came: cannot happen)
+            session.blame(fault)
+            return
 
 
 class RemovalContext(Protocol):
@@ -493,14 +507,7 @@ class Removals:
         self._changed(owner, "refused")
         self.tally.close(owner)
         self.insurance.refreeze(owner)
-        for envelope in self.later.pop(owner, []):
-            if self.session.halted and self.session.final:
-                return
-            try:
-                self.frame(envelope)
-            except Misbehaviour as fault:  # (checked when it came: cannot happen)
-                self.session.blame(fault)
-                return
+        read_later(self.session, self.later.pop(owner, []), self.frame)
 
     def _decided(self, owner: int, counted: Held) -> None:
         """Every other program confirmed: the table plays the program's seats from what counted,
