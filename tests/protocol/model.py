@@ -634,17 +634,21 @@ class Model:
                     think = self.rng.uniform(self.slow[1], self.slow[2])
                 self.at(self.now + think, partial(self._call, seat, "think", ""))
 
-    def _restore(self, seat: int, lose: int = 0) -> None:
+    def _restore(self, seat: int, lose: int = 0, started: bool = False) -> None:
         """Rebuild `seat`'s session from its saved file, as `--resume` does (recovering: PROTOCOL.md
-        10.10); with `lose`, the file lost its last `lose` records (at least one frame of its own)."""
+        10.10); with `lose`, the file lost its last `lose` records (at least one frame of its own).
+        `started`: a new program (after a crash or a Ctrl-C): its links are new ones, and the old
+        links' frames still on their way never arrive (see `RESTART`); a program that rebuilds
+        its session after a `Rewound` keeps its links."""
         if seat == self.adversary and (self.crashed or (self.stopped and not self.cut)):
-            self.at(self.now + 1.0, partial(self._restore, seat, lose))
+            self.at(self.now + 1.0, partial(self._restore, seat, lose, started))
             return
         old = self.sessions[seat]
-        self._links_of[seat] += 1
-        for other in range(self.players):
-            if other != seat:
-                self._link_free[(seat, other)] = self.now
+        if started:
+            self._links_of[seat] += 1
+            for other in range(self.players):
+                if other != seat:
+                    self._link_free[(seat, other)] = self.now
         frames = list(old.frames)
         if lose:
             own = [i for i, f in enumerate(frames) if open_frame(f, self.config).seat == seat]
@@ -723,7 +727,7 @@ class Model:
 
             def restart(lost: int = deviation.count or 1) -> None:
                 self.crashed = False
-                self._restore(self.adversary, lose=lost)
+                self._restore(self.adversary, lose=lost, started=True)
 
             self.at(self.now + RESTART, restart)
         elif deviation.behaviour in QUOTA_ATTACKS and not self.crashed:
@@ -752,7 +756,7 @@ class Model:
 
         def come_back() -> None:
             self.crashed = False
-            self._restore(self.adversary)
+            self._restore(self.adversary, started=True)
 
         self.at(self.now + (deviation.end - deviation.start), come_back)
 

@@ -69,10 +69,12 @@ def test_a_seed_replays_exactly() -> None:
     assert fingerprint(run_model(seed)) == fingerprint(run_model(seed))
 
 
-LONG_RUN_FINDINGS = (6007, 6096, 6219)
-"""Seeds of the long run (docs/protocol-testing.md) that found something, now fixed: 6096 and 6219
-the model's restart (its old links' frames), 6007 the relays after a proven stop (PROTOCOL.md
-10.5: a seat that withheld a thousand frames from two peers, then sent a far job)."""
+LONG_RUN_FINDINGS = (6007, 6096, 6219, 7082, 7276)
+"""Seeds of the long runs (docs/protocol-testing.md) that found something, now fixed: 6096 and
+6219 the model's restart (its old links' frames), 7082 and 7276 the same rule misapplied to a
+program that rebuilds its session after `Rewound` (it keeps its links), 6007 the relays after a
+proven stop (PROTOCOL.md 10.5: a seat that withheld a thousand frames from two peers, then sent a
+far job)."""
 
 
 @pytest.mark.parametrize("seed", LONG_RUN_FINDINGS)
