@@ -1,5 +1,6 @@
-"""Fuzz the side messages issue 12 added (`halt`, `want`, `complaint`): whatever a seat signs in
-them, nothing escapes `receive_frame`, and only that seat can ever be blamed."""
+"""Fuzz the side messages issue 12 added (`halt`, `want`, `complaint`), relays (`evidence`, free
+after a halt that names a culprit: PROTOCOL.md 10.5) and removals (`remove`, issue 30): whatever a
+seat signs in them, nothing escapes `receive_frame`, and only that seat can ever be blamed."""
 
 from __future__ import annotations
 
@@ -18,8 +19,18 @@ _frames = st.lists(st.binary(min_size=1, max_size=300), max_size=3)
 
 @st.composite
 def side_message(draw: st.DrawFn, recorded: list[bytes]) -> tuple[str, dict[str, Any]]:
-    kind = draw(st.sampled_from(["halt", "want", "complaint"]))
+    kind = draw(st.sampled_from(["halt", "want", "complaint", "evidence", "remove"]))
     real = st.sampled_from(recorded)
+    if kind == "evidence":
+        return kind, {"frame": draw(st.one_of(real, st.binary(min_size=1, max_size=200)))}
+    if kind == "remove":
+        held = st.tuples(_seat, st.integers(0, 1 << 20), st.binary(min_size=32, max_size=32))
+        return kind, {
+            "owner": draw(_seat),
+            "attempt": draw(st.integers(0, 12)),
+            "say": draw(st.sampled_from(["agree", "confirm", "refuse"])),
+            "held": [list(h) for h in draw(st.lists(held, max_size=3))],
+        }
     if kind == "halt":
         evidence = draw(st.lists(st.one_of(real, st.binary(min_size=1, max_size=200)), max_size=3))
         culprit = draw(st.lists(_seat, max_size=1))
