@@ -13,22 +13,8 @@ from pathlib import Path
 
 import pytest
 
-LONG_FIRST = (
-    "tests/client/test_lan_",
-    "tests/client/ui/test_e2e_",
-    "tests/client/test_remote_ends",
-    "tests/client/test_stepout_loopback",
-    "tests/protocol/test_seat_insurance",
-    "tests/client/ui/test_i18n",
-    "tests/protocol/test_leave",
-)
-"""The files of the longest tests (real programs, whole games): run first, so that pytest-xdist's
-workers take them while there is plenty else to run beside them, not at the end, when one worker
-would run the last long one alone (the suite's wall time, not its work, on 2 cores)."""
-
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: not item.nodeid.startswith(LONG_FIRST))  # stable: order kept within
     if sys.platform != "win32":
         return
     skip = pytest.mark.skip(reason="needs a pseudo-terminal (pexpect.spawn), which Windows does not have")
