@@ -315,23 +315,35 @@ def _feeding_order(survey: _Survey) -> list[Envelope]:
     for seat, seq in sorted(chosen):
         pending.setdefault(seat, deque()).append(seq)
     last_fed = dict.fromkeys(pending, -1)
+    ready: set[int] = set()
+    """Seats whose next frame is ready: it stays so until fed (`last_fed` only grows)."""
 
-    def ready(envelope: Envelope) -> bool:
+    def is_ready(envelope: Envelope) -> bool:
         return all(
             (seat, seq) not in chosen or last_fed.get(seat, -1) >= seq for seat, seq, _ in envelope.acks
         )
 
     order: list[Envelope] = []
-    while pending:
-        heads = [chosen[(seat, seqs[0])] for seat, seqs in pending.items()]
-        candidates = [e for e in heads if ready(e)] or heads
-        head = min(candidates, key=lambda e: (e.seq, e.seat))
+    heads = {seat: chosen[(seat, seqs[0])] for seat, seqs in pending.items()}
+    while heads:
+        head: Envelope | None = None
+        for seat, envelope in heads.items():
+            if seat in ready or is_ready(envelope):
+                ready.add(seat)
+                if head is None or (envelope.seq, seat) < (head.seq, head.seat):
+                    head = envelope
+        if head is None:  # no order satisfies the acknowledgements: the lowest frame goes first
+            head = min(heads.values(), key=lambda e: (e.seq, e.seat))
         order.append(head)
-        last_fed[head.seat] = head.seq
-        seqs = pending[head.seat]
+        seat = head.seat
+        last_fed[seat] = head.seq
+        ready.discard(seat)
+        seqs = pending[seat]
         seqs.popleft()
-        if not seqs:
-            del pending[head.seat]
+        if seqs:
+            heads[seat] = chosen[(seat, seqs[0])]
+        else:
+            del heads[seat]
     return order
 
 
