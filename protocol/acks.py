@@ -105,12 +105,14 @@ class Acknowledgements:
             for seat, seq, _ in envelope.acks:
                 self.acked[seat] = max(self.acked[seat], seq)
             return
+        chains, me, echo_max = ctx.chains, ctx.me, self.echo_max
         for seat, seq, digest in envelope.acks:
-            chain = ctx.chains[seat]
-            if seq >= chain.next_seq + (1 if seat == ctx.me else CLAIM_WINDOW):
+            chain = chains[seat]
+            if seq >= chain.next_seq + (1 if seat == me else CLAIM_WINDOW):
                 continue  # about a frame that cannot exist yet: nothing to keep
             key = (echoer, seat)
-            self.echo_max[key] = max(self.echo_max.get(key, -1), seq)
+            if seq > echo_max.get(key, -1):
+                echo_max[key] = seq
             known = chain.frames.get(seq)
             if known is None and seq < chain.next_seq:
                 continue  # from a round every seat signed: nothing left to dispute
@@ -128,7 +130,8 @@ class Acknowledgements:
         frame, or a vote or return: acknowledged as game frames are) the latest we hold."""
         acked = self.in_chain[envelope.seat]
         for seat, seq, _ in envelope.acks:
-            acked[seat] = max(acked.get(seat, -1), seq)
+            if seq > acked.get(seat, -1):
+                acked[seat] = seq
         game = envelope.kind not in SIDE_KINDS
         if game:
             self.marks[(envelope.seat, envelope.seq)] = dict(acked)

@@ -21,7 +21,6 @@ refused.
 
 from __future__ import annotations
 
-import itertools
 from collections import deque
 from collections.abc import Callable
 from typing import Protocol
@@ -138,18 +137,27 @@ class Intake:
         job that cannot exist yet)."""
         session = self._session
         chain = session.chains[envelope.seat]
-        for frame in itertools.chain((envelope,), chain.take_ahead()):
-            queue = session.queues[frame.seat]
-            why = session.quotas.park(frame, chain, session.acks.in_chain[frame.seat], queue)
-            if why is not None:
-                session.report(FrameRejected(why))
-                return
-            self.append(frame)
+        if not self._place(envelope, chain):
+            return
+        if chain.ahead:  # (`take_ahead` looks after the first frame is appended, as before)
+            for frame in chain.take_ahead():
+                if not self._place(frame, chain):
+                    return
         if chain.ahead and session.me is not None and session.halted and not session.final:
             # stopped without proof, part of a gap came (a `want`'s answer, 64 frames at most):
             # ask for the rest, which may hold the proof every honest peer must reach (nothing
             # else arrives now to show the gap again)
             session.relays.want_later(envelope.seat)
+
+    def _place(self, frame: Envelope, chain: Chain) -> bool:
+        """Append a frame that follows its chain, or park it (False: parked, and said so)."""
+        session = self._session
+        why = session.quotas.park(frame, chain, session.acks.in_chain[frame.seat], session.queues[frame.seat])
+        if why is not None:
+            session.report(FrameRejected(why))
+            return False
+        self.append(frame)
+        return True
 
     def unparked(self) -> bool:
         """Parked frames whose queue has room again take their place (True if one did)."""

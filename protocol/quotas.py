@@ -293,10 +293,14 @@ class Quotas:
         job = envelope.data.get("job")
         if not isinstance(job, int):
             return
-        held = envelope.seq + sum(q + 1 for s, q in acked.items() if s != envelope.seat)
+        signer = envelope.seat
+        held = envelope.seq
+        for seat, seq in acked.items():
+            if seat != signer:
+                held += seq + 1
         for seat, seq, _ in envelope.acks:
-            if seat != envelope.seat:
-                held += max(0, seq - acked.get(seat, -1))
+            if seat != signer and seq > acked.get(seat, -1):
+                held += seq - acked.get(seat, -1)
         if job > 1 + 2 * held + JOB_LEAD:
             raise Misbehaviour(
                 envelope.seat,

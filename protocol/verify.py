@@ -317,27 +317,39 @@ def _feeding_order(survey: _Survey) -> list[Envelope]:
     last_fed = dict.fromkeys(pending, -1)
     ready: set[int] = set()
     """Seats whose next frame is ready: it stays so until fed (`last_fed` only grows)."""
+    waits: dict[int, tuple[int, int]] = {}
+    """Seat -> a frame its next frame acknowledges that is not fed yet: no need to look again
+    before that one is."""
 
-    def is_ready(envelope: Envelope) -> bool:
-        return all(
-            (seat, seq) not in chosen or last_fed.get(seat, -1) >= seq for seat, seq, _ in envelope.acks
-        )
+    def blocker(envelope: Envelope) -> tuple[int, int] | None:
+        for seat, seq, _ in envelope.acks:
+            if (seat, seq) in chosen and last_fed.get(seat, -1) < seq:
+                return seat, seq
+        return None
 
     order: list[Envelope] = []
     heads = {seat: chosen[(seat, seqs[0])] for seat, seqs in pending.items()}
     while heads:
         head: Envelope | None = None
         for seat, envelope in heads.items():
-            if seat in ready or is_ready(envelope):
+            if seat not in ready:
+                wait = waits.get(seat)
+                if wait is not None and last_fed[wait[0]] < wait[1]:
+                    continue
+                wait = blocker(envelope)
+                if wait is not None:
+                    waits[seat] = wait
+                    continue
                 ready.add(seat)
-                if head is None or (envelope.seq, seat) < (head.seq, head.seat):
-                    head = envelope
+            if head is None or (envelope.seq, seat) < (head.seq, head.seat):
+                head = envelope
         if head is None:  # no order satisfies the acknowledgements: the lowest frame goes first
             head = min(heads.values(), key=lambda e: (e.seq, e.seat))
         order.append(head)
         seat = head.seat
         last_fed[seat] = head.seq
         ready.discard(seat)
+        waits.pop(seat, None)
         seqs = pending[seat]
         seqs.popleft()
         if seqs:
@@ -677,10 +689,11 @@ def _judge(
     # The first fault, most conclusive first: what a seat signed, then what nobody signed.
     equivocation = _equivocation(survey)
     holes = _holes(survey, config.players)
+    seqs = [survey.seqs(s) for s in range(config.players)]
     gaps = [
         f"seat {s + 1}'s frames stop being checked at #{observer.next_seq_of(s)}"
         for s in range(config.players)
-        if survey.seqs(s) and observer.next_seq_of(s) <= survey.seqs(s)[-1] and not observer.halted
+        if seqs[s] and observer.next_seq_of(s) <= seqs[s][-1] and not observer.halted
     ]
     after_end = [] if observer.halted else _after_the_end(observer)
     if survey.garbage is not None:
