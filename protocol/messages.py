@@ -326,20 +326,18 @@ def open_frame(
     refused without looking further. A frame whose signature verifies but whose contents are
     malformed raises `MalformedSignedFrame` (a `MalformedMessage` naming the signer).
     """
-    if not isinstance(frame, bytes | bytearray):
-        raise MalformedMessage("a frame is bytes")
+    if type(frame) is not bytes:
+        if not isinstance(frame, bytes | bytearray):
+            raise MalformedMessage("a frame is bytes")
+        frame = bytes(frame)
     if len(frame) > MAX_FRAME:
         raise MalformedMessage(f"frame of {len(frame)} bytes exceeds the {MAX_FRAME} byte cap")
-    frame = bytes(frame)
     outer = _unpack(frame, "frame")
-    if not (
-        isinstance(outer, list)
-        and len(outer) == 2
-        and isinstance(outer[0], bytes)
-        and isinstance(outer[1], bytes)
-    ):
+    if not (type(outer) is list and len(outer) == 2):
         raise MalformedMessage("a frame is [body, signature]")
     body, signature = outer
+    if type(body) is not bytes or type(signature) is not bytes:
+        raise MalformedMessage("a frame is [body, signature]")
     if len(signature) != SIGNATURE_BYTES:
         raise MalformedMessage(f"a signature is {SIGNATURE_BYTES} bytes")
     head = _unpack(body, "body")

@@ -103,20 +103,30 @@ def _encode_into(item: HashItem, out: list[bytes]) -> None:
             _encode_into(sub, out)
 
 
-def encode(*items: HashItem) -> bytes:
-    """Unambiguous, length-prefixed encoding of a sequence of items (see the module docstring)."""
+def _encode_items(items: tuple[HashItem, ...]) -> bytes:
+    # (the commonest items, a string of bytes, a small int, a label, without a call each)
     out: list[bytes] = []
     for item in items:
-        _encode_into(item, out)
+        if type(item) is bytes:
+            out.append(_PREFIX_32 if len(item) == 32 else b"B" + len(item).to_bytes(8, "big"))
+            out.append(item)
+        elif type(item) is int and 0 <= item < 1024:
+            out.append(_SMALL_INTS[item])
+        elif type(item) is str and item in _TEXTS:
+            out.append(_TEXTS[item])
+        else:
+            _encode_into(item, out)
     return b"".join(out)
+
+
+def encode(*items: HashItem) -> bytes:
+    """Unambiguous, length-prefixed encoding of a sequence of items (see the module docstring)."""
+    return _encode_items(items)
 
 
 def hash512(*items: HashItem) -> bytes:
     """SHA-512 of `encode(*items)`; the first item should be a domain label."""
-    out: list[bytes] = []
-    for item in items:
-        _encode_into(item, out)
-    return hashlib.sha512(b"".join(out)).digest()
+    return hashlib.sha512(_encode_items(items)).digest()
 
 
 def hash_to_scalar(*items: HashItem) -> int:
