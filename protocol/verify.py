@@ -271,11 +271,13 @@ def _not_this_game(config: TableConfig, survey: _Survey, count: int) -> str | No
 
 def _equivocation(survey: _Survey) -> tuple[int, str, tuple[bytes, ...]] | None:
     """The first (seat, seq) with two different signed frames, as (seat, reason, both frames)."""
-    for (seat, seq), versions in sorted(survey.versions.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        if len(versions) > 1:
-            first, second = (versions[d].frame for d in sorted(versions)[:2])
-            return seat, f"equivocation: seat {seat + 1} signed two different frames #{seq}", (first, second)
-    return None
+    forked = [(seq, seat) for (seat, seq), versions in survey.versions.items() if len(versions) > 1]
+    if not forked:
+        return None
+    seq, seat = min(forked)
+    versions = survey.versions[(seat, seq)]
+    first, second = (versions[d].frame for d in sorted(versions)[:2])
+    return seat, f"equivocation: seat {seat + 1} signed two different frames #{seq}", (first, second)
 
 
 def _holes(survey: _Survey, players: int) -> list[str]:
