@@ -192,6 +192,16 @@ class _Survey:
     def seqs(self, seat: int) -> list[int]:
         return sorted(seq for s, seq in self.versions if s == seat)
 
+    def all_seqs(self, players: int) -> list[list[int]]:
+        """`seqs(seat)` of every seat, in one pass over the frames."""
+        out: list[list[int]] = [[] for _ in range(players)]
+        for seat, seq in self.versions:
+            if 0 <= seat < players:
+                out[seat].append(seq)
+        for seqs in out:
+            seqs.sort()
+        return out
+
     def add(self, frame: bytes) -> None:
         """Place one record of the file."""
         assert self.config is not None, "a survey of a file knows its table"
@@ -280,11 +290,13 @@ def _equivocation(survey: _Survey) -> tuple[int, str, tuple[bytes, ...]] | None:
     return seat, f"equivocation: seat {seat + 1} signed two different frames #{seq}", (first, second)
 
 
-def _holes(survey: _Survey, players: int) -> list[str]:
-    """For each seat with a missing frame before later ones: which, and what it hides."""
+def _holes(survey: _Survey, players: int, every: list[list[int]] | None = None) -> list[str]:
+    """For each seat with a missing frame before later ones: which, and what it hides (`every`:
+    `survey.all_seqs(players)`, if the caller has it)."""
+    every = survey.all_seqs(players) if every is None else every
     out: list[str] = []
     for seat in range(players):
-        seqs = survey.seqs(seat)
+        seqs = every[seat]
         if not seqs:
             continue
         present = set(seqs)
@@ -690,8 +702,8 @@ def _judge(
 
     # The first fault, most conclusive first: what a seat signed, then what nobody signed.
     equivocation = _equivocation(survey)
-    holes = _holes(survey, config.players)
-    seqs = [survey.seqs(s) for s in range(config.players)]
+    seqs = survey.all_seqs(config.players)
+    holes = _holes(survey, config.players, seqs)
     gaps = [
         f"seat {s + 1}'s frames stop being checked at #{observer.next_seq_of(s)}"
         for s in range(config.players)
