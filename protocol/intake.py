@@ -163,6 +163,8 @@ class Intake:
         """Parked frames whose queue has room again take their place (True if one did)."""
         session = self._session
         ready = [c.parked for c in session.chains if c.parked is not None]
+        if not ready:  # (the common case: asked after every step that waits)
+            return False
         ready = [p for p in ready if session.quotas.unpark(session.chains[p.seat], session.queues[p.seat])]
         for parked in ready:
             try:
