@@ -50,13 +50,8 @@ _MAX_TEXTS: Final[int] = 256
 
 def _encode_into(item: HashItem, out: list[bytes]) -> None:
     # Every proof's challenge and every context goes through here, item by item: the exact types
-    # come first (bytes, then lists), small ints and labels from tables; the output is the same
-    # bytes as the general branches at the end give.
-    if type(item) is bytes:
-        size = len(item)
-        out.append(_PREFIX_32 if size == 32 else b"B" + size.to_bytes(8, "big"))
-        out.append(item)
-        return
+    # come first (lists, then bytes: `encode` takes bytes itself), small ints and labels from
+    # tables; the output is the same bytes as the general branches at the end give.
     if type(item) is list or type(item) is tuple:
         out.append(b"L" + len(item).to_bytes(8, "big"))
         if len(item) > 8 and set(map(type, item)) == _ONLY_BYTES and set(map(len, item)) == _ONLY_32:
@@ -71,6 +66,11 @@ def _encode_into(item: HashItem, out: list[bytes]) -> None:
                 out.append(sub)
             else:
                 _encode_into(sub, out)
+        return
+    if type(item) is bytes:
+        size = len(item)
+        out.append(_PREFIX_32 if size == 32 else b"B" + size.to_bytes(8, "big"))
+        out.append(item)
         return
     if type(item) is int and 0 <= item < 1024:
         out.append(_SMALL_INTS[item])
@@ -103,7 +103,8 @@ def _encode_into(item: HashItem, out: list[bytes]) -> None:
             _encode_into(sub, out)
 
 
-def _encode_items(items: tuple[HashItem, ...]) -> bytes:
+def encode(*items: HashItem) -> bytes:
+    """Unambiguous, length-prefixed encoding of a sequence of items (see the module docstring)."""
     # (the commonest items, a string of bytes, a small int, a label, without a call each)
     out: list[bytes] = []
     for item in items:
@@ -119,14 +120,9 @@ def _encode_items(items: tuple[HashItem, ...]) -> bytes:
     return b"".join(out)
 
 
-def encode(*items: HashItem) -> bytes:
-    """Unambiguous, length-prefixed encoding of a sequence of items (see the module docstring)."""
-    return _encode_items(items)
-
-
 def hash512(*items: HashItem) -> bytes:
     """SHA-512 of `encode(*items)`; the first item should be a domain label."""
-    return hashlib.sha512(_encode_items(items)).digest()
+    return hashlib.sha512(encode(*items)).digest()
 
 
 def hash_to_scalar(*items: HashItem) -> int:
