@@ -28,10 +28,12 @@ from protocol.crypto.group import (
     L,
     Point,
     decode_point,
+    decode_points,
     decode_scalar,
     encode_scalar,
     lincomb,
     lincomb_public,
+    lincomb_public_few,
     msm_available,
     mul,
     mul_base,
@@ -39,6 +41,7 @@ from protocol.crypto.group import (
     random_scalar,
     scalar_muladd,
     sub,
+    sum_public,
 )
 from protocol.crypto.hashing import FIAT_SHAMIR_LABEL, HashItem, challenge, encode, hash_to_scalar
 from protocol.crypto.randomness import SYSTEM, RandomSource
@@ -237,7 +240,10 @@ class ShareBatch:
             raise MalformedData("a share batch holds a non-empty list of shares")
         if expected_len is not None and len(raw) != expected_len:
             raise MalformedData(f"share batch has {len(raw)} shares, expected {expected_len}")
-        return cls(tuple(decode_point(d) for d in raw), BatchProof.from_wire(obj[1:]))
+        # the shares, A and B validated by one call (`decode_points`: the same errors, in the same
+        # order, as decoding them one by one), which keeps their decoded forms for the check's sum
+        *shares, commit_a, commit_b = decode_points([*raw, obj[1], obj[2]])
+        return cls(tuple(shares), BatchProof(commit_a, commit_b, decode_scalar(obj[3])))
 
 
 def _batch_statement(
@@ -369,15 +375,17 @@ def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
     if len(checks) > 1 and msm_available():
         try:
             terms: list[tuple[int, Point]] = []
+            lasting = {BASE}  # G and the seats' keys are in every flip's sums: tables kept
             for check in checks:
                 first, second = _equations(check)
                 r, t = _weight(), _weight()
                 terms += [(r * k, p) for k, p in first]
                 terms += [(t * k, p) for k, p in second]
+                lasting.add(check.public_key)
         except InvalidProof:
             pass  # found again, and named, below
         else:
-            if lincomb_public(terms) == IDENTITY:
+            if lincomb_public_few(terms, lasting) == IDENTITY:
                 return
     for index, check in enumerate(checks):
         try:
@@ -399,8 +407,14 @@ def verify_share_batch(
 # --- combining ---------------------------------------------------------------------------------
 
 
-def combine_shares(ciphertext: Ciphertext, shares: Iterable[Point]) -> Point:
-    """M = c2 - sum D_i. For a private reveal, include one's own `decryption_share`."""
+def combine_shares(ciphertext: Ciphertext, shares: Iterable[Point], *, public: bool = False) -> Point:
+    """M = c2 - sum D_i. For a private reveal, include one's own `decryption_share`.
+
+    `public`: every share is public (a public reveal, where M is read by everyone): then the sum
+    is the extension's one call (`group.sum_public`, variable time), else libsodium's additions,
+    which are constant time (a private card's M and its holder's own share are secret)."""
+    if public:
+        return sum_public(ciphertext.c2, list(shares))
     return sub(ciphertext.c2, point_sum(shares))
 
 

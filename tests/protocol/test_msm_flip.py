@@ -1,0 +1,189 @@
+"""The flip's arithmetic in protocol/crypto/_msm.c (issue 29, one public reveal): the small public
+sums by interleaved wNAF (`lincomb_public_few`, with tables kept for lasting points and decoded
+forms), a public card's shares combined in one call (`sum_public`) and the prover's secret
+multiples of one point (`mul_shared_secret`), each against libsodium's naive arithmetic and the
+pure-Python fallback, bit for bit, with the edge cases and every invalid encoding refused with
+`decode_point`'s own error."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol.crypto import group
+from protocol.crypto.errors import InvalidPoint
+from protocol.crypto.group import BASE, IDENTITY, L, Point, add, decode_point, mul, point_sum, sub
+
+from .test_msm import _invalid_encodings
+
+built = pytest.mark.skipif(group._msm_module is None, reason="the C extension is not built here")
+EDGE_SCALARS = [0, 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, L - 1, L - 2, L - 15, L - 16, L - 17]
+EDGE_SCALARS += [2**128 - 1, L - 2**128 + 1, 2**252, 2**252 - 1, (L - 1) // 2, (L + 1) // 2, L - 2**127]
+
+
+def _naive(terms: list[tuple[int, Point]]) -> Point:
+    acc = IDENTITY
+    for k, p in terms:
+        acc = add(acc, mul(k, p))
+    return acc
+
+
+def _points(rng: random.Random, n: int) -> list[Point]:
+    return [group.mul_base(rng.randrange(1, L)) for _ in range(n)]
+
+
+@pytest.fixture(params=[True, False], ids=["compiled", "pure-python"])
+def backend(request: pytest.FixtureRequest) -> Any:
+    if request.param and group._msm_module is None:
+        pytest.skip("the C extension is not built here")
+    was = group.use_extension(request.param)
+    yield request.param
+    group.use_extension(was)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 14, 30, 48, 49, 80])
+def test_small_sums_equal_the_naive_sum(n: int, backend: bool) -> None:
+    rng = random.Random(n)
+    points = _points(rng, n)
+    # full scalars and the batch weights' negatives (-r, r < 2^128: the shorter of k and L - k)
+    scalars = [
+        rng.choice([rng.randrange(L), L - rng.randrange(1, 2**128), rng.randrange(2**128)]) for _ in points
+    ]
+    terms = list(zip(scalars, points, strict=True))
+    lasting = set(points[: n // 3]) | {BASE}
+    assert group.lincomb_public_few(terms, lasting) == _naive(terms)
+    assert group.lincomb_public_few(terms) == _naive(terms)
+
+
+@built
+def test_points_in_every_form_give_the_same_sum() -> None:
+    # an encoding, a form kept by decode_points and a kept table: the same sum, whatever the mix
+    module = group._msm_module
+    assert module is not None
+    rng = random.Random(5)
+    for n in (1, 4, 14):
+        points = _points(rng, n)
+        scalars = [rng.choice([*EDGE_SCALARS, rng.randrange(L)]) for _ in points]
+        packed = b"".join(k.to_bytes(32, "little") for k in scalars)
+        want = _naive(list(zip(scalars, points, strict=True)))
+        for _ in range(6):
+            items = [rng.choice([p, module.decode_points(p), module.public_table(p)]) for p in points]
+            assert module.lincomb_public_wnaf(packed, items) == want
+
+
+@built
+def test_edge_cases_of_the_small_sums() -> None:
+    rng = random.Random(7)
+    p, q = _points(rng, 2)
+    few = group.lincomb_public_few
+    assert few([]) == IDENTITY
+    assert few([(1, p)]) == p
+    assert few([(0, p)]) == IDENTITY
+    assert few([(0, p), (0, q), (0, BASE)]) == IDENTITY
+    assert few([(L - 1, p)]) == group.neg(p)
+    assert few([(5, p), (L - 5, p)]) == IDENTITY  # merged: nothing left
+    assert few([(5, p), (L - 5, q), (5, q)], {p}) == mul(5, p)
+    assert few([(L + 3, p)]) == mul(3, p)  # reduced mod L
+    assert few([(1, BASE), (1, BASE)], {BASE}) == group.mul_base(2)
+    assert few([(5, IDENTITY), (3, p)]) == mul(3, p)
+    module = group._msm_module
+    assert module is not None
+    # a sum that cancels without merging (the same point given twice): the identity, zeros
+    assert (
+        module.lincomb_public_wnaf((5).to_bytes(32, "little") + (L - 5).to_bytes(32, "little"), [p, p])
+        == IDENTITY
+    )
+    for k in EDGE_SCALARS:  # digits at the edges of the windows, both representatives
+        for lasting in ((), {q}):
+            assert few([(k, q)], lasting) == mul(k, q)
+            assert few([(k, q), (k, p), (L - k, BASE)], lasting) == _naive([(k, q), (k, p), (L - k, BASE)])
+
+
+def _outcome(function: Any, *args: Any) -> object:
+    try:
+        return function(*args)
+    except (InvalidPoint, TypeError) as exc:
+        return (type(exc), str(exc))
+
+
+@built
+@pytest.mark.parametrize("bad", _invalid_encodings())
+def test_every_invalid_encoding_is_refused_as_lincomb_public_refuses_it(bad: object) -> None:
+    # decode_point's own error for a point that does not decode; the identity dropped
+    good = _points(random.Random(1), 3)
+    for where in range(3):
+        points: list[Any] = [*good]
+        points.insert(where, bad)
+        terms = list(zip([1, 2, 3, 4], points, strict=True))
+        want = _outcome(group.lincomb_public, terms)
+        if isinstance(want, tuple) and want[0] is InvalidPoint:
+            with pytest.raises(InvalidPoint) as expected:
+                decode_point(bad)
+            assert want[1] == str(expected.value)
+        lastings: list[Any] = [(), {bad}] if isinstance(bad, bytes) else [()]
+        for lasting in lastings:
+            assert _outcome(group.lincomb_public_few, terms, lasting) == want
+
+
+@built
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(min_value=-(2**260), max_value=2**260), st.integers(min_value=0, max_value=40)),
+        max_size=60,
+    )
+)
+def test_the_same_small_sums_with_the_extension_off_and_on(raw: list[tuple[int, int]]) -> None:
+    pool = [IDENTITY, BASE, *_points(random.Random(11), 39)]
+    terms = [(k, pool[i]) for k, i in raw]
+    lasting = set(pool[:5])
+    was = group.use_extension(False)
+    try:
+        off = group.lincomb_public_few(terms, lasting)
+        group.use_extension(True)
+        on = group.lincomb_public_few(terms, lasting)
+    finally:
+        group.use_extension(was)
+    assert on == off == group.lincomb(terms)
+
+
+def test_a_public_cards_shares_combine_as_libsodium_combines_them(backend: bool) -> None:
+    rng = random.Random(3)
+    for n in (1, 2, 3, 7):
+        c2, *shares = _points(rng, n + 1)
+        if backend:
+            group.decode_points(shares[:1])  # one share kept decoded, as a received one is
+        assert group.sum_public(c2, shares) == sub(c2, point_sum(shares))
+    p, q = _points(rng, 2)
+    assert group.sum_public(p, [p]) == IDENTITY
+    assert group.sum_public(p, []) == p
+    assert group.sum_public(p, [IDENTITY, q]) == sub(p, q)  # libsodium's addition takes the identity
+
+
+@pytest.mark.parametrize("bad", [b for b in _invalid_encodings() if b != IDENTITY])
+def test_a_refused_share_gives_libsodiums_own_result_or_error(bad: Any, backend: bool) -> None:
+    p, q = _points(random.Random(4), 2)
+    try:
+        want: object = sub(p, point_sum([q, bad]))
+    except InvalidPoint as exc:
+        want = str(exc)
+    try:
+        got: object = group.sum_public(p, [q, bad])
+    except InvalidPoint as exc:
+        got = str(exc)
+    assert got == want
+
+
+def test_secret_multiples_of_one_point_equal_libsodium(backend: bool) -> None:
+    rng = random.Random(9)
+    p = _points(rng, 1)[0]
+    for scalars in ([rng.randrange(L)], [rng.randrange(L), rng.randrange(L)], EDGE_SCALARS):
+        assert group.mul_shared_secret(scalars, p) == [mul(k, p) for k in scalars]
+    assert group.mul_shared_secret([3, L - 1], BASE) == [group.mul_base(3), group.mul_base(L - 1)]
+    assert group.mul_shared_secret([], p) == []
+    with pytest.raises(InvalidPoint):
+        group.mul_shared_secret([3], Point(bytes([p[0] | 1, *p[1:]])))
