@@ -1124,7 +1124,6 @@ done:
 
 static PyObject *public_table_py(PyObject *self, PyObject *args);
 static PyObject *lincomb_public_wnaf(PyObject *self, PyObject *args);
-static PyObject *mul_shared_ct(PyObject *self, PyObject *args);
 static PyObject *sum_public(PyObject *self, PyObject *args);
 
 static PyMethodDef methods[] = {
@@ -1140,9 +1139,6 @@ static PyMethodDef methods[] = {
      "lincomb_public_wnaf(scalars, points) -> bytes: sum(k_i * P_i) in VARIABLE TIME (public\n"
      "scalars only) by interleaved wNAF; points are encodings, decode_points forms or public_table\n"
      "tables."},
-    {"mul_shared_ct", mul_shared_ct, METH_VARARGS,
-     "mul_shared_ct(scalars, point) -> bytes: k_i * P for SECRET scalars k_i (n 32-byte scalars\n"
-     "below 2^255) and a PUBLIC point P, in CONSTANT TIME; n * 32 bytes."},
     {"sum_public", sum_public, METH_VARARGS,
      "sum_public(points, negate) -> bytes: sum (-1)^negate[i] P_i of PUBLIC points (encodings or\n"
      "decode_points forms), decoded once, encoded once."},
@@ -1170,7 +1166,7 @@ PyMODINIT_FUNC PyInit__msm(void) {
 }
 #endif /* MSM_NO_PYTHON */
 
-/* ---- issue 29, the flip: small public sums by interleaved wNAF; two secret multiples of a point ----
+/* ---- issue 29, the flip: small public sums by interleaved wNAF, a public card's shares summed -----
  *
  * A flip's share proofs are checked in sums of a dozen terms (`lincomb_public_wnaf`), where most
  * of the cost is the additions of Straus's interleaving. Here each scalar is written in width-w
@@ -1187,11 +1183,6 @@ PyMODINIT_FUNC PyInit__msm(void) {
  *     inversion, so its additions cost 8 multiplications); other points get P, 3P, ..., 15P
  *     (w = 5) per call, the same 8 entries as msm_straus's table.
  * VARIABLE TIME, like lincomb_public_vartime: public scalars only.
- *
- * `mul_shared_ct` is the prover's side: k_i P for a few SECRET scalars and one public point P (a
- * share x c1 and a commitment (w e) c1 of the same card), one table of P for all of them, each
- * product by the constant-time Straus of lincomb_ct_points (signed radix 16, selection by
- * conditional moves, Bernstein et al. 2012, section 4); checked by tools/ctgrind.
  */
 
 #define WNAF_W 5         /* per-call tables: P, 3P, ..., 15P */
@@ -1312,32 +1303,6 @@ static void msm_wnaf(ge_ext *acc, const wnaf_term *terms, size_t n) {
             empty = 0;
         }
     }
-}
-
-/* out[i] = k_i P for SECRET k_i (n of them, each < 2^255) and a PUBLIC point P, in constant time:
- * the table of lincomb_ct_points built once, then for each scalar its 64 signed radix-16 digits,
- * four doublings and one selected addition a digit. */
-static int mul_shared_ct_points(ge_ext *out, const ge_ext *p, const unsigned char *scalars, size_t n) {
-    ge_ext multiples[8];
-    ge_cached table[8], first, t;
-    signed char e[CT_DIGITS];
-    multiples[0] = *p;
-    ge_to_cached(&first, p);
-    for (int j = 1; j < 8; j++) ge_add_cached(&multiples[j], &multiples[j - 1], &first, 0);
-    if (normalize_to_cached(table, multiples, 8) != 0) return -1;
-    for (size_t i = 0; i < n; i++) {
-        recode_radix16(e, scalars + 32 * i);
-        ge_identity(&out[i]);
-        for (int j = CT_DIGITS - 1; j >= 0; j--) {
-            if (j != CT_DIGITS - 1)
-                for (int b = 0; b < 4; b++) ge_double(&out[i], &out[i]);
-            select_ct(&t, table, e[j]);
-            ge_add_cached_any(&out[i], &out[i], &t, 0, 1);
-        }
-    }
-    wipe(e, sizeof e);
-    wipe(&t, sizeof t);
-    return 0;
 }
 
 #ifndef MSM_NO_PYTHON
@@ -1478,51 +1443,6 @@ done:
     return result;
 }
 
-/* mul_shared_ct(scalars, point) -> bytes: in CONSTANT TIME, for SECRET scalars: the encodings of
- * k_i P for n 32-byte little-endian scalars below 2^255 and one PUBLIC point P (a canonical
- * encoding; ValueError(('invalid point', 0)) when it does not decode). n * 32 bytes, 32 zero
- * bytes for an identity product. */
-static PyObject *mul_shared_ct(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer sb, pb;
-    if (!PyArg_ParseTuple(args, "y*y*", &sb, &pb)) return NULL;
-    PyObject *result = NULL;
-    ge_ext *products = NULL;
-    const size_t n = (size_t)sb.len / 32;
-    ge_ext p;
-    if (sb.len % 32 != 0 || !scalars_in_range(sb.buf, n)) {
-        PyErr_SetString(PyExc_ValueError, "n 32-byte scalars below 2^255");
-        goto done;
-    }
-    if (pb.len != 32 || ristretto_decode(&p, pb.buf) != 0) {
-        set_invalid_point(0);
-        goto done;
-    }
-    products = malloc((n ? n : 1) * sizeof(ge_ext));
-    result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(32 * n));
-    if (products == NULL || result == NULL) {
-        Py_CLEAR(result);
-        PyErr_NoMemory();
-        goto done;
-    }
-    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(result);
-    int status;
-    Py_BEGIN_ALLOW_THREADS
-    status = mul_shared_ct_points(products, &p, sb.buf, n);
-    if (status == 0)
-        for (size_t i = 0; i < n; i++) ristretto_encode(out + 32 * i, &products[i]);
-    wipe(products, n * sizeof(ge_ext));
-    Py_END_ALLOW_THREADS
-    if (status != 0) {
-        Py_CLEAR(result);
-        PyErr_NoMemory();
-    }
-done:
-    free(products);
-    PyBuffer_Release(&sb);
-    PyBuffer_Release(&pb);
-    return result;
-}
 /* sum_public(points, negate) -> bytes: the encoding of sum_i (-1)^negate[i] P_i for PUBLIC points
  * (encodings, decoded here, or decode_points forms), one decoding a point and one encoding in all
  * (a card's M = c2 - sum D_i: libsodium's addition decodes both operands and encodes the sum each

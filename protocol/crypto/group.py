@@ -808,7 +808,7 @@ def is_valid_point(data: bytes) -> bool:
     return True
 
 
-# --- issue 29, the flip: small public sums, a card's shares, secret multiples of one point -------
+# --- issue 29, the flip: small public sums, a public card's shares -------------------------------
 
 FEW_TERMS: Final[int] = 48
 """Up to this many distinct points, `lincomb_public_few` runs the extension's interleaved wNAF;
@@ -914,25 +914,3 @@ def sum_public(plus: Point, minus: Sequence[Point]) -> Point:
             return sub(plus, point_sum(minus))
         raise
     return Point(result)
-
-
-def mul_shared_secret(scalars: Sequence[int], p: Point) -> list[Point]:
-    """[k * p for k in scalars] for SECRET scalars and one PUBLIC point p (a decryption share x*c1
-    and the commitment (w e)*c1 of the same card): with the extension, one constant-time call
-    (`_msm.mul_shared_ct`: one table of p for all the products, signed radix 16 with selection by
-    conditional moves, as `lincomb_secret`); without it, libsodium's `mul` of each. The same
-    encodings either way."""
-    if _msm is None or not scalars or not isinstance(p, bytes) or len(p) != POINT_BYTES:
-        return [mul(k, p) for k in scalars]
-    if p == BASE:
-        OPS.base_mul += len(scalars)
-    else:
-        OPS.var_mul += len(scalars)
-    OPS.secret_mul += len(scalars)
-    try:
-        out: bytes = _msm.mul_shared_ct(b"".join(_scalar_bytes(k) for k in scalars), p)
-    except ValueError as exc:
-        if len(exc.args) == 2 and exc.args[0] == "invalid point":
-            return [mul(k, p) for k in scalars]  # libsodium's own result or error
-        raise
-    return [Point(out[i : i + POINT_BYTES]) for i in range(0, len(out), POINT_BYTES)]

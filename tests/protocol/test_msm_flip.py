@@ -1,9 +1,8 @@
 """The flip's arithmetic in protocol/crypto/_msm.c (issue 29, one public reveal): the small public
 sums by interleaved wNAF (`lincomb_public_few`, with tables kept for lasting points and decoded
-forms), a public card's shares combined in one call (`sum_public`) and the prover's secret
-multiples of one point (`mul_shared_secret`), each against libsodium's naive arithmetic and the
-pure-Python fallback, bit for bit, with the edge cases and every invalid encoding refused with
-`decode_point`'s own error."""
+forms) and a public card's shares combined in one call (`sum_public`), each against libsodium's
+naive arithmetic and the pure-Python fallback, bit for bit, with the edge cases and every invalid
+encoding refused as before."""
 
 from __future__ import annotations
 
@@ -176,14 +175,3 @@ def test_a_refused_share_gives_libsodiums_own_result_or_error(bad: Any, backend:
     except InvalidPoint as exc:
         got = str(exc)
     assert got == want
-
-
-def test_secret_multiples_of_one_point_equal_libsodium(backend: bool) -> None:
-    rng = random.Random(9)
-    p = _points(rng, 1)[0]
-    for scalars in ([rng.randrange(L)], [rng.randrange(L), rng.randrange(L)], EDGE_SCALARS):
-        assert group.mul_shared_secret(scalars, p) == [mul(k, p) for k in scalars]
-    assert group.mul_shared_secret([3, L - 1], BASE) == [group.mul_base(3), group.mul_base(L - 1)]
-    assert group.mul_shared_secret([], p) == []
-    with pytest.raises(InvalidPoint):
-        group.mul_shared_secret([3], Point(bytes([p[0] | 1, *p[1:]])))
