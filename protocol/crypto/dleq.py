@@ -33,7 +33,7 @@ from protocol.crypto.group import (
     encode_scalar,
     lincomb,
     lincomb_public,
-    lincomb_public_few,
+    lincomb_public_merged,
     msm_available,
     mul,
     mul_base,
@@ -43,7 +43,7 @@ from protocol.crypto.group import (
     sub,
     sum_public,
 )
-from protocol.crypto.hashing import FIAT_SHAMIR_LABEL, HashItem, challenge, encode, hash_to_scalar
+from protocol.crypto.hashing import FIAT_SHAMIR_LABEL, HashItem, challenge, encode, indexed_scalars
 from protocol.crypto.randomness import SYSTEM, RandomSource
 
 DLEQ_LABEL: Final[str] = "skyjo-lan/v1/dleq"
@@ -265,14 +265,49 @@ _CHALLENGE_PREFIX: Final[bytes] = encode(FIAT_SHAMIR_LABEL, BATCH_LABEL)
 
 def _coefficients(encoded_statement: bytes, context: bytes, m: int) -> list[int]:
     """e_j = HS(H512(label, statement, context), j), from the statement's encoding."""
-    seed = hashlib.sha512(_COEFFICIENTS_PREFIX + encoded_statement + encode(context)).digest()
-    return [hash_to_scalar(seed, j) for j in range(m)]
+    seed = hashlib.sha512(_COEFFICIENTS_PREFIX + encoded_statement + _encode_bytes(context)).digest()
+    if m == 1:  # a flip: hash_to_scalar(seed, 0), whose encoding of 0 is b"I" and a zero length
+        return [int.from_bytes(hashlib.sha512(_SEED_PREFIX + seed + _INDEX_0).digest(), "little") % L]
+    return indexed_scalars(seed, m)  # [hash_to_scalar(seed, j) for j in range(m)]
 
 
 def _challenge(encoded_statement: bytes, commit_a: Point, commit_b: Point, context: bytes) -> int:
     """challenge(BATCH_LABEL, statement, [A, B], context), from the statement's encoding."""
-    digest = hashlib.sha512(_CHALLENGE_PREFIX + encoded_statement + encode([commit_a, commit_b], context))
+    if type(commit_a) is bytes and type(commit_b) is bytes and len(commit_a) == len(commit_b) == 32:
+        tail = b"".join((_COMMITMENTS_HEAD, commit_a, _PREFIX_32, commit_b, _encode_bytes(context)))
+    else:
+        tail = encode([commit_a, commit_b], context)
+    digest = hashlib.sha512(_CHALLENGE_PREFIX + encoded_statement + tail)
     return int.from_bytes(digest.digest(), "little") % L
+
+
+# `encode`'s bytes for the items of a batch's hash inputs, put together directly (the same bytes:
+# checked against `encode` in tests/protocol/test_msm_flip.py): a tag, an 8-byte big-endian
+# length, the payload; a list's length is its item count.
+_PREFIX_32: Final[bytes] = b"B" + (32).to_bytes(8, "big")
+_SEED_PREFIX: Final[bytes] = b"B" + (64).to_bytes(8, "big")
+_INDEX_0: Final[bytes] = b"I" + bytes(8)
+_STATEMENT_HEAD: Final[bytes] = b"L" + (4).to_bytes(8, "big") + _PREFIX_32 + BASE + _PREFIX_32
+_COMMITMENTS_HEAD: Final[bytes] = b"L" + (2).to_bytes(8, "big") + _PREFIX_32
+
+
+def _encode_bytes(data: bytes) -> bytes:
+    """`encode(data)` of one bytes item."""
+    return b"B" + len(data).to_bytes(8, "big") + data
+
+
+def _encode_statement(public_key: Point, ciphertexts: Sequence[Ciphertext], shares: Sequence[Point]) -> bytes:
+    """`encode(_batch_statement(public_key, ciphertexts, shares))`, put together directly when every
+    point is 32 bytes (always, for points that were validated)."""
+    c1s = [c.c1 for c in ciphertexts]
+    m = len(c1s)
+    points = [public_key, *c1s, *shares]
+    if m and len(shares) == m and all(type(p) is bytes and len(p) == 32 for p in points):
+        count = b"L" + m.to_bytes(8, "big") + _PREFIX_32
+        return b"".join(
+            (_STATEMENT_HEAD, public_key, count, _PREFIX_32.join(c1s), count, _PREFIX_32.join(shares))
+        )
+    return encode(_batch_statement(public_key, ciphertexts, shares))
 
 
 def make_share_batch(
@@ -287,7 +322,7 @@ def make_share_batch(
     if not ciphertexts:
         raise ValueError("nothing to share")
     shares = [decryption_share(secret, c) for c in ciphertexts]
-    encoded = encode(_batch_statement(public_key, ciphertexts, shares))
+    encoded = _encode_statement(public_key, ciphertexts, shares)
     coefs = _coefficients(encoded, context, len(ciphertexts))
     w = random_scalar(rng=rng)
     a = mul_base(w)
@@ -312,7 +347,7 @@ def _equations(check: ShareCheck) -> tuple[list[tuple[int, Point]], list[tuple[i
     batch = check.batch
     if len(batch.shares) != len(check.ciphertexts):
         raise InvalidProof("share batch does not match the number of ciphertexts")
-    encoded = encode(_batch_statement(check.public_key, check.ciphertexts, batch.shares))
+    encoded = _encode_statement(check.public_key, check.ciphertexts, batch.shares)
     coefs = _coefficients(encoded, check.context, len(check.ciphertexts))
     proof = batch.proof
     e = _challenge(encoded, proof.commit_a, proof.commit_b, check.context)
@@ -322,6 +357,31 @@ def _equations(check: ShareCheck) -> tuple[list[tuple[int, Point]], list[tuple[i
     second += [(L - e * e_j % L, d) for e_j, d in zip(coefs, batch.shares, strict=True)]
     second.append((L - 1, proof.commit_b))
     return first, second
+
+
+def _add_weighted(coefs: dict[Point, int], check: ShareCheck, r: int, t: int) -> None:
+    """Add r times the first equation of `check` and t times its second (`_equations`, the same
+    sums) to `coefs` (point -> scalar, not reduced)."""
+    batch = check.batch
+    ciphertexts = check.ciphertexts
+    if len(batch.shares) != len(ciphertexts):
+        raise InvalidProof("share batch does not match the number of ciphertexts")
+    encoded = _encode_statement(check.public_key, ciphertexts, batch.shares)
+    e_js = _coefficients(encoded, check.context, len(ciphertexts))
+    proof = batch.proof
+    e = _challenge(encoded, proof.commit_a, proof.commit_b, check.context)
+    s = proof.response
+    get = coefs.get
+    coefs[BASE] = get(BASE, 0) + r * s
+    key = check.public_key
+    coefs[key] = get(key, 0) - r * e
+    coefs[proof.commit_a] = get(proof.commit_a, 0) - r
+    coefs[proof.commit_b] = get(proof.commit_b, 0) - t
+    ts, te = t * s, t * e
+    for e_j, ct, d in zip(e_js, ciphertexts, batch.shares, strict=True):
+        c1 = ct.c1
+        coefs[c1] = get(c1, 0) + ts * e_j
+        coefs[d] = get(d, 0) - te * e_j
 
 
 def share_batch_challenge(check: ShareCheck) -> int:
@@ -374,18 +434,15 @@ def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
     """
     if len(checks) > 1 and msm_available():
         try:
-            terms: list[tuple[int, Point]] = []
+            coefs: dict[Point, int] = {}
             lasting = {BASE}  # G and the seats' keys are in every flip's sums: tables kept
             for check in checks:
-                first, second = _equations(check)
-                r, t = _weight(), _weight()
-                terms += [(r * k, p) for k, p in first]
-                terms += [(t * k, p) for k, p in second]
+                _add_weighted(coefs, check, _weight(), _weight())
                 lasting.add(check.public_key)
         except InvalidProof:
             pass  # found again, and named, below
         else:
-            if lincomb_public_few(terms, lasting) == IDENTITY:
+            if lincomb_public_merged(coefs, lasting) == IDENTITY:
                 return
     for index, check in enumerate(checks):
         try:

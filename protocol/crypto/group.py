@@ -850,19 +850,26 @@ def lincomb_public_few(terms: Iterable[tuple[int, Point]], lasting: Collection[P
     a table of odd multiples made once and kept. Variable time, safe for public scalars only, as
     `msm_public_vartime`. More terms go to `msm_public_vartime`; without the extension, `lincomb`.
     """
-    module = _msm
-    if module is None:
+    if _msm is None:
         return lincomb_public(terms)
     coefs: dict[Point, int] = {}
     get = coefs.get
     for k, p in terms:
         coefs[p] = get(p, 0) + k
-    coefs.pop(IDENTITY, None)
+    return lincomb_public_merged(coefs, lasting)
+
+
+def lincomb_public_merged(coefs: dict[Point, int], lasting: Collection[Point] = ()) -> Point:
+    """`lincomb_public_few` of the terms (k, p) for p, k in `coefs.items()` (a sum whose terms
+    are already merged by point, as a batch check adds them up; the dict is left as it is)."""
+    module = _msm
+    if module is None:
+        return lincomb_public((k, p) for p, k in coefs.items())
     scalars: list[int] = []
     points: list[Point] = []
     for p, k in coefs.items():
         k %= L
-        if k:
+        if k and p != IDENTITY:
             scalars.append(k)
             points.append(p)
     if not points:

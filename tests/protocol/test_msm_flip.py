@@ -13,9 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.crypto import group
+from protocol.crypto import dleq, group
+from protocol.crypto.elgamal import Ciphertext
 from protocol.crypto.errors import InvalidPoint
 from protocol.crypto.group import BASE, IDENTITY, L, Point, add, decode_point, mul, point_sum, sub
+from protocol.crypto.hashing import encode
 
 from .test_msm import _invalid_encodings
 
@@ -175,3 +177,32 @@ def test_a_refused_share_gives_libsodiums_own_result_or_error(bad: Any, backend:
     except InvalidPoint as exc:
         got = str(exc)
     assert got == want
+
+
+@pytest.mark.parametrize("m", [1, 2, 5])
+def test_a_batchs_hash_inputs_are_the_bytes_encode_gives(m: int) -> None:
+    # the share batches' statement, coefficients and challenge put together directly: the same
+    # bytes as `encode` of the statement (hence the same proofs, and the test vectors unchanged)
+    rng = random.Random(m)
+    key, *points = _points(rng, 1 + 3 * m + 2)
+    cts = [Ciphertext(points[2 * j], points[2 * j + 1]) for j in range(m)]
+    shares = points[2 * m : 3 * m]
+    a, b = points[3 * m :]
+    context = bytes(range(64))
+    statement = dleq._batch_statement(key, cts, shares)
+    encoded = dleq._encode_statement(key, cts, shares)
+    assert encoded == encode(statement)
+    assert dleq._coefficients(encoded, context, m) == dleq._batch_coefficients(statement, context, m)
+    batch = dleq.ShareBatch(tuple(shares), dleq.BatchProof(a, b, 5))
+    check = dleq.ShareCheck(key, cts, batch, context)
+    assert dleq._challenge(encoded, a, b, context) == dleq.share_batch_challenge(check)
+    # the weighted sum the batch check adds up is the weighted sum of `_equations`
+    first, second = dleq._equations(check)
+    coefs: dict[Point, int] = {}
+    dleq._add_weighted(coefs, check, 3, 7)
+    assert group.lincomb_public_merged(coefs) == group.lincomb(
+        [(3 * k, p) for k, p in first] + [(7 * k, p) for k, p in second]
+    )
+    # a statement with an item that is not a 32-byte point falls back to `encode`
+    odd = dleq._batch_statement(Point(key + b"\0"), cts, shares)
+    assert dleq._encode_statement(Point(key + b"\0"), cts, shares) == encode(odd)
