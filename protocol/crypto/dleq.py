@@ -31,14 +31,15 @@ from protocol.crypto.group import (
     decode_points,
     decode_scalar,
     encode_scalar,
-    lincomb,
     lincomb_public,
     lincomb_public_merged,
+    lincomb_secret,
     msm_available,
     mul,
     mul_base,
     point_sum,
     random_scalar,
+    scalar_mul,
     scalar_muladd,
     sub,
     sum_public,
@@ -326,7 +327,13 @@ def make_share_batch(
     coefs = _coefficients(encoded, context, len(ciphertexts))
     w = random_scalar(rng=rng)
     a = mul_base(w)
-    b = lincomb((w * e_j, ct.c1) for e_j, ct in zip(coefs, ciphertexts, strict=True))
+    # B = sum (w e_j) c1_j, the secret w in libsodium's constant-time scalar code; one card (a
+    # flip) is one libsodium multiplication, several the extension's constant-time Straus sum
+    weights = [scalar_mul(w, e_j) for e_j in coefs]
+    if len(ciphertexts) == 1:
+        b = mul(weights[0], ciphertexts[0].c1)
+    else:
+        b = lincomb_secret(list(zip(weights, (ct.c1 for ct in ciphertexts), strict=True)))
     e = _challenge(encoded, a, b, context)
     return ShareBatch(tuple(shares), BatchProof(a, b, scalar_muladd(e, secret, w)))
 
@@ -424,7 +431,9 @@ def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
     of a card every seat reveals, G) count once in the sum. Each proof stays bound to its own
     context: its challenge e_i is recomputed from its own statement, commitments and context.
 
-    The sum is one compiled multi-scalar multiplication (`group.lincomb_public`: variable time,
+    The sum is one compiled multi-scalar multiplication (`group.lincomb_public_merged`: an
+    interleaved wNAF for a few terms, where a weight -r costs 128 bits and G and the keys have
+    kept tables; Straus's or Pippenger's method for many; variable time,
     which is safe here since every scalar is public: challenges and responses from the wire, the
     hashed coefficients and the verifier's weights, which protect only the verifier against a
     cheating prover and are never reused). When it is not the identity, or without the compiled
@@ -432,18 +441,8 @@ def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
     is verified alone, in order, and the first that fails is named: so a fault found in a batch
     names the same proof as checking the proofs one by one.
     """
-    if len(checks) > 1 and msm_available():
-        try:
-            coefs: dict[Point, int] = {}
-            lasting = {BASE}  # G and the seats' keys are in every flip's sums: tables kept
-            for check in checks:
-                _add_weighted(coefs, check, _weight(), _weight())
-                lasting.add(check.public_key)
-        except InvalidProof:
-            pass  # found again, and named, below
-        else:
-            if lincomb_public_merged(coefs, lasting) == IDENTITY:
-                return
+    if msm_available() and _batch_holds(checks):
+        return
     for index, check in enumerate(checks):
         try:
             holds = _holds_alone(check)
@@ -453,11 +452,34 @@ def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
             raise InvalidProof("batched DLEQ proof does not verify", index)
 
 
+def _batch_holds(checks: Sequence[ShareCheck]) -> bool:
+    """Whether the random linear combination of every check's two equations is the identity (see
+    `verify_share_batches`), as one sum of the compiled extension (`group.lincomb_public_merged`);
+    False when it is not, or when a check cannot be put in the sum (found again, and named, by the
+    caller's check of each proof alone)."""
+    coefs: dict[Point, int] = {}
+    lasting = {BASE}  # G and the seats' keys are in every flip's sums: their tables are kept
+    try:
+        for check in checks:
+            _add_weighted(coefs, check, _weight(), _weight())
+            lasting.add(check.public_key)
+    except InvalidProof:
+        return False
+    return lincomb_public_merged(coefs, lasting) == IDENTITY
+
+
 def verify_share_batch(
     public_key: Point, ciphertexts: Sequence[Ciphertext], batch: ShareBatch, context: bytes
 ) -> None:
-    """Raise `InvalidProof` unless every share of `batch` is x*c1 for the x of `public_key`."""
-    if not _holds_alone(ShareCheck(public_key, ciphertexts, batch, context)):
+    """Raise `InvalidProof` unless every share of `batch` is x*c1 for the x of `public_key`.
+
+    With the compiled extension the two equations are first checked as one random linear
+    combination (`_batch_holds`: one sum instead of two, the same 2^-128 bound as
+    `verify_share_batches`); the check alone, and its error, when that sum is not the identity."""
+    check = ShareCheck(public_key, ciphertexts, batch, context)
+    if msm_available() and _batch_holds([check]):
+        return
+    if not _holds_alone(check):
         raise InvalidProof("batched DLEQ proof does not verify")
 
 

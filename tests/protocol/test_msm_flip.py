@@ -206,3 +206,42 @@ def test_a_batchs_hash_inputs_are_the_bytes_encode_gives(m: int) -> None:
     # a statement with an item that is not a 32-byte point falls back to `encode`
     odd = dleq._batch_statement(Point(key + b"\0"), cts, shares)
     assert dleq._encode_statement(Point(key + b"\0"), cts, shares) == encode(odd)
+
+
+class _Seeded:
+    """A seeded `RandomSource`, so that two provers draw the same nonce."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def randbelow(self, n: int, /) -> int:
+        return self._rng.randrange(n)
+
+    def token_bytes(self, n: int, /) -> bytes:
+        return self._rng.randbytes(n)
+
+
+@pytest.mark.parametrize("m", [1, 3])
+def test_a_share_batch_is_the_same_with_the_extension_off_and_on(m: int) -> None:
+    # the prover's B (one libsodium multiplication for a flip, the constant-time Straus sum for
+    # several cards) and the checks (one weighted sum, alone or with others) agree bit for bit
+    rng = random.Random(m)
+    x = rng.randrange(1, L)
+    key = group.mul_base(x)
+    points = _points(rng, 2 * m)
+    cts = [Ciphertext(points[2 * j], points[2 * j + 1]) for j in range(m)]
+    made = []
+    for on in (False, True):
+        if on and group._msm_module is None:
+            pytest.skip("the C extension is not built here")
+        was = group.use_extension(on)
+        try:
+            batch = dleq.make_share_batch(x, key, cts, b"context", rng=_Seeded(m))
+            dleq.verify_share_batch(key, cts, batch, b"context")
+            dleq.verify_share_batches([dleq.ShareCheck(key, cts, batch, b"context")] * 2)
+            with pytest.raises(dleq.InvalidProof, match="does not verify"):
+                dleq.verify_share_batch(key, cts, batch, b"another context")
+        finally:
+            group.use_extension(was)
+        made.append(batch)
+    assert made[0] == made[1]
