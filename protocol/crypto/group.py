@@ -882,9 +882,10 @@ def lincomb_public_merged(coefs: dict[Point, int], lasting: Collection[Point] = 
             decode_point(p)  # raises the same error as for a received point
     OPS.msm += 1
     OPS.msm_terms += len(points)
+    items = [_public_table(p) if p in lasting else p for p in points]
     with _decoded_lock:
         found = _decoded.get
-        items = [_public_table(p) if p in lasting else found(p, p) for p in points]
+        items = [found(p, p) if len(p) == POINT_BYTES else p for p in items]
     try:
         result: bytes = module.lincomb_public_wnaf(
             b"".join(k.to_bytes(SCALAR_BYTES, "little") for k in scalars), items
