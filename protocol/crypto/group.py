@@ -882,10 +882,10 @@ def lincomb_public_merged(coefs: dict[Point, int], lasting: Collection[Point] = 
             decode_point(p)  # raises the same error as for a received point
     OPS.msm += 1
     OPS.msm_terms += len(points)
-    items = [_public_table(p) if p in lasting else p for p in points]
+    tables = {p: _public_table(p) for p in points if p in lasting}
     with _decoded_lock:
         found = _decoded.get
-        items = [found(p, p) if len(p) == POINT_BYTES else p for p in items]
+        items = [tables[p] if p in tables else found(p, p) for p in points]
     try:
         result: bytes = module.lincomb_public_wnaf(
             b"".join(k.to_bytes(SCALAR_BYTES, "little") for k in scalars), items
