@@ -563,6 +563,27 @@ def lincomb_public(terms: Iterable[tuple[int, Point]]) -> Point:
     return msm_public_vartime(scalars, points)
 
 
+def lincomb_public_terms(scalars: Sequence[int], points: Sequence[Point]) -> Point:
+    """sum(scalars[i] * points[i]) for PUBLIC scalars, as `lincomb_public`, from two parallel lists.
+
+    For a verifier that has already gathered one coefficient per point (points may repeat: a
+    repeated point is simply two terms of the same sum): the terms go to the multi-scalar
+    multiplication as they are, without `lincomb_public`'s merging dictionary, which costs more
+    than the repeated terms it would save. Identity points are dropped. Without the extension this
+    is `lincomb` of the pairs (which merges them), and gives the same encoding bit for bit.
+    """
+    if len(scalars) != len(points):
+        raise ValueError("one scalar per point")
+    if IDENTITY in points:
+        kept = [(k, p) for k, p in zip(scalars, points, strict=True) if p != IDENTITY]
+        scalars, points = [k for k, _ in kept], [p for _, p in kept]
+    if _msm is None:
+        return lincomb_public(zip(scalars, points, strict=True))
+    if not points:
+        return IDENTITY
+    return msm_public_vartime(scalars, points)
+
+
 def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point]) -> Point:
     """sum(scalars[i] * points[i]) by the compiled extension, in VARIABLE TIME: public scalars only.
 

@@ -49,6 +49,7 @@ for t3 and t4), and the chain is unrolled so that every c^_i and t^_i is a sum o
 
 from __future__ import annotations
 
+import operator
 import secrets
 import threading
 from collections.abc import Sequence
@@ -70,6 +71,7 @@ from protocol.crypto.group import (
     encode_scalar,
     lincomb,
     lincomb_public,
+    lincomb_public_terms,
     lincomb_secret,
     mul_fixed_secret,
     point_sum,
@@ -833,7 +835,14 @@ class ShuffleChainVerifier:
         self._decks: list[Sequence[Ciphertext]] = [deck]
         self._proofs: list[ShuffleProof | None] = []
         self._contexts: list[bytes] = []
-        self._pending: dict[Point, int] = {}
+        # the coefficients not yet evaluated: of the last deck's c1 and c2 (by position), of
+        # h_1..h_N, and of G, h and the key
+        self._deck_c1: list[int] | None = None
+        self._deck_c2: list[int] | None = None
+        self._hs: list[int] | None = None
+        self._g = 0
+        self._h = 0
+        self._y = 0
         self._acc = IDENTITY
         self._checked = 0
 
@@ -866,18 +875,31 @@ class ShuffleChainVerifier:
         self._decks.append(outputs)
         self._proofs.append(checked)
         self._contexts.append(context)
-        final: list[Point] = [p for c in inputs for p in (c.c1, c.c2)]
+        in1, in2 = self._deck_c1, self._deck_c2
+        self._deck_c1 = self._deck_c2 = None
+        scalars: list[int] = []
+        points: list[Point] = []
         if checked is not None:
-            _accumulate(self._pending, checked, inputs, outputs, self._key, context, self._rng)
-            final += checked.commitments
-            final += checked.chain
-            final += checked.t_hat
-            final += (checked.t1, checked.t2, checked.t3, checked.t41, checked.t42)
-        self._evaluate(final)
+            in1, in2 = self._accumulate(checked, inputs, outputs, context, in1, in2, scalars, points)
+        if in1 is not None and in2 is not None:
+            self._deck_terms(inputs, in1, in2, scalars, points)
+        self._evaluate(scalars, points)
 
     def check(self) -> None:
         """Check the sum of everything added so far; `InvalidProof` (with its index) if it fails."""
-        self._evaluate(list(self._pending))
+        scalars: list[int] = []
+        points: list[Point] = []
+        if self._deck_c1 is not None and self._deck_c2 is not None:
+            self._deck_terms(self._decks[-1], self._deck_c1, self._deck_c2, scalars, points)
+        if self._hs is not None:
+            scalars += [k % L for k in self._hs]
+            points += generators(len(self._hs))
+        for k, p in ((self._g, BASE), (self._h, chain_generator()), (self._y, self._key)):
+            scalars.append(k % L)
+            points.append(p)
+        self._deck_c1 = self._deck_c2 = self._hs = None
+        self._g = self._h = self._y = 0
+        self._evaluate(scalars, points)
         if self._acc != IDENTITY:
             for k in range(self._checked, len(self._proofs)):
                 proof = self._proofs[k]
@@ -893,72 +915,96 @@ class ShuffleChainVerifier:
         """After the last shuffle: check the whole chain (as `check`)."""
         self.check()
 
-    def _evaluate(self, points: Sequence[Point]) -> None:
-        terms: list[tuple[int, Point]] = []
-        for p in points:
-            k = self._pending.pop(p, None)
-            if k is not None:
-                terms.append((k, p))
-        if terms:
-            self._acc = lincomb_public([*terms, (1, self._acc)])
+    def _evaluate(self, scalars: list[int], points: list[Point]) -> None:
+        """Add sum(scalars[i] points[i]) to the running sum (one multi-scalar multiplication)."""
+        if not points:
+            return
+        if self._acc != IDENTITY:
+            scalars.append(1)
+            points.append(self._acc)
+        self._acc = lincomb_public_terms(scalars, points)
 
+    def _deck_terms(
+        self,
+        deck: Sequence[Ciphertext],
+        c1: Sequence[int],
+        c2: Sequence[int],
+        scalars: list[int],
+        points: list[Point],
+    ) -> None:
+        """The terms of a deck's points (coefficients by position); a c1 equal to G (all of the
+        public deck's) joins G's coefficient instead of making a term of its own."""
+        g = 0
+        for k1, k2, c in zip(c1, c2, deck, strict=True):
+            if c.c1 == BASE:
+                g += k1
+            else:
+                scalars.append(k1 % L)
+                points.append(c.c1)
+            scalars.append(k2 % L)
+            points.append(c.c2)
+        self._g += g
 
-def _accumulate(
-    pending: dict[Point, int],
-    proof: ShuffleProof,
-    inputs: Sequence[Ciphertext],
-    outputs: Sequence[Ciphertext],
-    public_key: Point,
-    context: bytes,
-    rng: RandomSource,
-) -> None:
-    """Add rho * (t' - t) for every equation of one proof (t1..t4 and the N chain equations) into
-    `pending` (point -> scalar), each with its own random rho."""
-    n = len(inputs)
-    hs = generators(n)
-    h = chain_generator()
-    e = proof.challenge
-    u = _get_challenges(inputs, outputs, proof.commitments, public_key, context)
-    u_prod = 1
-    for uj in u:
-        u_prod = u_prod * uj % L
-    r1, r2, r3, r41, r42 = (random_scalar(rng=rng) for _ in range(5))
-    s_prime = proof.s_prime
-    # Each point's coefficient is added straight into `pending` (reduced mod L when the sum is
-    # evaluated); the factors shared by many terms (r e) are computed once.
-    get = pending.get
-    r1e, r2e, r3e, r41e, r42e = (r * e % L for r in (r1, r2, r3, r41, r42))
-    # t1' = s1 G - e (sum c_j - sum h_i)          t2' = s2 G - e (c^_N - u h)
-    # t3' = s3 G + sum s'_i h_i - e sum u_j c_j    t4' = sum s'_i e'_i - s4 (Y, G) - e sum u_j e_j
-    pending[BASE] = get(BASE, 0) + r1 * proof.s1 + r2 * proof.s2 + r3 * proof.s3 - r42 * proof.s4
-    pending[proof.t1] = get(proof.t1, 0) - r1
-    pending[proof.t2] = get(proof.t2, 0) - r2
-    pending[proof.t3] = get(proof.t3, 0) - r3
-    pending[proof.t41] = get(proof.t41, 0) - r41
-    pending[proof.t42] = get(proof.t42, 0) - r42
-    pending[proof.chain[-1]] = get(proof.chain[-1], 0) - r2e
-    pending[h] = get(h, 0) + r2e * u_prod
-    pending[public_key] = get(public_key, 0) - r41 * proof.s4
-    for hi, sp in zip(hs, s_prime, strict=True):
-        pending[hi] = get(hi, 0) + r1e + r3 * sp
-    for cj, uj in zip(proof.commitments, u, strict=True):
-        pending[cj] = get(cj, 0) - r1e - r3e * uj
-    for c, sp in zip(outputs, s_prime, strict=True):
-        pending[c.c2] = get(c.c2, 0) + r41 * sp
-        pending[c.c1] = get(c.c1, 0) + r42 * sp
-    for c, uj in zip(inputs, u, strict=True):
-        pending[c.c2] = get(c.c2, 0) - r41e * uj
-        pending[c.c1] = get(c.c1, 0) - r42e * uj
-    # t^'_i = s^_i G + s'_i c^_{i-1} - e c^_i (c^_0 = h), one weight per step of the chain,
-    # hashed from the five secret random weights above: as unpredictable to the prover, and the
-    # verifier's draws from `rng` stay five per proof (what the seeded tests replay)
-    rhos = indexed_scalars(hash512(WEIGHTS_LABEL, [r1, r2, r3, r41, r42]), n)
-    g_chain = 0
-    prev = h
-    for rho, s_hat, sp, link, sent in zip(rhos, proof.s_hat, s_prime, proof.chain, proof.t_hat, strict=True):
-        g_chain += rho * s_hat
-        pending[prev] = get(prev, 0) + rho * sp
-        pending[link] = get(link, 0) - rho * e
-        pending[sent] = get(sent, 0) - rho
-        prev = link
-    pending[BASE] += g_chain
+    def _accumulate(
+        self,
+        proof: ShuffleProof,
+        inputs: Sequence[Ciphertext],
+        outputs: Sequence[Ciphertext],
+        context: bytes,
+        in1: list[int] | None,
+        in2: list[int] | None,
+        scalars: list[int],
+        points: list[Point],
+    ) -> tuple[list[int], list[int]]:
+        """Add rho * (t' - t) for every equation of one proof (t1..t4 and the N chain equations),
+        each with its own random rho: the terms of the proof's own points go to `scalars` and
+        `points`, those of the shared points to the pending coefficients. Returns the input
+        deck's coefficients (`in1`, `in2` plus this proof's)."""
+        n = len(inputs)
+        e = proof.challenge
+        u = _get_challenges(inputs, outputs, proof.commitments, self._key, context)
+        u_prod = 1
+        for uj in u:
+            u_prod = u_prod * uj % L
+        r1, r2, r3, r41, r42 = (random_scalar(rng=self._rng) for _ in range(5))
+        s_prime = proof.s_prime
+        r1e, r2e, r3e, r41e, r42e = (r * e % L for r in (r1, r2, r3, r41, r42))
+        # t^'_i = s^_i G + s'_i c^_{i-1} - e c^_i (c^_0 = h), one weight per step of the chain,
+        # hashed from the five secret random weights above: as unpredictable to the prover, and
+        # the verifier's draws from `rng` stay five per proof (what the seeded tests replay)
+        rhos = indexed_scalars(hash512(WEIGHTS_LABEL, [r1, r2, r3, r41, r42]), n)
+        # t1' = s1 G - e (sum c_j - sum h_i)          t2' = s2 G - e (c^_N - u h)
+        # t3' = s3 G + sum s'_i h_i - e sum u_j c_j    t4' = sum s'_i e'_i - s4 (Y, G) - e sum u_j e_j
+        # The shared points' coefficients wait (unreduced) for the last proof that adds to them:
+        # the input deck's are complete now, the output deck's when the next shuffle comes.
+        if in1 is None or in2 is None:
+            in1 = [-r42e * uj for uj in u]
+            in2 = [-r41e * uj for uj in u]
+        else:
+            in1 = [k - r42e * uj for k, uj in zip(in1, u, strict=True)]
+            in2 = [k - r41e * uj for k, uj in zip(in2, u, strict=True)]
+        self._deck_c1 = [r42 * sp for sp in s_prime]
+        self._deck_c2 = [r41 * sp for sp in s_prime]
+        if self._hs is None:
+            self._hs = [r1e + r3 * sp for sp in s_prime]
+        else:
+            self._hs = [k + r1e + r3 * sp for k, sp in zip(self._hs, s_prime, strict=True)]
+        chain_g = sum(map(operator.mul, rhos, proof.s_hat))
+        self._g += r1 * proof.s1 + r2 * proof.s2 + r3 * proof.s3 - r42 * proof.s4 + chain_g
+        self._h += r2e * u_prod + rhos[0] * s_prime[0]
+        self._y -= r41 * proof.s4
+        # the proof's own points, whose coefficients are complete: c_j, c^_i, t^_i, t1..t4
+        scalars += [(-r1e - r3e * uj) % L for uj in u]
+        points += proof.commitments
+        neg_e = L - e
+        scalars += [
+            (rho * neg_e + rho_next * sp_next) % L
+            for rho, rho_next, sp_next in zip(rhos, rhos[1:], s_prime[1:], strict=False)
+        ]
+        scalars.append((rhos[-1] * neg_e - r2e) % L)
+        points += proof.chain
+        scalars += [-rho % L for rho in rhos]
+        points += proof.t_hat
+        scalars += [-r % L for r in (r1, r2, r3, r41, r42)]
+        points += (proof.t1, proof.t2, proof.t3, proof.t41, proof.t42)
+        return in1, in2
