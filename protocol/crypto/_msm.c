@@ -996,13 +996,15 @@ static const char mul_fixed_doc[] =
     "In CONSTANT TIME, for SECRET scalars: for i < n, the encoding of\n"
     "sum_t k_{t,i} P_t (+ A_i), where tables[t] = fixed_table(P_t) (1 to 4 tables), scalars[t] is\n"
     "n 32-byte little-endian scalars below 2^255 and addends is empty or n canonical encodings A_i\n"
-    "(public points). Returns n * 32 bytes (32 zero bytes for an identity result).";
+    "(public points). Returns n * 32 bytes (32 zero bytes for an identity result); with raw true,\n"
+    "n * DECODED_SIZE bytes instead, the sums in the extension's own form, unencoded (for add_ct).";
 
 static PyObject *mul_fixed_ct(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *tables_obj, *scalars_obj;
     Py_buffer ab;
-    if (!PyArg_ParseTuple(args, "O!O!y*", &PyTuple_Type, &tables_obj, &PyTuple_Type, &scalars_obj, &ab))
+    int raw = 0;
+    if (!PyArg_ParseTuple(args, "O!O!y*|p", &PyTuple_Type, &tables_obj, &PyTuple_Type, &scalars_obj, &ab, &raw))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(tables_obj);
@@ -1046,7 +1048,7 @@ static PyObject *mul_fixed_ct(PyObject *self, PyObject *args) {
             }
         }
     }
-    result = PyBytes_FromStringAndSize(NULL, 32 * n);
+    result = PyBytes_FromStringAndSize(NULL, (raw ? DECODED_BYTES : 32) * n);
     if (result == NULL) goto done;
     unsigned char *out = (unsigned char *)PyBytes_AS_STRING(result);
     Py_BEGIN_ALLOW_THREADS
@@ -1061,13 +1063,76 @@ static PyObject *mul_fixed_ct(PyObject *self, PyObject *args) {
             acc = sum;
             wipe(&sum, sizeof sum);
         }
-        ristretto_encode(out + 32 * i, &acc);
+        if (raw)
+            memcpy(out + DECODED_BYTES * i, &acc, sizeof acc);
+        else
+            ristretto_encode(out + 32 * i, &acc);
     }
     wipe(&acc, sizeof acc);
     Py_END_ALLOW_THREADS
 done:
     free(addends);
     PyBuffer_Release(&ab);
+    return result;
+}
+
+static const char add_ct_doc[] =
+    "add_ct(secret, points) -> bytes\n\n"
+    "In CONSTANT TIME in the SECRET points: for i < n, the encoding of S_i + P_i, where `secret` is\n"
+    "n forms from mul_fixed_ct(..., raw=True) (S_i, never encoded) and `points` a list of n PUBLIC\n"
+    "points, each a canonical encoding (decoded here, the identity refused:\n"
+    "ValueError(('invalid point', i))) or a form from decode_points. Returns n * 32 bytes.\n"
+    "(A shuffle's re-encryption: the input ciphertexts plus the prepared encryptions of zero.)";
+
+static PyObject *add_ct(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer sb;
+    PyObject *list;
+    if (!PyArg_ParseTuple(args, "y*O!", &sb, &PyList_Type, &list)) return NULL;
+    PyObject *result = NULL;
+    ge_ext *points = NULL;
+    size_t n = (size_t)PyList_GET_SIZE(list);
+    if (sb.len < 0 || (size_t)sb.len != n * (size_t)DECODED_BYTES) {
+        PyErr_SetString(PyExc_ValueError, "one secret form per point");
+        goto done;
+    }
+    points = malloc((n ? n : 1) * sizeof(ge_ext));
+    if (points == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(list, (Py_ssize_t)i);
+        if (!PyBytes_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "points must be bytes");
+            goto done;
+        }
+        Py_ssize_t len = PyBytes_GET_SIZE(item);
+        const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(item);
+        if (len == DECODED_BYTES)
+            memcpy(&points[i], data, sizeof(ge_ext));
+        else if (len != 32 || ristretto_decode(&points[i], data) != 0) {
+            set_invalid_point((Py_ssize_t)i);
+            goto done;
+        }
+    }
+    result = PyBytes_FromStringAndSize(NULL, 32 * (Py_ssize_t)n);
+    if (result == NULL) goto done;
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(result);
+    const ge_ext *secret = (const ge_ext *)sb.buf;
+    Py_BEGIN_ALLOW_THREADS
+    ge_ext s, sum;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&s, &secret[i], sizeof s); /* the buffer need not be aligned for ge_ext */
+        ge_add(&sum, &points[i], &s);
+        ristretto_encode(out + 32 * i, &sum);
+    }
+    wipe(&s, sizeof s);
+    wipe(&sum, sizeof sum);
+    Py_END_ALLOW_THREADS
+done:
+    free(points);
+    PyBuffer_Release(&sb);
     return result;
 }
 
@@ -1127,6 +1192,7 @@ static PyMethodDef methods[] = {
     {"lincomb_public_vartime", lincomb_public_vartime, METH_VARARGS, lincomb_doc},
     {"fixed_table", fixed_table_py, METH_VARARGS, fixed_table_doc},
     {"mul_fixed_ct", mul_fixed_ct, METH_VARARGS, mul_fixed_doc},
+    {"add_ct", add_ct, METH_VARARGS, add_ct_doc},
     {"lincomb_ct", lincomb_ct, METH_VARARGS, lincomb_ct_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -597,17 +597,17 @@ def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point]) -> Point
         raise RuntimeError("the compiled multi-scalar multiplication is not available")
     if len(scalars) != len(points):
         raise ValueError("one scalar per point")
-    for p in points:
-        if not isinstance(p, bytes) or len(p) != POINT_BYTES:
-            decode_point(p)  # raises the same error as for a received point
+    if not (all(map(isinstance, points, itertools.repeat(bytes))) and set(map(len, points)) <= {POINT_BYTES}):
+        for p in points:
+            if not isinstance(p, bytes) or len(p) != POINT_BYTES:
+                decode_point(p)  # raises the same error as for a received point
     OPS.msm += 1
     OPS.msm_terms += len(points)
     with _decoded_lock:
-        get = _decoded.get
-        items = [get(p, p) for p in points]
+        items = list(map(_decoded.get, points, points))
     try:
         result: bytes = _msm.lincomb_public_vartime(
-            b"".join((k % L).to_bytes(SCALAR_BYTES, "little") for k in scalars), items
+            b"".join([(k % L).to_bytes(SCALAR_BYTES, "little") for k in scalars]), items
         )
     except ValueError as exc:
         if len(exc.args) == 2 and exc.args[0] == "invalid point":
@@ -727,6 +727,46 @@ def mul_fixed_secret(
         tuple(b"".join(_scalar_bytes(k) for k in s) for s in scalars),
         b"".join(addends),
     )
+    return [Point(out[i : i + POINT_BYTES]) for i in range(0, len(out), POINT_BYTES)]
+
+
+def mul_fixed_secret_forms(base: Point, scalars: Sequence[int]) -> bytes | None:
+    """[k * base for k in scalars] for SECRET scalars, left in the extension's own form (unencoded),
+    for `add_secret_forms`; None without the extension (then use `mul_fixed_secret`).
+
+    The constant-time fixed-base multiplication of `mul_fixed_secret`, without the final encoding
+    (an inverse square root per point): the encryptions of zero of a prepared shuffle are only
+    ever added to the deck's ciphertexts, so they are never encoded at all.
+    """
+    if _msm is None:
+        return None
+    OPS.secret_mul += len(scalars)
+    if base == BASE:
+        OPS.base_mul += len(scalars)
+    else:
+        OPS.var_mul += len(scalars)
+    forms: bytes = _msm.mul_fixed_ct(
+        (_fixed_table(base),), (b"".join([_scalar_bytes(k) for k in scalars]),), b"", True
+    )
+    return forms
+
+
+def add_secret_forms(forms: bytes, points: Sequence[Point]) -> list[Point]:
+    """[S_i + points[i]] encoded, where the S_i are SECRET forms from `mul_fixed_secret_forms` and
+    the points public (kept decoded forms are used); constant time in the S_i. Needs the extension.
+    """
+    module = _msm or _msm_module  # the forms exist only if it is built (switched off since: tests)
+    assert module is not None
+    OPS.add += len(points)
+    with _decoded_lock:
+        items = list(map(_decoded.get, points, points))
+    try:
+        out: bytes = module.add_ct(forms, items)
+    except ValueError as exc:
+        if len(exc.args) == 2 and exc.args[0] == "invalid point":
+            decode_point(points[exc.args[1]])
+            raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)") from exc
+        raise
     return [Point(out[i : i + POINT_BYTES]) for i in range(0, len(out), POINT_BYTES)]
 
 

@@ -117,6 +117,41 @@ def test_a_shuffle_is_the_same_with_the_extension_off_and_on() -> None:
     assert made[0] == made[1]
 
 
+@built
+def test_encryptions_of_zero_left_unencoded_add_like_libsodium() -> None:
+    # a prepared shuffle keeps r'_i G and r'_i Y in the extension's own form and adds the deck's
+    # ciphertexts to them on the turn: the sums must be libsodium's, received points (decoded
+    # forms kept) and local ones (encodings) alike, and an identity sum the identity's encoding
+    rng = random.Random(30)
+    key = group.mul_base(rng.randrange(1, L))
+    scalars = [*EDGE_SCALARS, *(rng.randrange(L) for _ in range(20))]
+    local = _points(rng, len(scalars))
+    received = group.decode_points(_points(rng, len(scalars)))
+    for base in (BASE, key):
+        forms = group.mul_fixed_secret_forms(base, scalars)
+        assert forms is not None and len(forms) == len(scalars) * group._msm_module.DECODED_SIZE
+        for addends in (local, received):
+            assert group.add_secret_forms(forms, addends) == [
+                add(mul(k, base), a) for k, a in zip(scalars, addends, strict=True)
+            ]
+    cancel = group.mul_fixed_secret_forms(BASE, [5])
+    assert cancel is not None
+    assert group.add_secret_forms(cancel, [group.mul_base(L - 5)]) == [IDENTITY]
+    assert group.add_secret_forms(group.mul_fixed_secret_forms(BASE, []) or b"", []) == []
+    for bad in _invalid_encodings():
+        if isinstance(bad, bytes) and len(bad) == 32:
+            with pytest.raises(InvalidPoint) as expected:
+                decode_point(bad)
+            with pytest.raises(InvalidPoint) as refused:
+                group.add_secret_forms(cancel, [Point(bad)])
+            assert str(refused.value) == str(expected.value)
+    was = group.use_extension(False)
+    try:
+        assert group.mul_fixed_secret_forms(BASE, [1]) is None  # the caller takes libsodium's path
+    finally:
+        group.use_extension(was)
+
+
 @pytest.mark.skipif(
     shutil.which("valgrind") is None
     or shutil.which("cc") is None
