@@ -528,9 +528,13 @@ static int msm_pippenger(ge_ext *acc, const ge_ext *points, const unsigned char 
         return -1;
     }
     int z_one = 1; /* every point fresh from ristretto_decode (Z = 1 exactly): 8-multiplication adds */
+    int32_t point_digits[SCALAR_BITS + 2]; /* nwin <= 128 for any c >= 2 */
     for (size_t i = 0; i < n; i++) {
         ge_to_cached(&cached[i], &points[i]);
-        recode_signed(digits + i * nwin, scalars + 32 * i, c, nwin);
+        /* stored window by window (digits[j n + i]): each window then reads its digits in order,
+         * not one per cache line (a few per cent faster at thousands of terms) */
+        recode_signed(point_digits, scalars + 32 * i, c, nwin);
+        for (unsigned j = 0; j < nwin; j++) digits[(size_t)j * n + i] = point_digits[j];
         if (memcmp(points[i].Z, FE_ONE, sizeof(fe)) != 0) z_one = 0;
     }
     int empty = 1;
@@ -539,8 +543,9 @@ static int msm_pippenger(ge_ext *acc, const ge_ext *points, const unsigned char 
         if (!empty)
             for (unsigned b = 0; b < c; b++) ge_double(acc, acc);
         memset(used, 0, nbuckets);
+        const int32_t *window_digits = digits + (size_t)j * n;
         for (size_t i = 0; i < n; i++) {
-            int32_t d = digits[i * nwin + j];
+            int32_t d = window_digits[i];
             if (d == 0) continue;
             size_t m = (size_t)(d > 0 ? d : -d) - 1;
             if (used[m]) {

@@ -95,6 +95,9 @@ CHALLENGES_LABEL: Final[str] = "skyjo-lan/v1/shuffle/challenges"
 SHUFFLE_LABEL: Final[str] = "skyjo-lan/v1/shuffle/proof"
 WEIGHTS_LABEL: Final[str] = "skyjo-lan/v1/shuffle/batch-weights"
 """The verifier's own weights of the chain equations (never sent: not part of the protocol)."""
+BATCH_TERMS: Final[int] = 2500
+"""`ShuffleChainVerifier`'s default: sum the waiting terms once this many wait (about three
+150-card proofs), so that the last sum, which the end of a deal waits for, stays small."""
 
 # --- generators (GetGenerators), cached once per process ---------------------------------------
 
@@ -828,7 +831,7 @@ def verify_shuffle_chain(
     m = len(proofs)
     if m < 1 or len(decks) != m + 1 or len(contexts) != m:
         raise ValueError("need k proofs, k contexts and k + 1 decks")
-    verifier = ShuffleChainVerifier(decks[0], public_key, rng=rng)
+    verifier = ShuffleChainVerifier(decks[0], public_key, rng=rng, batch_terms=None)
     for k in range(m):
         verifier.add(decks[k + 1], proofs[k], contexts[k])
     verifier.finish()
@@ -852,11 +855,15 @@ class ShuffleChainVerifier:
     the ciphertexts of an intermediate deck (outputs of proof k, inputs of proof k+1), h_1..h_N,
     h, G and the key (shared by every proof). A point is evaluated as soon as no later proof can
     add to its coefficient (the input deck of proof k, its commitments c_j, c^_i, t^_i and t1..t4,
-    when proof k arrives), in one `group.lincomb_public` (a multi-scalar multiplication of about
-    7N terms), so most of the work is done while the next seats shuffle; `finish` is left with
-    the last deck and h_1..h_N. On the pure-Python path every distinct point is one
-    multiplication: N (c_j) + 2N (c^, t^) + 2N (a deck) per shuffle, plus N (h_i) and N or 2N (the
-    first deck) once; exactly, `verify_shuffle`, 8N + 4.
+    when proof k arrives): its term then waits with the others, and the waiting terms are summed
+    in one multi-scalar multiplication (`group.lincomb_public_terms`) once there are
+    `batch_terms` of them, so most of the work is done while the next seats shuffle, in sums
+    large enough to be cheap per term (Pippenger's method: a sum of 2,700 terms costs about 13 %
+    less per term than one of 900, a proof's; 6,300 terms, 16 %); `check` sums whatever waits
+    (the last deck and h_1..h_N at least). `batch_terms=None` leaves everything to `check`, the
+    cheapest when nobody waits on the deal (an observer, `verify`). On the pure-Python path every
+    distinct point is one multiplication: N (c_j) + 2N (c^, t^) + 2N (a deck) per shuffle, plus N
+    (h_i) and N or 2N (the first deck) once; exactly, `verify_shuffle`, 8N + 4.
 
     `trusted=True` marks our own shuffle: its equations are not added (we made it), but its output
     deck still links the proofs before and after it. `check` tests the sum of what was added so
@@ -865,9 +872,19 @@ class ShuffleChainVerifier:
     first bad one (0 for the first `add`), for blame.
     """
 
-    def __init__(self, deck: Sequence[Ciphertext], public_key: Point, *, rng: RandomSource = SYSTEM) -> None:
+    def __init__(
+        self,
+        deck: Sequence[Ciphertext],
+        public_key: Point,
+        *,
+        rng: RandomSource = SYSTEM,
+        batch_terms: int | None = BATCH_TERMS,
+    ) -> None:
         self._key = public_key
         self._rng = rng
+        self._batch_terms = batch_terms
+        self._waiting_scalars: list[int] = []
+        self._waiting_points: list[Point] = []
         self._decks: list[Sequence[Ciphertext]] = [deck]
         self._proofs: list[ShuffleProof | None] = []
         self._contexts: list[bytes] = []
@@ -935,7 +952,7 @@ class ShuffleChainVerifier:
             points.append(p)
         self._deck_c1 = self._deck_c2 = self._hs = None
         self._g = self._h = self._y = 0
-        self._evaluate(scalars, points)
+        self._evaluate(scalars, points, now=True)
         if self._acc != IDENTITY:
             for k in range(self._checked, len(self._proofs)):
                 proof = self._proofs[k]
@@ -951,14 +968,21 @@ class ShuffleChainVerifier:
         """After the last shuffle: check the whole chain (as `check`)."""
         self.check()
 
-    def _evaluate(self, scalars: list[int], points: list[Point]) -> None:
-        """Add sum(scalars[i] points[i]) to the running sum (one multi-scalar multiplication)."""
-        if not points:
+    def _evaluate(self, scalars: list[int], points: list[Point], *, now: bool = False) -> None:
+        """Add sum(scalars[i] points[i]) to the running sum: the terms wait with the others until
+        `batch_terms` are waiting (or `now`), then all go in one multi-scalar multiplication."""
+        waiting_scalars, waiting_points = self._waiting_scalars, self._waiting_points
+        waiting_scalars += scalars
+        waiting_points += points
+        if not waiting_points:
+            return
+        if not now and (self._batch_terms is None or len(waiting_points) < self._batch_terms):
             return
         if self._acc != IDENTITY:
-            scalars.append(1)
-            points.append(self._acc)
-        self._acc = lincomb_public_terms(scalars, points)
+            waiting_scalars.append(1)
+            waiting_points.append(self._acc)
+        self._acc = lincomb_public_terms(waiting_scalars, waiting_points)
+        self._waiting_scalars, self._waiting_points = [], []
 
     def _deck_terms(
         self,
