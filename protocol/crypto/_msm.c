@@ -811,6 +811,111 @@ static int lincomb_ct_points(ge_ext *acc, const ge_ext *points, const unsigned c
     return 0;
 }
 
+/* ---- the prover's scalars mod L, constant time ------------------------------------------------
+ *
+ * Montgomery multiplication (P. L. Montgomery, "Modular multiplication without trial division",
+ * Math. Comp. 44(170), 1985), limb by limb, in radix 2^52 with five limbs and R = 2^260, for the
+ * prover's products of SECRET scalars (which group.py otherwise sends one by one to libsodium's
+ * crypto_core_ristretto255_scalar_*). No branch and no memory index depends on a scalar: the
+ * final subtraction of L is done always and undone by a mask. L = 2^252 + 27742317777372353535851937790883648493.
+ */
+
+typedef uint64_t sc[5]; /* value = sum a[i] 2^(52 i), limbs below 2^52 */
+
+#define MASK52 ((uint64_t)0xfffffffffffffULL)
+static const sc SC_L = {0x2631a5cf5d3edULL, 0xdea2f79cd6581ULL, 0x14def9ULL, 0, 0x100000000000ULL};
+static const uint64_t SC_LFACTOR = 0x51da312547e1bULL; /* -1/L mod 2^52 */
+static const sc SC_RR = {0x9d265e952d13bULL, 0xd63c715bea69fULL, 0x5be65cb687604ULL, 0x3dceec73d217fULL,
+                         0x9411b7c309aULL}; /* R^2 mod L */
+static const sc SC_ZERO = {0, 0, 0, 0, 0};
+
+/* 32 bytes little-endian (a value below 2^256) into limbs. */
+static void sc_frombytes(sc r, const unsigned char b[32]) {
+    const uint64_t w0 = load64_le(b), w1 = load64_le(b + 8), w2 = load64_le(b + 16), w3 = load64_le(b + 24);
+    r[0] = w0 & MASK52;
+    r[1] = ((w0 >> 52) | (w1 << 12)) & MASK52;
+    r[2] = ((w1 >> 40) | (w2 << 24)) & MASK52;
+    r[3] = ((w2 >> 28) | (w3 << 36)) & MASK52;
+    r[4] = w3 >> 16;
+}
+
+static void sc_tobytes(unsigned char b[32], const sc a) {
+    const uint64_t w[4] = {a[0] | (a[1] << 52), (a[1] >> 12) | (a[2] << 40), (a[2] >> 24) | (a[3] << 28),
+                           (a[3] >> 36) | (a[4] << 16)};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 8; j++) b[8 * i + j] = (unsigned char)(w[i] >> (8 * j));
+}
+
+/* r = a - b mod L for a, b in [0, L) (any a - b in (-L, L)): L is added back under a mask when
+ * the difference is negative. */
+static void sc_sub(sc r, const sc a, const sc b) {
+    sc d;
+    uint64_t borrow = 0;
+    for (int i = 0; i < 5; i++) {
+        borrow = a[i] - (b[i] + (borrow >> 63));
+        d[i] = borrow & MASK52;
+    }
+    const uint64_t negative = (uint64_t)0 - (borrow >> 63); /* all ones when a < b */
+    uint64_t carry = 0;
+    for (int i = 0; i < 5; i++) {
+        carry = (carry >> 52) + d[i] + (SC_L[i] & negative);
+        r[i] = carry & MASK52;
+    }
+}
+
+/* r = a + b mod L for a, b in [0, L). */
+static void sc_add(sc r, const sc a, const sc b) {
+    sc s;
+    uint64_t carry = 0;
+    for (int i = 0; i < 5; i++) {
+        carry = a[i] + b[i] + (carry >> 52);
+        s[i] = carry & MASK52;
+    }
+    sc_sub(r, s, SC_L); /* s < 2L */
+}
+
+/* r = a b / R mod L for a, b in [0, L): the product's nine columns, then five steps that each
+ * add the multiple of L making the lowest limb zero, and one final subtraction (the result of
+ * the steps is below 2L). */
+static void sc_mont_mul(sc r, const sc a, const sc b) {
+    u128 z[9] = {0};
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 5; j++) z[i + j] += (u128)a[i] * b[j];
+    uint64_t m[5];
+    u128 carry = 0;
+    for (int i = 0; i < 5; i++) {
+        u128 sum = z[i] + carry;
+        for (int j = 0; j < i; j++) sum += (u128)m[j] * SC_L[i - j];
+        m[i] = ((uint64_t)sum * SC_LFACTOR) & MASK52;
+        carry = (sum + (u128)m[i] * SC_L[0]) >> 52;
+    }
+    sc t;
+    for (int i = 5; i < 9; i++) {
+        u128 sum = z[i] + carry;
+        for (int j = i - 4; j < 5; j++) sum += (u128)m[j] * SC_L[i - j];
+        t[i - 5] = (uint64_t)sum & MASK52;
+        carry = sum >> 52;
+    }
+    t[4] = (uint64_t)carry;
+    sc_sub(r, t, SC_L);
+}
+
+/* r = a b mod L (a b / R, then times R^2 / R). */
+static void sc_mul(sc r, const sc a, const sc b) {
+    sc t;
+    sc_mont_mul(t, a, b);
+    sc_mont_mul(r, t, SC_RR);
+}
+
+/* 1 when the 32 bytes hold a value below L, else 0, without a branch on the value. */
+static uint64_t sc_is_reduced(const unsigned char b[32]) {
+    sc a;
+    sc_frombytes(a, b);
+    uint64_t borrow = 0;
+    for (int i = 0; i < 5; i++) borrow = a[i] - (SC_L[i] + (borrow >> 63));
+    return borrow >> 63; /* a - L < 0 */
+}
+
 #ifndef MSM_NO_PYTHON
 /* ---- Python functions --------------------------------------------------------------------------- */
 
@@ -1141,6 +1246,145 @@ done:
     return result;
 }
 
+/* The scalar vectors of sc_muladd, sc_dot, sc_chain: each n 32-byte scalars below L, or one
+ * (used for every i) where the doc says so. Returns n, or -1 with ValueError. Whether every
+ * scalar is below L is tested on all of them together (one flag), the only test made on a secret
+ * scalar, which a reduced scalar always passes. */
+static Py_ssize_t sc_vector(const Py_buffer *b, Py_ssize_t n, int may_be_one) {
+    if (b->len % 32 != 0 || (b->len != 32 * n && !(may_be_one && b->len == 32))) {
+        PyErr_SetString(PyExc_ValueError, "scalar vectors of n 32-byte scalars (or one where allowed)");
+        return -1;
+    }
+    uint64_t reduced = 1;
+    for (Py_ssize_t i = 0; i < b->len / 32; i++) reduced &= sc_is_reduced((const unsigned char *)b->buf + 32 * i);
+    if (!reduced) {
+        PyErr_SetString(PyExc_ValueError, "scalar not reduced mod L");
+        return -1;
+    }
+    return b->len / 32;
+}
+
+static const char sc_muladd_doc[] =
+    "sc_muladd(a, b, c) -> bytes\n\n"
+    "In CONSTANT TIME, for SECRET scalars: a_i b_i + c_i mod L for i < n, n * 32 bytes. Each of a,\n"
+    "b, c is n 32-byte little-endian scalars below L, or a single one used for every i; c may also\n"
+    "be empty (zero). n is the longest of the three.";
+
+static PyObject *sc_muladd_py(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer ab, bb, cb;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &ab, &bb, &cb)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = ab.len > bb.len ? ab.len : bb.len;
+    n = (cb.len > n ? cb.len : n) / 32;
+    if (sc_vector(&ab, n, 1) < 0 || sc_vector(&bb, n, 1) < 0 || (cb.len != 0 && sc_vector(&cb, n, 1) < 0))
+        goto done;
+    result = PyBytes_FromStringAndSize(NULL, 32 * n);
+    if (result == NULL) goto done;
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(result);
+    const unsigned char *a = ab.buf, *b = bb.buf, *c = cb.buf;
+    const size_t step_a = ab.len == 32 ? 0 : 32, step_b = bb.len == 32 ? 0 : 32, step_c = cb.len == 32 ? 0 : 32;
+    Py_BEGIN_ALLOW_THREADS
+    sc x, y, z;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        sc_frombytes(x, a + step_a * (size_t)i);
+        sc_frombytes(y, b + step_b * (size_t)i);
+        sc_mul(z, x, y);
+        if (cb.len != 0) {
+            sc_frombytes(x, c + step_c * (size_t)i);
+            sc_add(z, z, x);
+        }
+        sc_tobytes(out + 32 * i, z);
+    }
+    wipe(x, sizeof x);
+    wipe(y, sizeof y);
+    wipe(z, sizeof z);
+    Py_END_ALLOW_THREADS
+done:
+    PyBuffer_Release(&ab);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&cb);
+    return result;
+}
+
+static const char sc_dot_doc[] =
+    "sc_dot(a, b) -> bytes\n\n"
+    "In CONSTANT TIME, for SECRET scalars: sum a_i b_i mod L (32 bytes), a n 32-byte scalars below\n"
+    "L, b n of them or a single one used for every i.";
+
+static PyObject *sc_dot_py(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer ab, bb;
+    if (!PyArg_ParseTuple(args, "y*y*", &ab, &bb)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = ab.len / 32;
+    if (sc_vector(&ab, n, 0) < 0 || sc_vector(&bb, n, 1) < 0) goto done;
+    const unsigned char *a = ab.buf, *b = bb.buf;
+    const size_t step_b = bb.len == 32 && n != 1 ? 0 : 32;
+    unsigned char out[32];
+    Py_BEGIN_ALLOW_THREADS
+    sc x, y, z, acc;
+    memcpy(acc, SC_ZERO, sizeof acc);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        sc_frombytes(x, a + 32 * (size_t)i);
+        sc_frombytes(y, b + step_b * (size_t)i);
+        sc_mul(z, x, y);
+        sc_add(acc, acc, z);
+    }
+    sc_tobytes(out, acc);
+    wipe(x, sizeof x);
+    wipe(y, sizeof y);
+    wipe(z, sizeof z);
+    wipe(acc, sizeof acc);
+    Py_END_ALLOW_THREADS
+    result = PyBytes_FromStringAndSize((const char *)out, 32);
+    wipe(out, sizeof out);
+done:
+    PyBuffer_Release(&ab);
+    PyBuffer_Release(&bb);
+    return result;
+}
+
+static const char sc_chain_doc[] =
+    "sc_chain(u, r) -> bytes\n\n"
+    "In CONSTANT TIME, for SECRET scalars: a_1..a_n then b_1..b_n (2n * 32 bytes), where\n"
+    "a_i = u_i a_{i-1} and b_i = u_i b_{i-1} + r_i mod L from a_0 = 1, b_0 = 0 (the commitment\n"
+    "chain c^_i = b_i G + a_i h of a shuffle proof, unrolled); u and r n 32-byte scalars below L.";
+
+static PyObject *sc_chain_py(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer ub, rb;
+    if (!PyArg_ParseTuple(args, "y*y*", &ub, &rb)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = ub.len / 32;
+    if (sc_vector(&ub, n, 0) < 0 || sc_vector(&rb, n, 0) < 0) goto done;
+    result = PyBytes_FromStringAndSize(NULL, 64 * n);
+    if (result == NULL) goto done;
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(result);
+    const unsigned char *u = ub.buf, *r = rb.buf;
+    Py_BEGIN_ALLOW_THREADS
+    sc a = {1, 0, 0, 0, 0}, b, x, y;
+    memcpy(b, SC_ZERO, sizeof b);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        sc_frombytes(x, u + 32 * (size_t)i);
+        sc_mul(a, x, a);
+        sc_mul(b, x, b);
+        sc_frombytes(y, r + 32 * (size_t)i);
+        sc_add(b, b, y);
+        sc_tobytes(out + 32 * i, a);
+        sc_tobytes(out + 32 * (n + i), b);
+    }
+    wipe(a, sizeof a);
+    wipe(b, sizeof b);
+    wipe(x, sizeof x);
+    wipe(y, sizeof y);
+    Py_END_ALLOW_THREADS
+done:
+    PyBuffer_Release(&ub);
+    PyBuffer_Release(&rb);
+    return result;
+}
+
 static const char lincomb_ct_doc[] =
     "lincomb_ct(scalars, points) -> bytes\n\n"
     "In CONSTANT TIME, for SECRET scalars: the encoding of sum(k_i * P_i), `scalars` n 32-byte\n"
@@ -1198,6 +1442,9 @@ static PyMethodDef methods[] = {
     {"fixed_table", fixed_table_py, METH_VARARGS, fixed_table_doc},
     {"mul_fixed_ct", mul_fixed_ct, METH_VARARGS, mul_fixed_doc},
     {"add_ct", add_ct, METH_VARARGS, add_ct_doc},
+    {"sc_muladd", sc_muladd_py, METH_VARARGS, sc_muladd_doc},
+    {"sc_dot", sc_dot_py, METH_VARARGS, sc_dot_doc},
+    {"sc_chain", sc_chain_py, METH_VARARGS, sc_chain_doc},
     {"lincomb_ct", lincomb_ct, METH_VARARGS, lincomb_ct_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -372,11 +372,65 @@ def scalar_sub(a: int, b: int) -> int:
 
 
 def scalar_dot(a: Iterable[int], b: Iterable[int]) -> int:
-    """sum(a_i * b_i) mod L for SECRET operands, accumulated in libsodium's 32-byte form."""
+    """sum(a_i * b_i) mod L for SECRET operands, accumulated in libsodium's 32-byte form (with the
+    compiled extension, in its constant-time scalar code: `scalars_muladd`)."""
+    if _msm is not None:
+        xs, ys = list(a), list(b)
+        if len(xs) != len(ys):
+            raise ValueError("scalar_dot of vectors of different lengths")
+        if not xs:
+            return 0
+        return int.from_bytes(_msm.sc_dot(_scalars_bytes(xs), _scalars_bytes(ys)), "little")
     acc = bytes(SCALAR_BYTES)
     for x, y in zip(a, b, strict=True):
         acc = _scalar_add(acc, _scalar_mul(_scalar_bytes(x), _scalar_bytes(y)))
     return int.from_bytes(acc, "little")
+
+
+def _scalars_bytes(values: Sequence[int]) -> bytes:
+    return b"".join([(k % L).to_bytes(SCALAR_BYTES, "little") for k in values])
+
+
+def _scalars_from(data: bytes) -> list[int]:
+    return [int.from_bytes(data[i : i + SCALAR_BYTES], "little") for i in range(0, len(data), SCALAR_BYTES)]
+
+
+def scalars_muladd(a: int | Sequence[int], b: Sequence[int], c: Sequence[int] | None = None) -> list[int]:
+    """[(a_i * b_i + c_i) mod L for each i] for SECRET operands; `a` may be one scalar for every i
+    (a challenge), `c` None for zero. With the compiled extension, one call of its constant-time
+    Montgomery arithmetic (`_msm.sc_muladd`) instead of two libsodium calls a scalar; the same
+    integers either way."""
+    n = len(b)
+    if isinstance(a, int):
+        a = [a] * n if _msm is None else [a]
+    elif len(a) != n:
+        raise ValueError("scalars_muladd of vectors of different lengths")
+    if c is not None and len(c) != n:
+        raise ValueError("scalars_muladd of vectors of different lengths")
+    if n == 0:
+        return []
+    if _msm is None:
+        if c is None:
+            return [scalar_mul(x, y) for x, y in zip(a, b, strict=True)]
+        return [scalar_muladd(x, y, z) for x, y, z in zip(a, b, c, strict=True)]
+    out = _msm.sc_muladd(_scalars_bytes(a), _scalars_bytes(b), b"" if c is None else _scalars_bytes(c))
+    return _scalars_from(out)
+
+
+def scalar_chain(u: Sequence[int], r: Sequence[int]) -> tuple[list[int], list[int]]:
+    """(a_1..a_n, b_1..b_n) with a_i = u_i a_{i-1}, b_i = u_i b_{i-1} + r_i mod L, a_0 = 1, b_0 = 0,
+    for SECRET operands (a shuffle proof's commitment chain, unrolled); constant time as
+    `scalars_muladd`."""
+    if len(u) != len(r):
+        raise ValueError("scalar_chain of vectors of different lengths")
+    if _msm is None or not u:
+        a, b = [1], [0]
+        for x, y in zip(u, r, strict=True):
+            a.append(scalar_mul(x, a[-1]))
+            b.append(scalar_muladd(x, b[-1], y))
+        return a[1:], b[1:]
+    out = _scalars_from(_msm.sc_chain(_scalars_bytes(u), _scalars_bytes(r)))
+    return out[: len(u)], out[len(u) :]
 
 
 def scalar_muladd(a: int, b: int, c: int) -> int:

@@ -79,11 +79,11 @@ from protocol.crypto.group import (
     mul_fixed_secret_forms,
     point_sum,
     random_scalar,
-    scalar_add,
+    scalar_chain,
     scalar_dot,
-    scalar_mul,
     scalar_muladd,
     scalar_sub,
+    scalars_muladd,
     sub,
     system_or,
 )
@@ -569,11 +569,9 @@ def _prove_with(
     u_prime = [u[psi[i]] for i in range(n)]
     r_hat = setup.r_hat
 
-    # Every scalar below involves a secret (r, r^, r', w, or u' = u in psi's order): libsodium's
-    # scalar code, not Python integers (group.scalar_add).
-    r_bar = 0
-    for rj in r:
-        r_bar = scalar_add(r_bar, rj)
+    # Every scalar below involves a secret (r, r^, r', w, or u' = u in psi's order): constant-time
+    # scalar code (the extension's, or libsodium's one call a scalar), not Python integers.
+    r_bar = scalar_dot(r, [1] * n)
     r_tilde = scalar_dot(r, u)
     r_prime_agg = scalar_dot(r_prime, u_prime)
 
@@ -584,16 +582,12 @@ def _prove_with(
     # b_i G + a_i h (a_0 = 1, b_0 = 0, a_i = u'_i a_{i-1}, b_i = r^_i + u'_i b_{i-1}), so each of
     # the 2N points is a sum over the two fixed bases G and h: `mul_fixed_secret`, whose tables
     # make it several times cheaper than a multiplication by the previous link.
-    a, b = [1], [0]
-    for rh, up in zip(r_hat, u_prime, strict=True):
-        a.append(scalar_mul(up, a[-1]))
-        b.append(scalar_muladd(up, b[-1], rh))
+    a_links, b_links = scalar_chain(u_prime, r_hat)
+    a, b = [1, *a_links], [0, *b_links]
     # the paper's aggregate r^ = sum_i r^_i v_i, v_i = prod_{k > i} u'_k, is b_N
     r_hat_agg = b[n]
-    g_coefs = b[1:] + [
-        scalar_muladd(wp, b[i], wh) for i, (wh, wp) in enumerate(zip(w_hat, w_prime, strict=True))
-    ]
-    h_coefs = a[1:] + [scalar_mul(wp, a[i]) for i, wp in enumerate(w_prime)]
+    g_coefs = b[1:] + scalars_muladd(w_prime, b[:n], w_hat)
+    h_coefs = a[1:] + scalars_muladd(w_prime, a[:n])
     chain_points = mul_fixed_secret([BASE, h], [g_coefs, h_coefs])
     c_hat, t_hat = chain_points[:n], chain_points[n:]
     # t4 = (sum w'_i c2'_i - w4 Y, sum w'_i c1'_i - w4 G). With e'_i = e_{j_i} + r'_i (G, Y) this
@@ -616,8 +610,8 @@ def _prove_with(
         s2=scalar_muladd(e, r_hat_agg, w2),
         s3=scalar_muladd(e, r_tilde, w3),
         s4=scalar_muladd(e, r_prime_agg, w4),
-        s_hat=tuple(scalar_muladd(e, rh, wh) for wh, rh in zip(w_hat, r_hat, strict=True)),
-        s_prime=tuple(scalar_muladd(e, up, wp) for wp, up in zip(w_prime, u_prime, strict=True)),
+        s_hat=tuple(scalars_muladd(e, r_hat, w_hat)),
+        s_prime=tuple(scalars_muladd(e, u_prime, w_prime)),
         commitments=tuple(c),
         chain=tuple(c_hat),
         t_hat=tuple(t_hat),

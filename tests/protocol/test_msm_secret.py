@@ -152,6 +152,48 @@ def test_encryptions_of_zero_left_unencoded_add_like_libsodium() -> None:
         group.use_extension(was)
 
 
+@pytest.mark.parametrize("n", [1, 2, 150])
+def test_secret_scalar_vectors_equal_python_integers(n: int, backend: bool) -> None:
+    # the prover's scalars (constant-time Montgomery arithmetic in the extension, libsodium's
+    # calls without it): the same integers as Python's own arithmetic mod L
+    rng = random.Random(n)
+    a, b, c = (
+        [rng.choice(EDGE_SCALARS) if rng.random() < 0.3 else rng.randrange(L) for _ in range(n)]
+        for _ in "abc"
+    )
+    assert group.scalars_muladd(a, b, c) == [(x * y + z) % L for x, y, z in zip(a, b, c, strict=True)]
+    assert group.scalars_muladd(a, b) == [x * y % L for x, y in zip(a, b, strict=True)]
+    assert group.scalars_muladd(L - 1, b, c) == [((L - 1) * y + z) % L for y, z in zip(b, c, strict=True)]
+    assert group.scalar_dot(a, b) == sum(x * y for x, y in zip(a, b, strict=True)) % L
+    links_a, links_b = group.scalar_chain(a, b)
+    x, y = 1, 0
+    for k, (u, r) in enumerate(zip(a, b, strict=True)):
+        x, y = u * x % L, (u * y + r) % L
+        assert (links_a[k], links_b[k]) == (x, y)
+    assert group.scalars_muladd(5, []) == [] and group.scalar_dot([], []) == 0
+    assert group.scalar_chain([], []) == ([], [])
+    with pytest.raises(ValueError):
+        group.scalars_muladd([1, 2], [3])
+
+
+@built
+def test_the_compiled_scalar_code_refuses_unreduced_scalars() -> None:
+    module = group._msm_module
+    one = (1).to_bytes(32, "little")
+    for bad in (L, L + 1, 2**255, 2**256 - 1):
+        raw = bad.to_bytes(32, "little")
+        for name, args in (
+            ("sc_muladd", (raw, one, b"")),
+            ("sc_muladd", (one, one, raw)),
+            ("sc_dot", (one, raw)),
+            ("sc_chain", (raw, one)),
+        ):
+            with pytest.raises(ValueError, match="reduced"):
+                getattr(module, name)(*args)
+    with pytest.raises(ValueError):
+        module.sc_dot(one + one, one * 3)
+
+
 @pytest.mark.skipif(
     shutil.which("valgrind") is None
     or shutil.which("cc") is None
@@ -191,6 +233,10 @@ def test_the_prover_path_has_no_branch_or_index_on_a_secret_scalar(tmp_path: Pat
             group.mul_base(k0 + 2 * k1).hex(),
             "straus",
             group.mul_base(k0 + 2 * k1 + 5 * k2).hex(),
+            "scalar",
+            ((k0 * k1 + k2) % L).to_bytes(32, "little").hex(),
+            "reduced",
+            "1",
         ]
         control = subprocess.run(
             [*run, "control"], input=stdin, capture_output=True, text=True, timeout=300, check=False
