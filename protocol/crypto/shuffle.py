@@ -63,6 +63,7 @@ from protocol.crypto.group import (
     BASE,
     IDENTITY,
     POINT_BYTES,
+    SCALAR_BYTES,
     L,
     Point,
     add,
@@ -245,7 +246,7 @@ class ShuffleProof:
         try:
             # every point in one call of the batch decoder (kept decoded for the verifier's sum)
             points = decode_points([*t, *commitments, *chain, *t_hat])
-            scalars = [decode_scalar(k) for k in (*s, e, *s_hat, *s_prime)]
+            scalars = _decode_scalars((*s, e, *s_hat, *s_prime))
         except CryptoError:
             return cls._from_wire_in_order(t, e, s, s_hat, s_prime, commitments, chain, t_hat)
         return cls(
@@ -299,6 +300,18 @@ class ShuffleProof:
             chain=tuple(decode_point(p) for p in chain),
             t_hat=tuple(decode_point(p) for p in t_hat),
         )
+
+
+def _decode_scalars(items: tuple[object, ...]) -> list[int]:
+    """`decode_scalar` of every item (the 2N + 5 scalars of a proof), checked together; on a
+    refusal each item is decoded in turn, for the first bad item's own error."""
+    if all(map(isinstance, items, itertools.repeat(bytes))):
+        raw: tuple[bytes, ...] = items  # type: ignore[assignment]  # all bytes, checked above
+        if set(map(len, raw)) <= {SCALAR_BYTES}:
+            values = [int.from_bytes(k, "little") for k in raw]
+            if not values or max(values) < L:
+                return values
+    return [decode_scalar(k) for k in items]
 
 
 # --- hashing of the statement ------------------------------------------------------------------
