@@ -1105,8 +1105,8 @@ static const char mul_fixed_doc[] =
     "mul_fixed_ct(tables, scalars, addends) -> bytes\n\n"
     "In CONSTANT TIME, for SECRET scalars: for i < n, the encoding of\n"
     "sum_t k_{t,i} P_t (+ A_i), where tables[t] = fixed_table(P_t) (1 to 4 tables), scalars[t] is\n"
-    "n 32-byte little-endian scalars below 2^255 and addends is empty or n canonical encodings A_i\n"
-    "(public points). Returns n * 32 bytes (32 zero bytes for an identity result); with raw true,\n"
+    "n 32-byte little-endian scalars below 2^255 and addends is empty, n canonical encodings A_i\n"
+    "(public points) or their n forms from decode_points. Returns n * 32 bytes (32 zero bytes for an identity result); with raw true,\n"
     "n * DECODED_SIZE bytes instead, the sums in the extension's own form, unencoded (for add_ct).";
 
 static PyObject *mul_fixed_ct(PyObject *self, PyObject *args) {
@@ -1141,8 +1141,8 @@ static PyObject *mul_fixed_ct(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    if (ab.len != 0 && ab.len != 32 * n) {
-        PyErr_SetString(PyExc_ValueError, "addends must be empty or n * 32 bytes");
+    if (ab.len != 0 && ab.len != 32 * n && ab.len != DECODED_BYTES * n) {
+        PyErr_SetString(PyExc_ValueError, "addends must be empty, n * 32 bytes or n decoded forms");
         goto done;
     }
     if (ab.len != 0) {
@@ -1151,10 +1151,14 @@ static PyObject *mul_fixed_ct(PyObject *self, PyObject *args) {
             PyErr_NoMemory();
             goto done;
         }
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (ristretto_decode(&addends[i], (const unsigned char *)ab.buf + 32 * i) != 0) {
-                set_invalid_point(i);
-                goto done;
+        if (ab.len == DECODED_BYTES * n && n != 0) { /* forms from decode_points, used as they are */
+            memcpy(addends, ab.buf, (size_t)n * sizeof(ge_ext));
+        } else {
+            for (Py_ssize_t i = 0; i < n; i++) {
+                if (ristretto_decode(&addends[i], (const unsigned char *)ab.buf + 32 * i) != 0) {
+                    set_invalid_point(i);
+                    goto done;
+                }
             }
         }
     }
@@ -1191,15 +1195,43 @@ static const char add_ct_doc[] =
     "In CONSTANT TIME in the SECRET points: for i < n, the encoding of S_i + P_i, where `secret` is\n"
     "n forms from mul_fixed_ct(..., raw=True) (S_i, never encoded) and `points` a list of n PUBLIC\n"
     "points, each a canonical encoding (decoded here, the identity refused:\n"
-    "ValueError(('invalid point', i))) or a form from decode_points. Returns n * 32 bytes.\n"
+    "ValueError(('invalid point', i))) or a form from decode_points. Returns n * 32 bytes; with\n"
+    "forms true, (those bytes, the sums' forms as decode_points gives them: n * DECODED_SIZE).\n"
     "(A shuffle's re-encryption: the input ciphertexts plus the prepared encryptions of zero.)";
+
+/* p[i] = (X/Z, Y/Z, 1, XY/Z^2) for i < n, with one inversion for all (Montgomery's trick:
+ * P. L. Montgomery, "Speeding the Pollard and elliptic curve methods of factorization", Math.
+ * Comp. 48(177), 1987, section 10.3.1). For PUBLIC points (variable time is not needed here, but
+ * nothing depends on the values anyway). */
+static int normalize_ext(ge_ext *p, size_t n) {
+    fe *prefix = malloc((n ? n : 1) * sizeof(fe));
+    if (prefix == NULL) return -1;
+    fe acc, inv, zinv;
+    fe_copy(acc, FE_ONE);
+    for (size_t i = 0; i < n; i++) {
+        fe_copy(prefix[i], acc);
+        fe_mul(acc, acc, p[i].Z);
+    }
+    fe_invert(inv, acc);
+    for (size_t i = n; i-- > 0;) {
+        fe_mul(zinv, inv, prefix[i]);
+        fe_mul(inv, inv, p[i].Z);
+        fe_mul(p[i].X, p[i].X, zinv);
+        fe_mul(p[i].Y, p[i].Y, zinv);
+        fe_copy(p[i].Z, FE_ONE);
+        fe_mul(p[i].T, p[i].X, p[i].Y);
+    }
+    free(prefix);
+    return 0;
+}
 
 static PyObject *add_ct(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer sb;
     PyObject *list;
-    if (!PyArg_ParseTuple(args, "y*O!", &sb, &PyList_Type, &list)) return NULL;
-    PyObject *result = NULL;
+    int want_forms = 0;
+    if (!PyArg_ParseTuple(args, "y*O!|p", &sb, &PyList_Type, &list, &want_forms)) return NULL;
+    PyObject *result = NULL, *encodings = NULL, *forms = NULL;
     ge_ext *points = NULL;
     size_t n = (size_t)PyList_GET_SIZE(list);
     if (sb.len < 0 || (size_t)sb.len != n * (size_t)DECODED_BYTES) {
@@ -1226,21 +1258,39 @@ static PyObject *add_ct(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    result = PyBytes_FromStringAndSize(NULL, 32 * (Py_ssize_t)n);
-    if (result == NULL) goto done;
-    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(result);
-    const ge_ext *secret = (const ge_ext *)sb.buf;
+    encodings = PyBytes_FromStringAndSize(NULL, 32 * (Py_ssize_t)n);
+    if (encodings == NULL) goto done;
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(encodings);
+    const unsigned char *secret = (const unsigned char *)sb.buf;
+    int status = 0;
     Py_BEGIN_ALLOW_THREADS
     ge_ext s, sum;
     for (size_t i = 0; i < n; i++) {
-        memcpy(&s, &secret[i], sizeof s); /* the buffer need not be aligned for ge_ext */
+        memcpy(&s, secret + (size_t)DECODED_BYTES * i, sizeof s); /* the buffer need not be aligned */
         ge_add(&sum, &points[i], &s);
-        ristretto_encode(out + 32 * i, &sum);
+        points[i] = sum; /* the sums are public: the shuffle's outputs */
     }
     wipe(&s, sizeof s);
     wipe(&sum, sizeof sum);
+    /* with Z = 1, the sums' forms are those decode_points would give (kept for later sums) */
+    if (want_forms) status = normalize_ext(points, n);
+    if (status == 0)
+        for (size_t i = 0; i < n; i++) ristretto_encode(out + 32 * i, &points[i]);
     Py_END_ALLOW_THREADS
+    if (status != 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (!want_forms) {
+        result = encodings;
+        encodings = NULL;
+        goto done;
+    }
+    forms = PyBytes_FromStringAndSize((const char *)points, (Py_ssize_t)n * DECODED_BYTES);
+    if (forms != NULL) result = PyTuple_Pack(2, encodings, forms);
 done:
+    Py_XDECREF(encodings);
+    Py_XDECREF(forms);
     free(points);
     PyBuffer_Release(&sb);
     return result;
@@ -1389,7 +1439,8 @@ static const char lincomb_ct_doc[] =
     "lincomb_ct(scalars, points) -> bytes\n\n"
     "In CONSTANT TIME, for SECRET scalars: the encoding of sum(k_i * P_i), `scalars` n 32-byte\n"
     "little-endian scalars below 2^255, `points` n canonical encodings of PUBLIC points (the\n"
-    "identity refused: ValueError(('invalid point', i))). 32 zero bytes for the identity.";
+    "identity refused: ValueError(('invalid point', i))) or their n forms from decode_points.\n"
+    "32 zero bytes for the identity.";
 
 static PyObject *lincomb_ct(PyObject *self, PyObject *args) {
     (void)self;
@@ -1397,9 +1448,10 @@ static PyObject *lincomb_ct(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*y*", &sb, &pb)) return NULL;
     PyObject *result = NULL;
     ge_ext *points = NULL;
-    size_t n = (size_t)pb.len / 32;
-    if (pb.len % 32 != 0 || sb.len != pb.len) {
-        PyErr_SetString(PyExc_ValueError, "scalars and points must be n * 32 bytes each");
+    size_t n = (size_t)sb.len / 32;
+    const int as_forms = n != 0 && pb.len == DECODED_BYTES * (Py_ssize_t)n;
+    if (sb.len % 32 != 0 || (sb.len != pb.len && !as_forms)) {
+        PyErr_SetString(PyExc_ValueError, "n 32-byte scalars and n points (encodings or decoded forms)");
         goto done;
     }
     if (!scalars_in_range(sb.buf, n)) {
@@ -1411,12 +1463,15 @@ static PyObject *lincomb_ct(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (ristretto_decode(&points[i], (const unsigned char *)pb.buf + 32 * i) != 0) {
-            set_invalid_point((Py_ssize_t)i);
-            goto done;
+    if (as_forms)
+        memcpy(points, pb.buf, n * sizeof(ge_ext));
+    else
+        for (size_t i = 0; i < n; i++) {
+            if (ristretto_decode(&points[i], (const unsigned char *)pb.buf + 32 * i) != 0) {
+                set_invalid_point((Py_ssize_t)i);
+                goto done;
+            }
         }
-    }
     int status;
     ge_ext sum;
     unsigned char out[32];

@@ -700,6 +700,12 @@ def decode_points(items: Sequence[object]) -> list[Point]:
         raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)")
     OPS.validate += len(items)
     points = cast("list[Point]", list(items))  # checked above: 32-byte bytes, valid encodings
+    _store_forms(points, forms, size)
+    return points
+
+
+def _store_forms(points: Sequence[Point], forms: bytes, size: int) -> None:
+    """Keep the decoded forms (`forms`, `size` bytes each) of `points` as the newest of the store."""
     kept = points[-DECODED_KEPT:]
     start = (len(points) - len(kept)) * size
     slices = [forms[i : i + size] for i in range(start, len(forms), size)]
@@ -709,7 +715,31 @@ def decode_points(items: Sequence[object]) -> list[Point]:
             for old in list(itertools.islice(_decoded, excess)):
                 del _decoded[old]
         _decoded.update(zip(kept, slices, strict=True))
-    return points
+
+
+def keep_decoded(points: Sequence[Point]) -> None:
+    """Make the decoded forms of `points` (valid points used in many sums: the generators, G, the
+    joint key) the newest of `decode_points`' store, decoding those it does not hold, so that
+    the sums of the next deal find them all. Without the extension, nothing."""
+    if _msm is None:
+        return
+    with _decoded_lock:
+        known = {p: _decoded.pop(p) for p in points if p in _decoded}
+    missing = [p for p in points if p not in known]
+    if missing:
+        decode_points(missing)
+    with _decoded_lock:
+        _decoded.update(known)
+
+
+def _forms_or_encodings(points: Sequence[Point]) -> bytes:
+    """The points' kept decoded forms, joined, if the store holds all of them; else their encodings
+    (the constant-time functions of the extension take either, and decode the encodings)."""
+    with _decoded_lock:
+        forms = list(map(_decoded.get, points))
+    if None in forms:
+        return b"".join(points)
+    return b"".join(cast("list[bytes]", forms))
 
 
 DECODED_KEPT: Final[int] = 8192
@@ -782,7 +812,7 @@ def mul_fixed_secret(
     out: bytes = _msm.mul_fixed_ct(
         tuple(_fixed_table(b) for b in bases),
         tuple(b"".join(_scalar_bytes(k) for k in s) for s in scalars),
-        b"".join(addends),
+        _forms_or_encodings(addends) if addends else b"",
     )
     return [Point(out[i : i + POINT_BYTES]) for i in range(0, len(out), POINT_BYTES)]
 
@@ -818,13 +848,16 @@ def add_secret_forms(forms: bytes, points: Sequence[Point]) -> list[Point]:
     with _decoded_lock:
         items = list(map(_decoded.get, points, points))
     try:
-        out: bytes = module.add_ct(forms, items)
+        out, sums = module.add_ct(forms, items, True)
     except ValueError as exc:
         if len(exc.args) == 2 and exc.args[0] == "invalid point":
             decode_point(points[exc.args[1]])
             raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)") from exc
         raise
-    return [Point(out[i : i + POINT_BYTES]) for i in range(0, len(out), POINT_BYTES)]
+    results = [Point(out[i : i + POINT_BYTES]) for i in range(0, len(out), POINT_BYTES)]
+    if IDENTITY not in results:  # the sums' forms, kept for the sums that will use them (public)
+        _store_forms(results, sums, module.DECODED_SIZE)
+    return results
 
 
 def lincomb_secret(terms: Sequence[tuple[int, Point]]) -> Point:
@@ -852,7 +885,9 @@ def lincomb_secret(terms: Sequence[tuple[int, Point]]) -> Point:
             OPS.var_mul += 1
     points = list(merged)
     try:
-        out: bytes = _msm.lincomb_ct(b"".join(_scalar_bytes(merged[p]) for p in points), b"".join(points))
+        out: bytes = _msm.lincomb_ct(
+            b"".join(_scalar_bytes(merged[p]) for p in points), _forms_or_encodings(points)
+        )
     except ValueError as exc:
         if len(exc.args) == 2 and exc.args[0] == "invalid point":
             decode_point(points[exc.args[1]])

@@ -72,6 +72,7 @@ from protocol.crypto.group import (
     decode_points,
     decode_scalar,
     encode_scalar,
+    keep_decoded,
     lincomb,
     lincomb_public,
     lincomb_public_terms,
@@ -531,6 +532,7 @@ def _setup(
 ) -> ShuffleSetup:
     n = len(psi)
     hs = generators(n)
+    keep_decoded([*hs, BASE, public_key])  # decoded once, for the constant-time sums below
     c, r = gen_permutation_commitment(psi, hs, rng=rng)
     r_hat = [random_scalar(rng=rng) for _ in range(n)]
     w1, w2, w3, w4 = (random_scalar(rng=rng) for _ in range(4))
@@ -905,6 +907,7 @@ class ShuffleChainVerifier:
         self._y = 0
         self._acc = IDENTITY
         self._checked = 0
+        keep_decoded([*generators(len(deck)), BASE, chain_generator(), public_key])
 
     @property
     def count(self) -> int:

@@ -134,6 +134,19 @@ def test_encryptions_of_zero_left_unencoded_add_like_libsodium() -> None:
             assert group.add_secret_forms(forms, addends) == [
                 add(mul(k, base), a) for k, a in zip(scalars, addends, strict=True)
             ]
+    # the sums' forms are kept for the sums that will take them (the next seat's checks): the same
+    # results from them as from the encodings
+    sums = group.add_secret_forms(forms, local)
+    assert all(p in group._decoded for p in sums)
+    weights = [rng.randrange(L) for _ in sums]
+    assert group.msm_public_vartime(weights, sums) == _naive(list(zip(weights, sums, strict=True)))
+    # and the constant-time sums take kept forms as well as encodings
+    assert group.lincomb_secret(list(zip(scalars, sums, strict=True))) == _naive(
+        list(zip(scalars, sums, strict=True))
+    )
+    assert group.mul_fixed_secret([BASE], [scalars], sums) == [
+        add(group.mul_base(k), a) for k, a in zip(scalars, sums, strict=True)
+    ]
     cancel = group.mul_fixed_secret_forms(BASE, [5])
     assert cancel is not None
     assert group.add_secret_forms(cancel, [group.mul_base(L - 5)]) == [IDENTITY]
