@@ -25,6 +25,7 @@ from protocol.crypto.group import (
     POINT_BYTES,
     Point,
     add,
+    add_pairs,
     decode_point,
     decode_points,
     mul,
@@ -135,7 +136,7 @@ def card_point(game_id: bytes, k: int) -> Point:
 
 def initial_deck(cards: Sequence[Point], public_key: Point) -> list[Ciphertext]:
     """The public starting deck (G, M_k + Y), which every peer recomputes and checks."""
-    return [Ciphertext(BASE, add(m, public_key)) for m in cards]
+    return [Ciphertext(BASE, c2) for c2 in add_pairs(cards, [public_key] * len(cards))]
 
 
 class Codebook:

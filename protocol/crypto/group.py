@@ -617,7 +617,7 @@ def lincomb_public(terms: Iterable[tuple[int, Point]]) -> Point:
     return msm_public_vartime(scalars, points)
 
 
-def lincomb_public_terms(scalars: Sequence[int], points: Sequence[Point]) -> Point:
+def lincomb_public_terms(scalars: Sequence[int], points: Sequence[Point], *, reduced: bool = False) -> Point:
     """sum(scalars[i] * points[i]) for PUBLIC scalars, as `lincomb_public`, from two parallel lists.
 
     For a verifier that has already gathered one coefficient per point (points may repeat: a
@@ -625,6 +625,7 @@ def lincomb_public_terms(scalars: Sequence[int], points: Sequence[Point]) -> Poi
     multiplication as they are, without `lincomb_public`'s merging dictionary, which costs more
     than the repeated terms it would save. Identity points are dropped. Without the extension this
     is `lincomb` of the pairs (which merges them), and gives the same encoding bit for bit.
+    `reduced=True` when every scalar is already in [0, L) (not reduced again).
     """
     if len(scalars) != len(points):
         raise ValueError("one scalar per point")
@@ -635,17 +636,18 @@ def lincomb_public_terms(scalars: Sequence[int], points: Sequence[Point]) -> Poi
         return lincomb_public(zip(scalars, points, strict=True))
     if not points:
         return IDENTITY
-    return msm_public_vartime(scalars, points)
+    return msm_public_vartime(scalars, points, reduced=reduced)
 
 
-def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point]) -> Point:
+def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point], *, reduced: bool = False) -> Point:
     """sum(scalars[i] * points[i]) by the compiled extension, in VARIABLE TIME: public scalars only.
 
     Each point must be what `decode_point` accepts (the identity included in the refusals) and
     raises `decode_point`'s own `InvalidPoint` otherwise; scalars are reduced mod L. Returns the
     canonical encoding (`IDENTITY` for a zero sum). `RuntimeError` when the extension is not
     built (`backend`). A point that `decode_points` decoded is not decoded again: its decoded
-    form is taken from that function's store.
+    form is taken from that function's store. `reduced=True`: the scalars are already in [0, L)
+    (a larger one raises ValueError from the extension or OverflowError).
     """
     if _msm is None:
         raise RuntimeError("the compiled multi-scalar multiplication is not available")
@@ -659,10 +661,12 @@ def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point]) -> Point
     OPS.msm_terms += len(points)
     with _decoded_lock:
         items = list(map(_decoded.get, points, points))
+    if reduced:
+        packed = b"".join([k.to_bytes(SCALAR_BYTES, "little") for k in scalars])
+    else:
+        packed = b"".join([(k % L).to_bytes(SCALAR_BYTES, "little") for k in scalars])
     try:
-        result: bytes = _msm.lincomb_public_vartime(
-            b"".join([(k % L).to_bytes(SCALAR_BYTES, "little") for k in scalars]), items
-        )
+        result: bytes = _msm.lincomb_public_vartime(packed, items)
     except ValueError as exc:
         if len(exc.args) == 2 and exc.args[0] == "invalid point":
             decode_point(points[exc.args[1]])  # raises decode_point's reason for that point
@@ -858,6 +862,25 @@ def add_secret_forms(forms: bytes, points: Sequence[Point]) -> list[Point]:
     if IDENTITY not in results:  # the sums' forms, kept for the sums that will use them (public)
         _store_forms(results, sums, module.DECODED_SIZE)
     return results
+
+
+def add_pairs(a: Sequence[Point], b: Sequence[Point]) -> list[Point]:
+    """[a_i + b_i for each i], as `add` of each pair (the same encodings, the same errors), for
+    valid points. With the extension: one call, each point decoded once (kept forms are used),
+    the sums encoded, and their forms kept for the sums that will take them (the public deck
+    M_k + Y is the first shuffle's input); libsodium's addition decodes both operands a call."""
+    if len(a) != len(b):
+        raise ValueError("add_pairs of lists of different lengths")
+    module = _msm
+    if module is None or not a:
+        return [add(p, q) for p, q in zip(a, b, strict=True)]
+    forms = _forms_or_encodings(a)
+    if len(forms) != len(a) * module.DECODED_SIZE:
+        try:
+            forms = module.decode_points(forms)
+        except ValueError:
+            return [add(p, q) for p, q in zip(a, b, strict=True)]  # add's own error
+    return add_secret_forms(forms, b)
 
 
 def lincomb_secret(terms: Sequence[tuple[int, Point]]) -> Point:

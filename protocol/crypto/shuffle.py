@@ -991,7 +991,7 @@ class ShuffleChainVerifier:
         if self._acc != IDENTITY:
             waiting_scalars.append(1)
             waiting_points.append(self._acc)
-        self._acc = lincomb_public_terms(waiting_scalars, waiting_points)
+        self._acc = lincomb_public_terms(waiting_scalars, waiting_points, reduced=True)
         self._waiting_scalars, self._waiting_points = [], []
 
     def _deck_terms(

@@ -165,6 +165,20 @@ def test_encryptions_of_zero_left_unencoded_add_like_libsodium() -> None:
         group.use_extension(was)
 
 
+def test_pairs_of_points_add_like_libsodium(backend: bool) -> None:
+    # the public deck M_k + Y is built by `add_pairs`: libsodium's sums, kept forms or not
+    rng = random.Random(31)
+    a, b = _points(rng, 40), _points(rng, 40)
+    expected = [add(p, q) for p, q in zip(a, b, strict=True)]
+    assert group.add_pairs(a, b) == expected
+    assert group.add_pairs(group.decode_points(a), b) == expected
+    assert group.add_pairs([a[0]], [group.mul_base(L - 1) if a[0] == BASE else a[0]]) == [add(a[0], a[0])]
+    assert group.add_pairs([BASE], [group.mul_base(L - 1)]) == [IDENTITY]
+    assert group.add_pairs([], []) == []
+    with pytest.raises(InvalidPoint):
+        group.add_pairs([Point(b"\x01" * 32)], [BASE])
+
+
 @pytest.mark.parametrize("n", [1, 2, 150])
 def test_secret_scalar_vectors_equal_python_integers(n: int, backend: bool) -> None:
     # the prover's scalars (constant-time Montgomery arithmetic in the extension, libsodium's
