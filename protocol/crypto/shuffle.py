@@ -49,6 +49,7 @@ for t3 and t4), and the chain is unrolled so that every c^_i and t^_i is a sum o
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import operator
 import secrets
@@ -853,7 +854,7 @@ class ShuffleChainVerifier:
     Fiat-Shamir challenge exactly, from the sent commitments t (hashing only: a wrong challenge
     raises at once), then adds every equation t = t' of CheckShuffleProof (t1, t2, t3, t4,1, t4,2
     and the N chain equations t^_i), each multiplied by its own secret random weight (five
-    fresh 252-bit scalars from `rng` per proof, the N chain weights hashed from them), to one
+    fresh 252-bit scalars from `rng` per proof, the N 128-bit chain weights derived from them), to one
     running linear combination that must be the identity (random-linear-combination
     batch verification, the small exponents test of M. Bellare, J. Garay, T. Rabin, "Fast batch
     verification for modular exponentiation and digital signatures", EUROCRYPT 1998, Section 3;
@@ -1040,9 +1041,12 @@ class ShuffleChainVerifier:
         s_prime = proof.s_prime
         r1e, r2e, r3e, r41e, r42e = (r * e % L for r in (r1, r2, r3, r41, r42))
         # t^'_i = s^_i G + s'_i c^_{i-1} - e c^_i (c^_0 = h), one weight per step of the chain,
-        # hashed from the five secret random weights above: as unpredictable to the prover, and
-        # the verifier's draws from `rng` stay five per proof (what the seeded tests replay)
-        rhos = indexed_scalars(hash512(WEIGHTS_LABEL, [r1, r2, r3, r41, r42]), n)
+        # derived from the five secret random weights above: as unpredictable to the prover, and
+        # the verifier's draws from `rng` stay five per proof (what the seeded tests replay).
+        # 128 bits each (the small exponents test's error is then 2^-128, PROTOCOL.md 12.7), cut
+        # from one SHAKE256 output: one hash call for the N weights, not N SHA-512 digests.
+        stream = hashlib.shake_256(hash512(WEIGHTS_LABEL, [r1, r2, r3, r41, r42])).digest(16 * n)
+        rhos = [int.from_bytes(stream[i : i + 16], "little") for i in range(0, 16 * n, 16)]
         # t1' = s1 G - e (sum c_j - sum h_i)          t2' = s2 G - e (c^_N - u h)
         # t3' = s3 G + sum s'_i h_i - e sum u_j c_j    t4' = sum s'_i e'_i - s4 (Y, G) - e sum u_j e_j
         # The shared points' coefficients wait (unreduced) for the last proof that adds to them:
