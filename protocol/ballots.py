@@ -27,6 +27,16 @@ from .messages import Envelope
 Held = takeover.Held
 """seat -> (how many of its frames a voter holds, the digest of the last)."""
 
+
+def attempt_timer(name: str) -> tuple[int, int] | None:
+    """(owner, attempt) of a timer named `<kind>:<owner>:<attempt>` (a vote's `vacate:` or a
+    removal's `remove:`), None for any other name."""
+    parts = name.split(":")
+    if len(parts) != 3 or not (parts[1].isdigit() and parts[2].isdigit()):
+        return None
+    return int(parts[1]), int(parts[2])
+
+
 AHEAD = 8
 """A vote or answer may name an attempt at most this far beyond the receiver's current one (a
 voter can be a few attempts ahead of a peer still catching up; further is no honest peer's)."""

@@ -39,7 +39,7 @@ from skyjo_p2p.core.state import TableState
 
 from . import crypto, takeover
 from .acks import Acknowledgements
-from .ballots import Ballots, Held
+from .ballots import Ballots, Held, attempt_timer
 from .config import named_seats
 from .errors import Misbehaviour
 from .events import (
@@ -646,11 +646,11 @@ class SeatInsurance:
     # --- timers -------------------------------------------------------------------------------
 
     def timer_needed(self, name: str) -> bool:
-        parts = name.split(":")
-        if len(parts) != 3 or not (parts[1].isdigit() and parts[2].isdigit()):
+        parsed = attempt_timer(name)
+        if parsed is None:
             return False
-        attempt = self.ballots.attempt(int(parts[1]))
-        return attempt.number == int(parts[2]) and attempt.decided is None
+        attempt = self.ballots.attempt(parsed[0])
+        return attempt.number == parsed[1] and attempt.decided is None
 
     def timer(self, name: str) -> None:
         """`vacate:<owner>:<attempt>` ran out before a decision. Voters that are there but do not
@@ -658,8 +658,10 @@ class SeatInsurance:
         stops naming them and the program absent. Nobody else answers at all: we are the one cut
         off, so we wait (and say so) rather than stop a table that may be playing on."""
         session = self.session
-        parts = name.split(":")
-        owner, number = int(parts[1]), int(parts[2])
+        parsed = attempt_timer(name)
+        if parsed is None:
+            return
+        owner, number = parsed
         attempt = self.ballots.attempt(owner)
         me = session.me
         if me is None or attempt.number != number or attempt.decided is not None or session.halted:

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 from skyjo_p2p.core.state import TableState
 
 from . import takeover
-from .ballots import AHEAD, Counts, Held
+from .ballots import AHEAD, Counts, Held, attempt_timer
 from .chains import Chain
 from .config import TableConfig, named_seats, seat_names
 from .errors import Misbehaviour, RemovalRefused
@@ -564,11 +564,11 @@ class Removals:
         return foreseen[0] if foreseen else None
 
     def timer_needed(self, name: str) -> bool:
-        parts = name.split(":")
-        if len(parts) != 3 or not (parts[1].isdigit() and parts[2].isdigit()):
+        parsed = attempt_timer(name)
+        if parsed is None:
             return False
-        proposal = self.tally.proposal(int(parts[1]))
-        return proposal.number == int(parts[2]) and proposal.decided is None
+        proposal = self.tally.proposal(parsed[0])
+        return proposal.number == parsed[1] and proposal.decided is None
 
     def timer(self, name: str) -> None:
         """`remove:<owner>:<attempt>` ran out before the decision: the proposal expires for us
@@ -576,10 +576,11 @@ class Removals:
         did in time). Once we confirmed (an answer is final), we wait for the others' answers
         `QUIET_RETRIES` more times, then stop, naming absent the seats that did not answer (a
         seat that agreed and never answers would hold the table frozen)."""
-        if not self.timer_needed(name):
+        parsed = attempt_timer(name)
+        if parsed is None or not self.timer_needed(name):
             return
         session = self.session
-        owner = int(name.split(":")[1])
+        owner = parsed[0]
         me = session.me
         proposal = self.tally.proposal(owner)
         if me is None or session.halted or not proposal.votes:

@@ -19,7 +19,7 @@ import time
 import pytest
 
 from tests.client.netlab import open_lab, output, wait_all
-from tests.client.test_lan_faults import logs, start_table, verdict, wait_for
+from tests.client.test_lan_faults import FAST, logs, start_table, verdict, wait_for
 from tests.client.test_lan_takeover import GRACE, INSURED, TIMEOUTS, _seat_of
 
 STOPS_WITHIN = 8 * float(GRACE)
@@ -28,7 +28,11 @@ then the halt; bounded generously for a loaded machine."""
 
 
 CUTS = [0.5, 1.0, 1.5, 2.0, 5.0]
-"""How long a link is cut, in graces (the issue's five): the long ones take about 75 s each."""
+"""How long a link is cut, in graces (the issue's five)."""
+
+CUT_GRACE = "4"
+"""The cut tests' grace, half the others' (as test_lan_issue25_resume.py's): what they test is
+the length of a cut in graces, and the five lengths then take 2 to 20 s of cut each."""
 
 
 @pytest.fixture
@@ -93,12 +97,12 @@ def test_issue25_2_a_link_cut_then_healed_never_costs_the_game(lab, tmp_path, fa
     # cut between the grace and twice it voted out a player who never lost its link and sank the
     # game; a cut past the grace left the cut program stopped for good. Now every program
     # finishes, nobody who kept its link is ever taken over, and every file verifies.
-    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, INSURED)
+    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, [*FAST, "--grace", CUT_GRACE])
     assert wait_for(third, "game starts", 120), logs(host, second, third)
     assert wait_for(third, ": flip", 90) or wait_for(third, ": replace", 30), logs(host, third)
     lab.cut(3)
     try:
-        time.sleep(factor * float(GRACE))  # the fault's length (what is tested is what follows)
+        time.sleep(factor * float(CUT_GRACE))  # the fault's length (what is tested is what follows)
     finally:
         lab.heal(3)
     codes = wait_all([host, second], timeout=600)

@@ -91,8 +91,14 @@ Their moves are waited for as a slow player's: a long move timeout (p3's vanish 
 protocol step, or after the move timeout if it vanished on its turn)."""
 
 
+HELD = {**HOLD, **TIMEOUTS, "SKYJO_LAN_TEST_HOLD": "return,waits"}
+"""As `HOLD`, but the held programs' own waits do not run out while their bots are held (the hook
+asks them again), so the table keeps the short move timeout: a player who vanishes on its own turn
+is noticed after 8 s, not after `HOLD`'s 60 s."""
+
+
 def test_issue17_5b_the_vanished_peer_comes_back_and_retakes_its_seat(lab, tmp_path):
-    host, (second, third) = start_table(lab, tmp_path, {**TIMEOUTS, **HOLD}, ["--grace", GRACE])
+    host, (second, third) = start_table(lab, tmp_path, HELD, ["--grace", GRACE])
     _mid_round(third, host, second)
     seat = _seat_of(third)
     os.killpg(third.pid, signal.SIGKILL)

@@ -220,7 +220,8 @@ def test_no_text_is_its_own_key() -> None:
 # until every step has been seen (a fixed list: the same games every time)
 GAMES: dict[str, tuple[str, int, list[tuple[dict[str, object], int]]]] = {
     "skyjo": ("skyjo_p2p.skyjo.state", 4, [({}, 1), ({"rows": True}, 2)]),
-    "skip-bo": ("skyjo_p2p.skipbo.state", 3, [({}, 1)]),
+    # greedy bots, stock 5: a whole game in about 900 steps (random bots had not ended one in 3,000)
+    "skip-bo": ("skyjo_p2p.skipbo.state", 3, [({"stock_size": 5, "level": "greedy"}, 1)]),
     "skyjo-action": (
         "skyjo_p2p.action.state",
         4,
@@ -291,8 +292,10 @@ def test_every_key_the_screen_can_ask_for(game: str, monkeypatch: pytest.MonkeyP
     if game == "skyjo":
         for lang in ("en", "fr"):
             seen.add(_ask_everything(GameUI(_rare_skyjo_line(), lang), lang) or "")
-    for options, seed in tables:
-        table = OfflineTable(game, players, options, seed=seed, me=0, level="random")
+    for table_options, seed in tables:
+        options = dict(table_options)
+        level = str(options.pop("level", "random"))
+        table = OfflineTable(game, players, options, seed=seed, me=0, level=level)
         uis = {lang: GameUI(table.source(), lang) for lang in ("en", "fr")}
         for _ in range(3000):
             for lang, ui in uis.items():
