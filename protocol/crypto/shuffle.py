@@ -78,6 +78,7 @@ from protocol.crypto.group import (
     lincomb_public,
     lincomb_public_terms,
     lincomb_secret,
+    msm_available,
     mul_fixed_secret,
     mul_fixed_secret_forms,
     point_sum,
@@ -987,7 +988,9 @@ class ShuffleChainVerifier:
         waiting_points += points
         if not waiting_points:
             return
-        if not now and (self._batch_terms is None or len(waiting_points) < self._batch_terms):
+        # without the extension a sum costs the same in any batch: nothing to wait for
+        waits = self._batch_terms is None or len(waiting_points) < self._batch_terms
+        if not now and waits and msm_available():
             return
         if self._acc != IDENTITY:
             waiting_scalars.append(1)
