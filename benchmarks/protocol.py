@@ -363,6 +363,9 @@ def profile_reveals(samples: int) -> pstats.Stats:
 
 CATEGORIES = (
     ("lincomb_public_vartime", "multi-scalar multiplication (compiled extension)"),
+    ("lincomb_public_wnaf", "multi-scalar multiplication (compiled extension)"),
+    ("_msm.decode_points", "point decoding (compiled extension)"),
+    ("_msm.sum_public", "point addition (compiled extension)"),
     ("crypto/signatures.py:verify", "Ed25519 signature verification (libsodium)"),
     ("crypto_scalarmult_ristretto255_base", "fixed-base scalar multiplication (libsodium)"),
     ("crypto_scalarmult_ristretto255", "variable-base scalar multiplication (libsodium)"),

@@ -1500,6 +1500,10 @@ done:
     return result;
 }
 
+static PyObject *public_table_py(PyObject *self, PyObject *args);
+static PyObject *lincomb_public_wnaf(PyObject *self, PyObject *args);
+static PyObject *sum_public(PyObject *self, PyObject *args);
+
 static PyMethodDef methods[] = {
     {"decode_points", decode_points, METH_VARARGS, decode_doc},
     {"lincomb_public_vartime", lincomb_public_vartime, METH_VARARGS, lincomb_doc},
@@ -1510,6 +1514,16 @@ static PyMethodDef methods[] = {
     {"sc_dot", sc_dot_py, METH_VARARGS, sc_dot_doc},
     {"sc_chain", sc_chain_py, METH_VARARGS, sc_chain_doc},
     {"lincomb_ct", lincomb_ct, METH_VARARGS, lincomb_ct_doc},
+    /* issue 29, the flip (defined at the end of this file) */
+    {"public_table", public_table_py, METH_VARARGS,
+     "public_table(point) -> bytes: P, 3P, ..., 63P of a PUBLIC point, for lincomb_public_wnaf."},
+    {"lincomb_public_wnaf", lincomb_public_wnaf, METH_VARARGS,
+     "lincomb_public_wnaf(scalars, points) -> bytes: sum(k_i * P_i) in VARIABLE TIME (public\n"
+     "scalars only) by interleaved wNAF; points are encodings, decode_points forms or public_table\n"
+     "tables."},
+    {"sum_public", sum_public, METH_VARARGS,
+     "sum_public(points, negate) -> bytes: sum (-1)^negate[i] P_i of PUBLIC points (encodings or\n"
+     "decode_points forms), decoded once, encoded once."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1525,10 +1539,333 @@ PyMODINIT_FUNC PyInit__msm(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     if (PyModule_AddIntConstant(m, "DECODED_SIZE", (long)sizeof(ge_ext)) < 0 ||
-        PyModule_AddIntConstant(m, "FIXED_TABLE_SIZE", (long)sizeof(fixed_table)) < 0) {
+        PyModule_AddIntConstant(m, "FIXED_TABLE_SIZE", (long)sizeof(fixed_table)) < 0 ||
+        PyModule_AddIntConstant(m, "PUBLIC_TABLE_SIZE", (long)(32 * sizeof(ge_cached))) < 0) {
         Py_DECREF(m);
         return NULL;
     }
     return m;
+}
+#endif /* MSM_NO_PYTHON */
+
+/* ---- issue 29, the flip: small public sums by interleaved wNAF, a public card's shares summed -----
+ *
+ * A flip's share proofs are checked in sums of a dozen terms (`lincomb_public_wnaf`), where most
+ * of the cost is the additions of Straus's interleaving. Here each scalar is written in width-w
+ * non-adjacent form (wNAF: J. A. Solinas, "Efficient arithmetic on Koblitz curves", Designs, Codes
+ * and Cryptography 19, 2000, section 4; digits odd, |d| < 2^(w-1), at most one non-zero digit in
+ * any w consecutive ones: about 253 / (w + 1) additions a scalar instead of 253 / 4), and the
+ * wNAFs are interleaved over one chain of doublings (B. Moller, "Algorithms for
+ * multi-exponentiation", SAC 2001, section 3.2; Hankerson, Menezes, Vanstone, "Guide to Elliptic
+ * Curve Cryptography", 2004, algorithm 3.51). Two more savings:
+ *   - each scalar k is replaced by the shorter of k and L - k, the point negated for the latter:
+ *     a batch weight -r with r < 2^128 (a commitment's coefficient) costs 128 bits, not 253;
+ *   - a point used in many sums (G, a seat's key share) may come with its table of odd multiples
+ *     P, 3P, ..., 63P precomputed once (`public_table`, w = 7, normalised to Z = 1 with one
+ *     inversion, so its additions cost 8 multiplications); other points get P, 3P, ..., 15P
+ *     (w = 5) per call, the same 8 entries as msm_straus's table.
+ * VARIABLE TIME, like lincomb_public_vartime: public scalars only.
+ */
+
+#define WNAF_W 5         /* per-call tables: P, 3P, ..., 15P */
+#define WNAF_W_LASTING 7 /* precomputed tables: P, 3P, ..., 63P */
+#define WNAF_LEN 256     /* digits of a scalar below 2^253: at most 254 */
+
+typedef struct {
+    ge_cached odd[1 << (WNAF_W_LASTING - 2)];
+} wnaf_table;
+
+/* L in 32 little-endian bytes */
+static const unsigned char L_BYTES[32] = {0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7,
+                                          0xa2, 0xde, 0xf9, 0xde, 0x14, 0,    0,    0,    0,    0,    0,
+                                          0,    0,    0,    0,    0,    0,    0,    0,    0,    0x10};
+
+static unsigned bit_length(const unsigned char k[32]) {
+    for (int i = 31; i >= 0; i--)
+        if (k[i]) {
+            unsigned bits = 0;
+            for (unsigned v = k[i]; v; v >>= 1) bits++;
+            return 8 * (unsigned)i + bits;
+        }
+    return 0;
+}
+
+/* out = L - k for 0 < k < L; returns 0 when k >= L or k = 0 (nothing is written then). */
+static int l_minus(unsigned char out[32], const unsigned char k[32]) {
+    int i;
+    for (i = 31; i >= 0 && k[i] == L_BYTES[i]; i--) {
+    }
+    if (i < 0 || k[i] > L_BYTES[i] || bit_length(k) == 0) return 0;
+    int borrow = 0;
+    for (int j = 0; j < 32; j++) {
+        int v = (int)L_BYTES[j] - (int)k[j] - borrow;
+        borrow = v < 0;
+        out[j] = (unsigned char)(v + 256 * borrow);
+    }
+    return 1;
+}
+
+/* The width-w NAF of k < 2^253 (w <= 8): k = sum naf[i] 2^i, at most 254 digits. Returns the number
+ * of digits up to the last non-zero one. */
+static unsigned wnaf_recode(signed char naf[WNAF_LEN], const unsigned char k[32], unsigned w) {
+    const unsigned width = 1u << w, half = width >> 1;
+    unsigned carry = 0, pos = 0, len = 0;
+    memset(naf, 0, WNAF_LEN);
+    while (pos < WNAF_LEN) { /* window_bits reads zeros past bit 255 */
+        unsigned window = carry + window_bits(k, pos, w);
+        if ((window & 1) == 0) { /* this bit of k + carry 2^pos is zero: the carry moves up */
+            pos++;
+            continue;
+        }
+        if (window < half) {
+            naf[pos] = (signed char)window;
+            carry = 0;
+        } else {
+            naf[pos] = (signed char)((int)window - (int)width);
+            carry = 1;
+        }
+        len = pos + 1;
+        pos += w;
+    }
+    return len;
+}
+
+/* tab = P, 3P, ..., (2m - 1)P (m entries, Z as computed). */
+static void odd_multiples(ge_cached *tab, const ge_ext *p, unsigned m) {
+    ge_ext two, cur = *p;
+    ge_cached two_cached;
+    ge_double(&two, p);
+    ge_to_cached(&two_cached, &two);
+    ge_to_cached(&tab[0], p);
+    for (unsigned j = 1; j < m; j++) {
+        ge_add_cached(&cur, &cur, &two_cached, 0);
+        ge_to_cached(&tab[j], &cur);
+    }
+}
+
+static int wnaf_table_build(wnaf_table *tab, const ge_ext *p) {
+    enum { M = 1 << (WNAF_W_LASTING - 2) };
+    ge_ext multiples[M], two;
+    ge_cached two_cached;
+    multiples[0] = *p;
+    ge_double(&two, p);
+    ge_to_cached(&two_cached, &two);
+    for (unsigned j = 1; j < M; j++) ge_add_cached(&multiples[j], &multiples[j - 1], &two_cached, 0);
+    return normalize_to_cached(tab->odd, multiples, M);
+}
+
+/* One term of a wNAF sum: its table (z_one when every entry has Z = 1), its digits, its sign. */
+typedef struct {
+    const ge_cached *table;
+    signed char digits[WNAF_LEN];
+    unsigned len;
+    int negate;
+    int z_one;
+    int decode; /* its point is an encoding still to decode (lincomb_public_wnaf) */
+} wnaf_term;
+
+/* acc = sum over the terms of (-1)^negate sum_i digits[i] 2^i P (tables already filled). */
+static void msm_wnaf(ge_ext *acc, const wnaf_term *terms, size_t n) {
+    unsigned top = 0;
+    for (size_t t = 0; t < n; t++)
+        if (terms[t].len > top) top = terms[t].len;
+    int empty = 1;
+    ge_identity(acc);
+    for (unsigned i = top; i-- > 0;) {
+        if (!empty) ge_double(acc, acc);
+        for (size_t t = 0; t < n; t++) {
+            const int d = terms[t].digits[i];
+            if (d == 0) continue;
+            const ge_cached *q = &terms[t].table[((d > 0 ? d : -d) - 1) / 2];
+            const int negate = (d < 0) ^ terms[t].negate;
+            if (terms[t].z_one)
+                ge_add_cached_any(acc, acc, q, negate, 1);
+            else
+                ge_add_cached(acc, acc, q, negate);
+            empty = 0;
+        }
+    }
+}
+
+#ifndef MSM_NO_PYTHON
+#define WNAF_TABLE_BYTES ((Py_ssize_t)sizeof(wnaf_table))
+_Static_assert(sizeof(wnaf_table) == 32 * sizeof(ge_cached), "PUBLIC_TABLE_SIZE in PyInit__msm");
+
+/* public_table(point) -> bytes: the table of P, 3P, ..., 63P of a PUBLIC point (a canonical
+ * encoding), for lincomb_public_wnaf. ValueError(('invalid point', 0)) when P does not decode. */
+static PyObject *public_table_py(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer pb;
+    if (!PyArg_ParseTuple(args, "y*", &pb)) return NULL;
+    PyObject *result = NULL;
+    ge_ext p;
+    if (pb.len != 32 || ristretto_decode(&p, pb.buf) != 0) {
+        set_invalid_point(0);
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize(NULL, WNAF_TABLE_BYTES);
+    if (result == NULL) goto done;
+    if (wnaf_table_build((wnaf_table *)(void *)PyBytes_AS_STRING(result), &p) != 0) {
+        Py_CLEAR(result);
+        PyErr_NoMemory();
+    }
+done:
+    PyBuffer_Release(&pb);
+    return result;
+}
+
+/* lincomb_public_wnaf(scalars, points) -> bytes: sum(k_i * P_i) in VARIABLE TIME, for public
+ * scalars only. `scalars` is n 32-byte little-endian scalars below 2^253; `points` a list of n
+ * bytes, each a canonical 32-byte encoding (decoded here, the identity refused), a form from
+ * decode_points (DECODED_SIZE bytes) or a table from public_table (PUBLIC_TABLE_SIZE bytes).
+ * Returns the canonical encoding of the sum (32 zero bytes for the identity); a refused point
+ * raises ValueError(('invalid point', i)). */
+static PyObject *lincomb_public_wnaf(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer sb;
+    PyObject *list;
+    if (!PyArg_ParseTuple(args, "y*O!", &sb, &PyList_Type, &list)) return NULL;
+    PyObject *result = NULL;
+    const size_t n = (size_t)PyList_GET_SIZE(list);
+    wnaf_term *terms = NULL;
+    ge_ext *points = NULL;
+    ge_cached *tables = NULL;
+    unsigned char *encodings = NULL;
+    PyObject **keep = NULL;
+    if (sb.len < 0 || (size_t)sb.len != 32 * n) {
+        PyErr_SetString(PyExc_ValueError, "one 32-byte scalar per point");
+        goto done;
+    }
+    const unsigned char *scalars = sb.buf;
+    for (size_t i = 0; i < n; i++) {
+        if (scalars[32 * i + 31] >= 0x20) {
+            PyErr_SetString(PyExc_ValueError, "scalar not below 2^253");
+            goto done;
+        }
+    }
+    const size_t per_call = (size_t)1 << (WNAF_W - 2);
+    terms = malloc((n ? n : 1) * sizeof(wnaf_term));
+    points = malloc((n ? n : 1) * sizeof(ge_ext));
+    tables = malloc((n ? n : 1) * per_call * sizeof(ge_cached));
+    encodings = malloc((n ? n : 1) * 32);
+    keep = malloc((n ? n : 1) * sizeof(PyObject *));
+    if (terms == NULL || points == NULL || tables == NULL || encodings == NULL || keep == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    size_t held = 0; /* the tables given, referenced while the GIL is released */
+    for (size_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(list, (Py_ssize_t)i);
+        if (!PyBytes_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "points must be bytes");
+            goto done;
+        }
+        const Py_ssize_t len = PyBytes_GET_SIZE(item);
+        terms[i].table = NULL;
+        terms[i].z_one = 0;
+        terms[i].decode = 0;
+        if (len == 32) {
+            memcpy(encodings + 32 * i, PyBytes_AS_STRING(item), 32);
+            terms[i].decode = 1;
+        } else if (len == DECODED_BYTES) {
+            memcpy(&points[i], PyBytes_AS_STRING(item), sizeof(ge_ext));
+        } else if (len == WNAF_TABLE_BYTES) {
+            Py_INCREF(item);
+            keep[held++] = item;
+            terms[i].table = ((const wnaf_table *)(const void *)PyBytes_AS_STRING(item))->odd;
+            terms[i].z_one = 1;
+        } else {
+            set_invalid_point((Py_ssize_t)i);
+            goto done;
+        }
+    }
+    Py_ssize_t bad = -1;
+    ge_ext sum;
+    unsigned char out[32];
+    Py_BEGIN_ALLOW_THREADS
+    for (size_t i = 0; i < n && bad < 0; i++) {
+        wnaf_term *t = &terms[i];
+        if (t->decode && ristretto_decode(&points[i], encodings + 32 * i) != 0) {
+            bad = (Py_ssize_t)i;
+            break;
+        }
+        const unsigned char *k = scalars + 32 * i;
+        unsigned char other[32];
+        t->negate = 0;
+        if (l_minus(other, k) && bit_length(other) < bit_length(k)) {
+            k = other;
+            t->negate = 1;
+        }
+        const unsigned w = t->table != NULL ? WNAF_W_LASTING : WNAF_W;
+        t->len = wnaf_recode(t->digits, k, w);
+        if (t->table == NULL) {
+            ge_cached *own = tables + per_call * i;
+            if (t->len) odd_multiples(own, &points[i], (unsigned)per_call);
+            t->table = own;
+        }
+    }
+    if (bad < 0) {
+        msm_wnaf(&sum, terms, n);
+        ristretto_encode(out, &sum);
+    }
+    Py_END_ALLOW_THREADS
+    if (bad >= 0)
+        set_invalid_point(bad);
+    else
+        result = PyBytes_FromStringAndSize((const char *)out, 32);
+done:
+    if (keep != NULL)
+        for (size_t i = 0; i < held; i++) Py_DECREF(keep[i]);
+    free(terms);
+    free(points);
+    free(tables);
+    free(encodings);
+    free(keep);
+    PyBuffer_Release(&sb);
+    return result;
+}
+
+/* sum_public(points, negate) -> bytes: the encoding of sum_i (-1)^negate[i] P_i for PUBLIC points
+ * (encodings, decoded here, or decode_points forms), one decoding a point and one encoding in all
+ * (a card's M = c2 - sum D_i: libsodium's addition decodes both operands and encodes the sum each
+ * time). `negate` holds one byte (0 or 1) a point. 32 zero bytes for the identity; a refused point
+ * raises ValueError(('invalid point', i)). VARIABLE TIME (the decoding's early refusals). */
+static PyObject *sum_public(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *list;
+    Py_buffer nb;
+    if (!PyArg_ParseTuple(args, "O!y*", &PyList_Type, &list, &nb)) return NULL;
+    PyObject *result = NULL;
+    const Py_ssize_t n = PyList_GET_SIZE(list);
+    if (nb.len != n) {
+        PyErr_SetString(PyExc_ValueError, "one negation flag a point");
+        goto done;
+    }
+    const unsigned char *negate = nb.buf;
+    ge_ext acc, p;
+    ge_cached c;
+    ge_identity(&acc);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(list, i);
+        if (!PyBytes_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "points must be bytes");
+            goto done;
+        }
+        const Py_ssize_t len = PyBytes_GET_SIZE(item);
+        if (len == DECODED_BYTES)
+            memcpy(&p, PyBytes_AS_STRING(item), sizeof p);
+        else if (len != 32 || ristretto_decode(&p, (const unsigned char *)PyBytes_AS_STRING(item)) != 0) {
+            set_invalid_point(i);
+            goto done;
+        }
+        ge_to_cached(&c, &p);
+        ge_add_cached(&acc, &acc, &c, negate[i] != 0);
+    }
+    unsigned char out[32];
+    ristretto_encode(out, &acc);
+    result = PyBytes_FromStringAndSize((const char *)out, 32);
+done:
+    PyBuffer_Release(&nb);
+    return result;
 }
 #endif /* MSM_NO_PYTHON */

@@ -28,19 +28,23 @@ from protocol.crypto.group import (
     L,
     Point,
     decode_point,
+    decode_points,
     decode_scalar,
     encode_scalar,
-    lincomb,
     lincomb_public,
+    lincomb_public_merged,
+    lincomb_secret,
     msm_available,
     mul,
     mul_base,
     point_sum,
     random_scalar,
+    scalar_mul,
     scalar_muladd,
     sub,
+    sum_public,
 )
-from protocol.crypto.hashing import FIAT_SHAMIR_LABEL, HashItem, challenge, encode, hash_to_scalar
+from protocol.crypto.hashing import FIAT_SHAMIR_LABEL, HashItem, challenge, encode, indexed_scalars
 from protocol.crypto.randomness import SYSTEM, RandomSource
 
 DLEQ_LABEL: Final[str] = "skyjo-lan/v1/dleq"
@@ -237,7 +241,10 @@ class ShareBatch:
             raise MalformedData("a share batch holds a non-empty list of shares")
         if expected_len is not None and len(raw) != expected_len:
             raise MalformedData(f"share batch has {len(raw)} shares, expected {expected_len}")
-        return cls(tuple(decode_point(d) for d in raw), BatchProof.from_wire(obj[1:]))
+        # the shares, A and B validated by one call (`decode_points`: the same errors, in the same
+        # order, as decoding them one by one), which keeps their decoded forms for the check's sum
+        *shares, commit_a, commit_b = decode_points([*raw, obj[1], obj[2]])
+        return cls(tuple(shares), BatchProof(commit_a, commit_b, decode_scalar(obj[3])))
 
 
 def _batch_statement(
@@ -259,14 +266,49 @@ _CHALLENGE_PREFIX: Final[bytes] = encode(FIAT_SHAMIR_LABEL, BATCH_LABEL)
 
 def _coefficients(encoded_statement: bytes, context: bytes, m: int) -> list[int]:
     """e_j = HS(H512(label, statement, context), j), from the statement's encoding."""
-    seed = hashlib.sha512(_COEFFICIENTS_PREFIX + encoded_statement + encode(context)).digest()
-    return [hash_to_scalar(seed, j) for j in range(m)]
+    seed = hashlib.sha512(_COEFFICIENTS_PREFIX + encoded_statement + _encode_bytes(context)).digest()
+    if m == 1:  # a flip: hash_to_scalar(seed, 0), whose encoding of 0 is b"I" and a zero length
+        return [int.from_bytes(hashlib.sha512(_SEED_PREFIX + seed + _INDEX_0).digest(), "little") % L]
+    return indexed_scalars(seed, m)  # [hash_to_scalar(seed, j) for j in range(m)]
 
 
 def _challenge(encoded_statement: bytes, commit_a: Point, commit_b: Point, context: bytes) -> int:
     """challenge(BATCH_LABEL, statement, [A, B], context), from the statement's encoding."""
-    digest = hashlib.sha512(_CHALLENGE_PREFIX + encoded_statement + encode([commit_a, commit_b], context))
+    if type(commit_a) is bytes and type(commit_b) is bytes and len(commit_a) == len(commit_b) == 32:
+        tail = b"".join((_COMMITMENTS_HEAD, commit_a, _PREFIX_32, commit_b, _encode_bytes(context)))
+    else:
+        tail = encode([commit_a, commit_b], context)
+    digest = hashlib.sha512(_CHALLENGE_PREFIX + encoded_statement + tail)
     return int.from_bytes(digest.digest(), "little") % L
+
+
+# `encode`'s bytes for the items of a batch's hash inputs, put together directly (the same bytes:
+# checked against `encode` in tests/protocol/test_msm_flip.py): a tag, an 8-byte big-endian
+# length, the payload; a list's length is its item count.
+_PREFIX_32: Final[bytes] = b"B" + (32).to_bytes(8, "big")
+_SEED_PREFIX: Final[bytes] = b"B" + (64).to_bytes(8, "big")
+_INDEX_0: Final[bytes] = b"I" + bytes(8)
+_STATEMENT_HEAD: Final[bytes] = b"L" + (4).to_bytes(8, "big") + _PREFIX_32 + BASE + _PREFIX_32
+_COMMITMENTS_HEAD: Final[bytes] = b"L" + (2).to_bytes(8, "big") + _PREFIX_32
+
+
+def _encode_bytes(data: bytes) -> bytes:
+    """`encode(data)` of one bytes item."""
+    return b"B" + len(data).to_bytes(8, "big") + data
+
+
+def _encode_statement(public_key: Point, ciphertexts: Sequence[Ciphertext], shares: Sequence[Point]) -> bytes:
+    """`encode(_batch_statement(public_key, ciphertexts, shares))`, put together directly when every
+    point is 32 bytes (always, for points that were validated)."""
+    c1s = [c.c1 for c in ciphertexts]
+    m = len(c1s)
+    points = [public_key, *c1s, *shares]
+    if m and len(shares) == m and all(type(p) is bytes and len(p) == 32 for p in points):
+        count = b"L" + m.to_bytes(8, "big") + _PREFIX_32
+        return b"".join(
+            (_STATEMENT_HEAD, public_key, count, _PREFIX_32.join(c1s), count, _PREFIX_32.join(shares))
+        )
+    return encode(_batch_statement(public_key, ciphertexts, shares))
 
 
 def make_share_batch(
@@ -281,11 +323,17 @@ def make_share_batch(
     if not ciphertexts:
         raise ValueError("nothing to share")
     shares = [decryption_share(secret, c) for c in ciphertexts]
-    encoded = encode(_batch_statement(public_key, ciphertexts, shares))
+    encoded = _encode_statement(public_key, ciphertexts, shares)
     coefs = _coefficients(encoded, context, len(ciphertexts))
     w = random_scalar(rng=rng)
     a = mul_base(w)
-    b = lincomb((w * e_j, ct.c1) for e_j, ct in zip(coefs, ciphertexts, strict=True))
+    # B = sum (w e_j) c1_j, the secret w in libsodium's constant-time scalar code; one card (a
+    # flip) is one libsodium multiplication, several the extension's constant-time Straus sum
+    weights = [scalar_mul(w, e_j) for e_j in coefs]
+    if len(ciphertexts) == 1:
+        b = mul(weights[0], ciphertexts[0].c1)
+    else:
+        b = lincomb_secret(list(zip(weights, (ct.c1 for ct in ciphertexts), strict=True)))
     e = _challenge(encoded, a, b, context)
     return ShareBatch(tuple(shares), BatchProof(a, b, scalar_muladd(e, secret, w)))
 
@@ -306,7 +354,7 @@ def _equations(check: ShareCheck) -> tuple[list[tuple[int, Point]], list[tuple[i
     batch = check.batch
     if len(batch.shares) != len(check.ciphertexts):
         raise InvalidProof("share batch does not match the number of ciphertexts")
-    encoded = encode(_batch_statement(check.public_key, check.ciphertexts, batch.shares))
+    encoded = _encode_statement(check.public_key, check.ciphertexts, batch.shares)
     coefs = _coefficients(encoded, check.context, len(check.ciphertexts))
     proof = batch.proof
     e = _challenge(encoded, proof.commit_a, proof.commit_b, check.context)
@@ -316,6 +364,31 @@ def _equations(check: ShareCheck) -> tuple[list[tuple[int, Point]], list[tuple[i
     second += [(L - e * e_j % L, d) for e_j, d in zip(coefs, batch.shares, strict=True)]
     second.append((L - 1, proof.commit_b))
     return first, second
+
+
+def _add_weighted(coefs: dict[Point, int], check: ShareCheck, r: int, t: int) -> None:
+    """Add r times the first equation of `check` and t times its second (`_equations`, the same
+    sums) to `coefs` (point -> scalar, not reduced)."""
+    batch = check.batch
+    ciphertexts = check.ciphertexts
+    if len(batch.shares) != len(ciphertexts):
+        raise InvalidProof("share batch does not match the number of ciphertexts")
+    encoded = _encode_statement(check.public_key, ciphertexts, batch.shares)
+    e_js = _coefficients(encoded, check.context, len(ciphertexts))
+    proof = batch.proof
+    e = _challenge(encoded, proof.commit_a, proof.commit_b, check.context)
+    s = proof.response
+    get = coefs.get
+    coefs[BASE] = get(BASE, 0) + r * s
+    key = check.public_key
+    coefs[key] = get(key, 0) - r * e
+    coefs[proof.commit_a] = get(proof.commit_a, 0) - r
+    coefs[proof.commit_b] = get(proof.commit_b, 0) - t
+    ts, te = t * s, t * e
+    for e_j, ct, d in zip(e_js, ciphertexts, batch.shares, strict=True):
+        c1 = ct.c1
+        coefs[c1] = get(c1, 0) + ts * e_j
+        coefs[d] = get(d, 0) - te * e_j
 
 
 def share_batch_challenge(check: ShareCheck) -> int:
@@ -358,7 +431,9 @@ def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
     of a card every seat reveals, G) count once in the sum. Each proof stays bound to its own
     context: its challenge e_i is recomputed from its own statement, commitments and context.
 
-    The sum is one compiled multi-scalar multiplication (`group.lincomb_public`: variable time,
+    The sum is one compiled multi-scalar multiplication (`group.lincomb_public_merged`: an
+    interleaved wNAF for a few terms, where a weight -r costs 128 bits and G and the keys have
+    kept tables; Straus's or Pippenger's method for many; variable time,
     which is safe here since every scalar is public: challenges and responses from the wire, the
     hashed coefficients and the verifier's weights, which protect only the verifier against a
     cheating prover and are never reused). When it is not the identity, or without the compiled
@@ -366,19 +441,8 @@ def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
     is verified alone, in order, and the first that fails is named: so a fault found in a batch
     names the same proof as checking the proofs one by one.
     """
-    if len(checks) > 1 and msm_available():
-        try:
-            terms: list[tuple[int, Point]] = []
-            for check in checks:
-                first, second = _equations(check)
-                r, t = _weight(), _weight()
-                terms += [(r * k, p) for k, p in first]
-                terms += [(t * k, p) for k, p in second]
-        except InvalidProof:
-            pass  # found again, and named, below
-        else:
-            if lincomb_public(terms) == IDENTITY:
-                return
+    if msm_available() and _batch_holds(checks):
+        return
     for index, check in enumerate(checks):
         try:
             holds = _holds_alone(check)
@@ -388,19 +452,48 @@ def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
             raise InvalidProof("batched DLEQ proof does not verify", index)
 
 
+def _batch_holds(checks: Sequence[ShareCheck]) -> bool:
+    """Whether the random linear combination of every check's two equations is the identity (see
+    `verify_share_batches`), as one sum of the compiled extension (`group.lincomb_public_merged`);
+    False when it is not, or when a check cannot be put in the sum (found again, and named, by the
+    caller's check of each proof alone)."""
+    coefs: dict[Point, int] = {}
+    lasting = {BASE}  # G and the seats' keys are in every flip's sums: their tables are kept
+    try:
+        for check in checks:
+            _add_weighted(coefs, check, _weight(), _weight())
+            lasting.add(check.public_key)
+    except InvalidProof:
+        return False
+    return lincomb_public_merged(coefs, lasting) == IDENTITY
+
+
 def verify_share_batch(
     public_key: Point, ciphertexts: Sequence[Ciphertext], batch: ShareBatch, context: bytes
 ) -> None:
-    """Raise `InvalidProof` unless every share of `batch` is x*c1 for the x of `public_key`."""
-    if not _holds_alone(ShareCheck(public_key, ciphertexts, batch, context)):
+    """Raise `InvalidProof` unless every share of `batch` is x*c1 for the x of `public_key`.
+
+    With the compiled extension the two equations are first checked as one random linear
+    combination (`_batch_holds`: one sum instead of two, the same 2^-128 bound as
+    `verify_share_batches`); the check alone, and its error, when that sum is not the identity."""
+    check = ShareCheck(public_key, ciphertexts, batch, context)
+    if msm_available() and _batch_holds([check]):
+        return
+    if not _holds_alone(check):
         raise InvalidProof("batched DLEQ proof does not verify")
 
 
 # --- combining ---------------------------------------------------------------------------------
 
 
-def combine_shares(ciphertext: Ciphertext, shares: Iterable[Point]) -> Point:
-    """M = c2 - sum D_i. For a private reveal, include one's own `decryption_share`."""
+def combine_shares(ciphertext: Ciphertext, shares: Iterable[Point], *, public: bool = False) -> Point:
+    """M = c2 - sum D_i. For a private reveal, include one's own `decryption_share`.
+
+    `public`: every share is public (a public reveal, where M is read by everyone): then the sum
+    is the extension's one call (`group.sum_public`, variable time), else libsodium's additions,
+    which are constant time (a private card's M and its holder's own share are secret)."""
+    if public:
+        return sum_public(ciphertext.c2, list(shares))
     return sub(ciphertext.c2, point_sum(shares))
 
 

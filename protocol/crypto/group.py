@@ -88,7 +88,7 @@ import sys
 import tempfile
 import threading
 import types
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, fields
 from types import ModuleType
 from typing import Final, NewType, cast
@@ -982,3 +982,120 @@ def is_valid_point(data: bytes) -> bool:
     except InvalidPoint:
         return False
     return True
+
+
+# --- issue 29, the flip: small public sums, a public card's shares -------------------------------
+
+FEW_TERMS: Final[int] = 32
+"""Up to this many distinct points, `lincomb_public_few` runs the extension's interleaved wNAF;
+beyond, `msm_public_vartime` (Pippenger's buckets, as fast at about 32 full-length scalars and
+faster beyond; an 8-seat flip's check is 30 points, 14 of them with 128-bit scalars)."""
+
+PUBLIC_TABLES_KEPT: Final[int] = 64
+"""Precomputed tables kept by `lincomb_public_few` (5 kB each): G and the seats' key shares of the
+last games."""
+
+_public_tables: dict[Point, bytes] = {}
+
+
+def _public_table(p: Point) -> bytes:
+    """The extension's table of P, 3P, ..., 63P (made once for each lasting point)."""
+    assert _msm is not None
+    table = _public_tables.get(p)
+    if table is None:
+        if not isinstance(p, bytes) or len(p) != POINT_BYTES:
+            decode_point(p)  # the same error as for a received point
+        try:
+            table = _msm.public_table(p)
+        except ValueError as exc:
+            decode_point(p)
+            raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)") from exc
+        if len(_public_tables) >= PUBLIC_TABLES_KEPT:
+            _public_tables.clear()
+        _public_tables[p] = table
+    return table
+
+
+def lincomb_public_few(terms: Iterable[tuple[int, Point]], lasting: Collection[Point] = ()) -> Point:
+    """`lincomb_public` (the same result, the same errors) for sums of a few terms: PUBLIC scalars
+    only (verification), never a secret.
+
+    With the extension, up to `FEW_TERMS` distinct points, the sum is the extension's interleaved
+    wNAF (`_msm.c`, "the flip"): each scalar k as the shorter of k and L - k (a batch weight -r
+    with r < 2^128 costs half a full one), points decoded by `decode_points` taken in their
+    decoded form, and the points of `lasting` (used by many sums: G, the seats' key shares) with
+    a table of odd multiples made once and kept. Variable time, safe for public scalars only, as
+    `msm_public_vartime`. More terms go to `msm_public_vartime`; without the extension, `lincomb`.
+    """
+    if _msm is None:
+        return lincomb_public(terms)
+    coefs: dict[Point, int] = {}
+    get = coefs.get
+    for k, p in terms:
+        coefs[p] = get(p, 0) + k
+    return lincomb_public_merged(coefs, lasting)
+
+
+def lincomb_public_merged(coefs: dict[Point, int], lasting: Collection[Point] = ()) -> Point:
+    """`lincomb_public_few` of the terms (k, p) for p, k in `coefs.items()` (a sum whose terms
+    are already merged by point, as a batch check adds them up; the dict is left as it is)."""
+    module = _msm
+    if module is None:
+        return lincomb_public((k, p) for p, k in coefs.items())
+    scalars: list[int] = []
+    points: list[Point] = []
+    for p, k in coefs.items():
+        k %= L
+        if k and p != IDENTITY:
+            scalars.append(k)
+            points.append(p)
+    if not points:
+        return IDENTITY
+    if len(points) > FEW_TERMS:
+        return msm_public_vartime(scalars, points)
+    for p in points:
+        if not isinstance(p, bytes) or len(p) != POINT_BYTES:
+            decode_point(p)  # raises the same error as for a received point
+    OPS.msm += 1
+    OPS.msm_terms += len(points)
+    tables = {p: _public_table(p) for p in points if p in lasting}
+    with _decoded_lock:
+        found = _decoded.get
+        items = [tables[p] if p in tables else found(p, p) for p in points]
+    try:
+        result: bytes = module.lincomb_public_wnaf(
+            b"".join(k.to_bytes(SCALAR_BYTES, "little") for k in scalars), items
+        )
+    except ValueError as exc:
+        if len(exc.args) == 2 and exc.args[0] == "invalid point":
+            decode_point(points[exc.args[1]])  # raises decode_point's reason for that point
+            raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)") from exc
+        raise
+    return Point(result)
+
+
+def sum_public(plus: Point, minus: Sequence[Point]) -> Point:
+    """plus - sum(minus) for PUBLIC points (a public card's M = c2 - sum D_i): the same result and
+    errors as `sub(plus, point_sum(minus))`, with the extension in one call that decodes each
+    point once (a form kept by `decode_points` is not decoded again) and encodes once, instead of
+    libsodium's addition, which decodes both operands and encodes the sum each time. Its decoding
+    runs in variable time: never for a point that is secret (a private card's shares)."""
+    module = _msm
+    if module is None or not minus:
+        return sub(plus, point_sum(minus))
+    points = [plus, *minus]
+    if not all(isinstance(p, bytes) and len(p) == POINT_BYTES for p in points):
+        return sub(plus, point_sum(minus))  # libsodium's error
+    OPS.add += len(minus)
+    with _decoded_lock:
+        found = _decoded.get
+        items = [found(p, p) for p in points]
+    try:
+        result: bytes = module.sum_public(items, b"\x00" + b"\x01" * len(minus))
+    except ValueError as exc:
+        if len(exc.args) == 2 and exc.args[0] == "invalid point":
+            # a point the extension refuses (the identity, which libsodium's addition takes, or
+            # one that does not decode): libsodium's own result or error
+            return sub(plus, point_sum(minus))
+        raise
+    return Point(result)

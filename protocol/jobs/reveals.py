@@ -441,7 +441,7 @@ class RevealsJob(Job):
         composition = ctx.composition(deck)
         book = cards.codebook(deck, len(composition))
         try:
-            index = book.index_of(crypto.combine_shares(ciphertext, shares.values()))
+            index = book.index_of(crypto.combine_shares(ciphertext, shares.values(), public=public))
         except CryptoError:
             # every share was proven and every shuffle checked: only a broken deck gets here
             raise Unattributable(f"card {handle} did not decrypt to a card of the {deck} deck") from None
