@@ -25,6 +25,7 @@ from protocol.crypto.group import (
     POINT_BYTES,
     Point,
     add,
+    add_pairs,
     decode_point,
     decode_points,
     mul,
@@ -52,6 +53,9 @@ class Ciphertext:
     c2: Point
 
     def __post_init__(self) -> None:
+        c1, c2 = self.c1, self.c2
+        if type(c1) is bytes and type(c2) is bytes and len(c1) == POINT_BYTES == len(c2):
+            return  # the usual case, tested first: a deal builds thousands of ciphertexts
         _check_point_field(self.c1, "c1")
         _check_point_field(self.c2, "c2")
 
@@ -132,7 +136,7 @@ def card_point(game_id: bytes, k: int) -> Point:
 
 def initial_deck(cards: Sequence[Point], public_key: Point) -> list[Ciphertext]:
     """The public starting deck (G, M_k + Y), which every peer recomputes and checks."""
-    return [Ciphertext(BASE, add(m, public_key)) for m in cards]
+    return [Ciphertext(BASE, c2) for c2 in add_pairs(cards, [public_key] * len(cards))]
 
 
 class Codebook:

@@ -91,7 +91,7 @@ import types
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, fields
 from types import ModuleType
-from typing import Final, NewType
+from typing import Final, NewType, cast
 
 from protocol.crypto.errors import InvalidPoint, InvalidScalar
 from protocol.crypto.randomness import SYSTEM, RandomSource
@@ -372,11 +372,65 @@ def scalar_sub(a: int, b: int) -> int:
 
 
 def scalar_dot(a: Iterable[int], b: Iterable[int]) -> int:
-    """sum(a_i * b_i) mod L for SECRET operands, accumulated in libsodium's 32-byte form."""
+    """sum(a_i * b_i) mod L for SECRET operands, accumulated in libsodium's 32-byte form (with the
+    compiled extension, in its constant-time scalar code: `scalars_muladd`)."""
+    if _msm is not None:
+        xs, ys = list(a), list(b)
+        if len(xs) != len(ys):
+            raise ValueError("scalar_dot of vectors of different lengths")
+        if not xs:
+            return 0
+        return int.from_bytes(_msm.sc_dot(_scalars_bytes(xs), _scalars_bytes(ys)), "little")
     acc = bytes(SCALAR_BYTES)
     for x, y in zip(a, b, strict=True):
         acc = _scalar_add(acc, _scalar_mul(_scalar_bytes(x), _scalar_bytes(y)))
     return int.from_bytes(acc, "little")
+
+
+def _scalars_bytes(values: Sequence[int]) -> bytes:
+    return b"".join([(k % L).to_bytes(SCALAR_BYTES, "little") for k in values])
+
+
+def _scalars_from(data: bytes) -> list[int]:
+    return [int.from_bytes(data[i : i + SCALAR_BYTES], "little") for i in range(0, len(data), SCALAR_BYTES)]
+
+
+def scalars_muladd(a: int | Sequence[int], b: Sequence[int], c: Sequence[int] | None = None) -> list[int]:
+    """[(a_i * b_i + c_i) mod L for each i] for SECRET operands; `a` may be one scalar for every i
+    (a challenge), `c` None for zero. With the compiled extension, one call of its constant-time
+    Montgomery arithmetic (`_msm.sc_muladd`) instead of two libsodium calls a scalar; the same
+    integers either way."""
+    n = len(b)
+    if isinstance(a, int):
+        a = [a] * n if _msm is None else [a]
+    elif len(a) != n:
+        raise ValueError("scalars_muladd of vectors of different lengths")
+    if c is not None and len(c) != n:
+        raise ValueError("scalars_muladd of vectors of different lengths")
+    if n == 0:
+        return []
+    if _msm is None:
+        if c is None:
+            return [scalar_mul(x, y) for x, y in zip(a, b, strict=True)]
+        return [scalar_muladd(x, y, z) for x, y, z in zip(a, b, c, strict=True)]
+    out = _msm.sc_muladd(_scalars_bytes(a), _scalars_bytes(b), b"" if c is None else _scalars_bytes(c))
+    return _scalars_from(out)
+
+
+def scalar_chain(u: Sequence[int], r: Sequence[int]) -> tuple[list[int], list[int]]:
+    """(a_1..a_n, b_1..b_n) with a_i = u_i a_{i-1}, b_i = u_i b_{i-1} + r_i mod L, a_0 = 1, b_0 = 0,
+    for SECRET operands (a shuffle proof's commitment chain, unrolled); constant time as
+    `scalars_muladd`."""
+    if len(u) != len(r):
+        raise ValueError("scalar_chain of vectors of different lengths")
+    if _msm is None or not u:
+        a, b = [1], [0]
+        for x, y in zip(u, r, strict=True):
+            a.append(scalar_mul(x, a[-1]))
+            b.append(scalar_muladd(x, b[-1], y))
+        return a[1:], b[1:]
+    out = _scalars_from(_msm.sc_chain(_scalars_bytes(u), _scalars_bytes(r)))
+    return out[: len(u)], out[len(u) :]
 
 
 def scalar_muladd(a: int, b: int, c: int) -> int:
@@ -563,31 +617,56 @@ def lincomb_public(terms: Iterable[tuple[int, Point]]) -> Point:
     return msm_public_vartime(scalars, points)
 
 
-def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point]) -> Point:
+def lincomb_public_terms(scalars: Sequence[int], points: Sequence[Point], *, reduced: bool = False) -> Point:
+    """sum(scalars[i] * points[i]) for PUBLIC scalars, as `lincomb_public`, from two parallel lists.
+
+    For a verifier that has already gathered one coefficient per point (points may repeat: a
+    repeated point is simply two terms of the same sum): the terms go to the multi-scalar
+    multiplication as they are, without `lincomb_public`'s merging dictionary, which costs more
+    than the repeated terms it would save. Identity points are dropped. Without the extension this
+    is `lincomb` of the pairs (which merges them), and gives the same encoding bit for bit.
+    `reduced=True` when every scalar is already in [0, L) (not reduced again).
+    """
+    if len(scalars) != len(points):
+        raise ValueError("one scalar per point")
+    if IDENTITY in points:
+        kept = [(k, p) for k, p in zip(scalars, points, strict=True) if p != IDENTITY]
+        scalars, points = [k for k, _ in kept], [p for _, p in kept]
+    if _msm is None:
+        return lincomb_public(zip(scalars, points, strict=True))
+    if not points:
+        return IDENTITY
+    return msm_public_vartime(scalars, points, reduced=reduced)
+
+
+def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point], *, reduced: bool = False) -> Point:
     """sum(scalars[i] * points[i]) by the compiled extension, in VARIABLE TIME: public scalars only.
 
     Each point must be what `decode_point` accepts (the identity included in the refusals) and
     raises `decode_point`'s own `InvalidPoint` otherwise; scalars are reduced mod L. Returns the
     canonical encoding (`IDENTITY` for a zero sum). `RuntimeError` when the extension is not
     built (`backend`). A point that `decode_points` decoded is not decoded again: its decoded
-    form is taken from that function's store.
+    form is taken from that function's store. `reduced=True`: the scalars are already in [0, L)
+    (a larger one raises ValueError from the extension or OverflowError).
     """
     if _msm is None:
         raise RuntimeError("the compiled multi-scalar multiplication is not available")
     if len(scalars) != len(points):
         raise ValueError("one scalar per point")
-    for p in points:
-        if not isinstance(p, bytes) or len(p) != POINT_BYTES:
-            decode_point(p)  # raises the same error as for a received point
+    if not (all(map(isinstance, points, itertools.repeat(bytes))) and set(map(len, points)) <= {POINT_BYTES}):
+        for p in points:
+            if not isinstance(p, bytes) or len(p) != POINT_BYTES:
+                decode_point(p)  # raises the same error as for a received point
     OPS.msm += 1
     OPS.msm_terms += len(points)
     with _decoded_lock:
-        get = _decoded.get
-        items = [get(p, p) for p in points]
+        items = list(map(_decoded.get, points, points))
+    if reduced:
+        packed = b"".join([k.to_bytes(SCALAR_BYTES, "little") for k in scalars])
+    else:
+        packed = b"".join([(k % L).to_bytes(SCALAR_BYTES, "little") for k in scalars])
     try:
-        result: bytes = _msm.lincomb_public_vartime(
-            b"".join((k % L).to_bytes(SCALAR_BYTES, "little") for k in scalars), items
-        )
+        result: bytes = _msm.lincomb_public_vartime(packed, items)
     except ValueError as exc:
         if len(exc.args) == 2 and exc.args[0] == "invalid point":
             decode_point(points[exc.args[1]])  # raises decode_point's reason for that point
@@ -612,7 +691,8 @@ def decode_points(items: Sequence[object]) -> list[Point]:
     if module is None:
         return [decode_point(p) for p in items]
     forms = b""
-    if all(type(p) is bytes and len(p) == POINT_BYTES for p in items):
+    # the type and length checks at C speed (map, set): a deal receives thousands of points
+    if set(map(type, items)) <= {bytes} and set(map(len, items)) <= {POINT_BYTES}:  # type: ignore[arg-type]
         try:
             forms = module.decode_points(b"".join(items))  # type: ignore[arg-type]
         except ValueError:
@@ -623,15 +703,47 @@ def decode_points(items: Sequence[object]) -> list[Point]:
             decode_point(p)  # raises the first refused item's own error
         raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)")
     OPS.validate += len(items)
-    points = [Point(p) for p in items]  # type: ignore[arg-type]  # checked above
+    points = cast("list[Point]", list(items))  # checked above: 32-byte bytes, valid encodings
+    _store_forms(points, forms, size)
+    return points
+
+
+def _store_forms(points: Sequence[Point], forms: bytes, size: int) -> None:
+    """Keep the decoded forms (`forms`, `size` bytes each) of `points` as the newest of the store."""
+    kept = points[-DECODED_KEPT:]
+    start = (len(points) - len(kept)) * size
+    slices = [forms[i : i + size] for i in range(start, len(forms), size)]
     with _decoded_lock:
-        excess = len(_decoded) + len(points) - DECODED_KEPT
+        excess = len(_decoded) + len(kept) - DECODED_KEPT
         if excess > 0:
             for old in list(itertools.islice(_decoded, excess)):
                 del _decoded[old]
-        for i, p in enumerate(points[-DECODED_KEPT:], start=max(0, len(points) - DECODED_KEPT)):
-            _decoded[p] = forms[i * size : (i + 1) * size]
-    return points
+        _decoded.update(zip(kept, slices, strict=True))
+
+
+def keep_decoded(points: Sequence[Point]) -> None:
+    """Make the decoded forms of `points` (valid points used in many sums: the generators, G, the
+    joint key) the newest of `decode_points`' store, decoding those it does not hold, so that
+    the sums of the next deal find them all. Without the extension, nothing."""
+    if _msm is None:
+        return
+    with _decoded_lock:
+        known = {p: _decoded.pop(p) for p in points if p in _decoded}
+    missing = [p for p in points if p not in known]
+    if missing:
+        decode_points(missing)
+    with _decoded_lock:
+        _decoded.update(known)
+
+
+def _forms_or_encodings(points: Sequence[Point]) -> bytes:
+    """The points' kept decoded forms, joined, if the store holds all of them; else their encodings
+    (the constant-time functions of the extension take either, and decode the encodings)."""
+    with _decoded_lock:
+        forms = list(map(_decoded.get, points))
+    if None in forms:
+        return b"".join(points)
+    return b"".join(cast("list[bytes]", forms))
 
 
 DECODED_KEPT: Final[int] = 8192
@@ -704,9 +816,71 @@ def mul_fixed_secret(
     out: bytes = _msm.mul_fixed_ct(
         tuple(_fixed_table(b) for b in bases),
         tuple(b"".join(_scalar_bytes(k) for k in s) for s in scalars),
-        b"".join(addends),
+        _forms_or_encodings(addends) if addends else b"",
     )
     return [Point(out[i : i + POINT_BYTES]) for i in range(0, len(out), POINT_BYTES)]
+
+
+def mul_fixed_secret_forms(base: Point, scalars: Sequence[int]) -> bytes | None:
+    """[k * base for k in scalars] for SECRET scalars, left in the extension's own form (unencoded),
+    for `add_secret_forms`; None without the extension (then use `mul_fixed_secret`).
+
+    The constant-time fixed-base multiplication of `mul_fixed_secret`, without the final encoding
+    (an inverse square root per point): the encryptions of zero of a prepared shuffle are only
+    ever added to the deck's ciphertexts, so they are never encoded at all.
+    """
+    if _msm is None:
+        return None
+    OPS.secret_mul += len(scalars)
+    if base == BASE:
+        OPS.base_mul += len(scalars)
+    else:
+        OPS.var_mul += len(scalars)
+    forms: bytes = _msm.mul_fixed_ct(
+        (_fixed_table(base),), (b"".join([_scalar_bytes(k) for k in scalars]),), b"", True
+    )
+    return forms
+
+
+def add_secret_forms(forms: bytes, points: Sequence[Point]) -> list[Point]:
+    """[S_i + points[i]] encoded, where the S_i are SECRET forms from `mul_fixed_secret_forms` and
+    the points public (kept decoded forms are used); constant time in the S_i. Needs the extension.
+    """
+    module = _msm or _msm_module  # the forms exist only if it is built (switched off since: tests)
+    assert module is not None
+    OPS.add += len(points)
+    with _decoded_lock:
+        items = list(map(_decoded.get, points, points))
+    try:
+        out, sums = module.add_ct(forms, items, True)
+    except ValueError as exc:
+        if len(exc.args) == 2 and exc.args[0] == "invalid point":
+            decode_point(points[exc.args[1]])
+            raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)") from exc
+        raise
+    results = [Point(out[i : i + POINT_BYTES]) for i in range(0, len(out), POINT_BYTES)]
+    if IDENTITY not in results:  # the sums' forms, kept for the sums that will use them (public)
+        _store_forms(results, sums, module.DECODED_SIZE)
+    return results
+
+
+def add_pairs(a: Sequence[Point], b: Sequence[Point]) -> list[Point]:
+    """[a_i + b_i for each i], as `add` of each pair (the same encodings, the same errors), for
+    valid points. With the extension: one call, each point decoded once (kept forms are used),
+    the sums encoded, and their forms kept for the sums that will take them (the public deck
+    M_k + Y is the first shuffle's input); libsodium's addition decodes both operands a call."""
+    if len(a) != len(b):
+        raise ValueError("add_pairs of lists of different lengths")
+    module = _msm
+    if module is None or not a:
+        return [add(p, q) for p, q in zip(a, b, strict=True)]
+    forms = _forms_or_encodings(a)
+    if len(forms) != len(a) * module.DECODED_SIZE:
+        try:
+            forms = module.decode_points(forms)
+        except ValueError:
+            return [add(p, q) for p, q in zip(a, b, strict=True)]  # add's own error
+    return add_secret_forms(forms, b)
 
 
 def lincomb_secret(terms: Sequence[tuple[int, Point]]) -> Point:
@@ -734,7 +908,9 @@ def lincomb_secret(terms: Sequence[tuple[int, Point]]) -> Point:
             OPS.var_mul += 1
     points = list(merged)
     try:
-        out: bytes = _msm.lincomb_ct(b"".join(_scalar_bytes(merged[p]) for p in points), b"".join(points))
+        out: bytes = _msm.lincomb_ct(
+            b"".join(_scalar_bytes(merged[p]) for p in points), _forms_or_encodings(points)
+        )
     except ValueError as exc:
         if len(exc.args) == 2 and exc.args[0] == "invalid point":
             decode_point(points[exc.args[1]])

@@ -16,6 +16,7 @@ All digests are SHA-512 (hashlib). A scalar is a 512-bit digest reduced mod L (b
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 from collections.abc import Sequence
@@ -136,14 +137,20 @@ def indexed_scalars(prefix: HashItem, count: int) -> list[int]:
     The same scalars (the same SHA-512 inputs: the prefix's encoding, then the index's), for a
     fraction of the cost when `count` is large (a shuffle proof's N challenges u_j).
     """
-    start = hashlib.sha512(encode(prefix))
+    copy = hashlib.sha512(encode(prefix)).copy
     out: list[int] = []
-    for j in range(count):
-        raw = j.to_bytes((j.bit_length() + 7) // 8, "big")
-        digest = start.copy()
-        digest.update(b"I" + len(raw).to_bytes(8, "big") + raw)
-        out.append(int.from_bytes(digest.digest(), "little") % L)
+    append = out.append
+    for suffix in _index_encodings(count):
+        digest = copy()
+        digest.update(suffix)
+        append(int.from_bytes(digest.digest(), "little") % L)
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _index_encodings(count: int) -> tuple[bytes, ...]:
+    """encode(j) for j in range(count) (the few deck sizes of a game are kept)."""
+    return tuple(encode(j) for j in range(count))
 
 
 def challenge(

@@ -49,6 +49,9 @@ for t3 and t4), and the chain is unrolled so that every c^_i and t^_i is a sum o
 
 from __future__ import annotations
 
+import hashlib
+import itertools
+import operator
 import secrets
 import threading
 from collections.abc import Sequence
@@ -61,24 +64,30 @@ from protocol.crypto.group import (
     BASE,
     IDENTITY,
     POINT_BYTES,
+    SCALAR_BYTES,
     L,
     Point,
     add,
+    add_secret_forms,
     decode_point,
     decode_points,
     decode_scalar,
     encode_scalar,
+    keep_decoded,
     lincomb,
     lincomb_public,
+    lincomb_public_terms,
     lincomb_secret,
+    msm_available,
     mul_fixed_secret,
+    mul_fixed_secret_forms,
     point_sum,
     random_scalar,
-    scalar_add,
+    scalar_chain,
     scalar_dot,
-    scalar_mul,
     scalar_muladd,
     scalar_sub,
+    scalars_muladd,
     sub,
     system_or,
 )
@@ -90,6 +99,9 @@ CHALLENGES_LABEL: Final[str] = "skyjo-lan/v1/shuffle/challenges"
 SHUFFLE_LABEL: Final[str] = "skyjo-lan/v1/shuffle/proof"
 WEIGHTS_LABEL: Final[str] = "skyjo-lan/v1/shuffle/batch-weights"
 """The verifier's own weights of the chain equations (never sent: not part of the protocol)."""
+BATCH_TERMS: Final[int] = 2500
+"""`ShuffleChainVerifier`'s default: sum the waiting terms once this many wait (about three
+150-card proofs), so that the last sum, which the end of a deal waits for, stays small."""
 
 # --- generators (GetGenerators), cached once per process ---------------------------------------
 
@@ -135,11 +147,19 @@ def _generators_sum(n: int) -> Point:
 
 
 def _points_ok(values: object) -> bool:
-    return isinstance(values, tuple) and all(isinstance(p, bytes) and len(p) == POINT_BYTES for p in values)
+    # map/set run at C speed: a proof holds about 3N points and 2N scalars, checked on every proof
+    return (
+        isinstance(values, tuple)
+        and all(map(isinstance, values, itertools.repeat(bytes)))
+        and set(map(len, values)) <= {POINT_BYTES}
+    )
 
 
 def _scalars_ok(values: tuple[object, ...]) -> bool:
-    return all(isinstance(k, int) and 0 <= k < L for k in values)
+    if not all(map(isinstance, values, itertools.repeat(int))):
+        return False
+    ints: tuple[int, ...] = values  # type: ignore[assignment]  # all ints, checked above
+    return not ints or (min(ints) >= 0 and max(ints) < L)
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +249,7 @@ class ShuffleProof:
         try:
             # every point in one call of the batch decoder (kept decoded for the verifier's sum)
             points = decode_points([*t, *commitments, *chain, *t_hat])
-            scalars = [decode_scalar(k) for k in (*s, e, *s_hat, *s_prime)]
+            scalars = _decode_scalars((*s, e, *s_hat, *s_prime))
         except CryptoError:
             return cls._from_wire_in_order(t, e, s, s_hat, s_prime, commitments, chain, t_hat)
         return cls(
@@ -283,6 +303,18 @@ class ShuffleProof:
             chain=tuple(decode_point(p) for p in chain),
             t_hat=tuple(decode_point(p) for p in t_hat),
         )
+
+
+def _decode_scalars(items: tuple[object, ...]) -> list[int]:
+    """`decode_scalar` of every item (the 2N + 5 scalars of a proof), checked together; on a
+    refusal each item is decoded in turn, for the first bad item's own error."""
+    if all(map(isinstance, items, itertools.repeat(bytes))):
+        raw: tuple[bytes, ...] = items  # type: ignore[assignment]  # all bytes, checked above
+        if set(map(len, raw)) <= {SCALAR_BYTES}:
+            values = [int.from_bytes(k, "little") for k in raw]
+            if not values or max(values) < L:
+                return values
+    return [decode_scalar(k) for k in items]
 
 
 # --- hashing of the statement ------------------------------------------------------------------
@@ -436,7 +468,9 @@ class ShuffleSetup:
     of zero (r'_i G, r'_i Y); the permutation commitment c with its randomness r (Alg. 4.4); the
     chain randomness r^ (Alg. 4.5); the prover's nonces w1..w4, w^, w' with t1, t2, t3
     (Alg. 4.3). Secret: use it for one shuffle, never twice. `zeros` is empty when only the proof
-    is prepared (tests that prove a chosen shuffle).
+    is prepared (tests that prove a chosen shuffle), and when the extension keeps the encryptions
+    of zero unencoded in `zero_forms` (added to the deck in one call on the turn: 2N encodings
+    instead of 2N additions of libsodium, each decoding both operands and encoding the sum).
     """
 
     public_key: Point
@@ -452,11 +486,19 @@ class ShuffleSetup:
     t1: Point
     t2: Point
     t3: Point
+    zero_forms: bytes | None = None
+    """With the compiled extension, the encryptions of zero instead of `zeros`: r'_i G for every i,
+    then r'_i Y, in the extension's unencoded form (`group.mul_fixed_secret_forms`)."""
 
     @property
     def n(self) -> int:
         """Number of cards this setup shuffles."""
         return len(self.psi)
+
+    @property
+    def ready(self) -> bool:
+        """Whether the encryptions of zero are prepared too (a whole shuffle, not only a proof)."""
+        return self.zero_forms is not None or len(self.zeros) == self.n
 
 
 def prepare_shuffle(n: int, public_key: Point, *, rng: RandomSource = SYSTEM) -> ShuffleSetup:
@@ -467,6 +509,12 @@ def prepare_shuffle(n: int, public_key: Point, *, rng: RandomSource = SYSTEM) ->
     """
     psi = gen_permutation(n, rng=rng)
     r_prime = [random_scalar(rng=rng) for _ in psi]
+    forms = mul_fixed_secret_forms(BASE, r_prime)
+    if forms is not None:
+        # never encoded: added to the deck in the extension on the turn (`shuffle`)
+        y_forms = mul_fixed_secret_forms(public_key, r_prime)
+        assert y_forms is not None
+        return _setup(psi, r_prime, (), public_key, rng, forms + y_forms)
     zeros = tuple(
         Ciphertext(c1, c2)
         for c1, c2 in zip(
@@ -482,9 +530,11 @@ def _setup(
     zeros: tuple[Ciphertext, ...],
     public_key: Point,
     rng: RandomSource,
+    zero_forms: bytes | None = None,
 ) -> ShuffleSetup:
     n = len(psi)
     hs = generators(n)
+    keep_decoded([*hs, BASE, public_key])  # decoded once, for the constant-time sums below
     c, r = gen_permutation_commitment(psi, hs, rng=rng)
     r_hat = [random_scalar(rng=rng) for _ in range(n)]
     w1, w2, w3, w4 = (random_scalar(rng=rng) for _ in range(4))
@@ -505,6 +555,7 @@ def _setup(
         t1=t1,
         t2=t2,
         t3=lincomb_secret([(w3, BASE), *zip(w_prime, hs, strict=True)]),
+        zero_forms=zero_forms,
     )
 
 
@@ -535,11 +586,9 @@ def _prove_with(
     u_prime = [u[psi[i]] for i in range(n)]
     r_hat = setup.r_hat
 
-    # Every scalar below involves a secret (r, r^, r', w, or u' = u in psi's order): libsodium's
-    # scalar code, not Python integers (group.scalar_add).
-    r_bar = 0
-    for rj in r:
-        r_bar = scalar_add(r_bar, rj)
+    # Every scalar below involves a secret (r, r^, r', w, or u' = u in psi's order): constant-time
+    # scalar code (the extension's, or libsodium's one call a scalar), not Python integers.
+    r_bar = scalar_dot(r, [1] * n)
     r_tilde = scalar_dot(r, u)
     r_prime_agg = scalar_dot(r_prime, u_prime)
 
@@ -550,16 +599,12 @@ def _prove_with(
     # b_i G + a_i h (a_0 = 1, b_0 = 0, a_i = u'_i a_{i-1}, b_i = r^_i + u'_i b_{i-1}), so each of
     # the 2N points is a sum over the two fixed bases G and h: `mul_fixed_secret`, whose tables
     # make it several times cheaper than a multiplication by the previous link.
-    a, b = [1], [0]
-    for rh, up in zip(r_hat, u_prime, strict=True):
-        a.append(scalar_mul(up, a[-1]))
-        b.append(scalar_muladd(up, b[-1], rh))
+    a_links, b_links = scalar_chain(u_prime, r_hat)
+    a, b = [1, *a_links], [0, *b_links]
     # the paper's aggregate r^ = sum_i r^_i v_i, v_i = prod_{k > i} u'_k, is b_N
     r_hat_agg = b[n]
-    g_coefs = b[1:] + [
-        scalar_muladd(wp, b[i], wh) for i, (wh, wp) in enumerate(zip(w_hat, w_prime, strict=True))
-    ]
-    h_coefs = a[1:] + [scalar_mul(wp, a[i]) for i, wp in enumerate(w_prime)]
+    g_coefs = b[1:] + scalars_muladd(w_prime, b[:n], w_hat)
+    h_coefs = a[1:] + scalars_muladd(w_prime, a[:n])
     chain_points = mul_fixed_secret([BASE, h], [g_coefs, h_coefs])
     c_hat, t_hat = chain_points[:n], chain_points[n:]
     # t4 = (sum w'_i c2'_i - w4 Y, sum w'_i c1'_i - w4 G). With e'_i = e_{j_i} + r'_i (G, Y) this
@@ -582,8 +627,8 @@ def _prove_with(
         s2=scalar_muladd(e, r_hat_agg, w2),
         s3=scalar_muladd(e, r_tilde, w3),
         s4=scalar_muladd(e, r_prime_agg, w4),
-        s_hat=tuple(scalar_muladd(e, rh, wh) for wh, rh in zip(w_hat, r_hat, strict=True)),
-        s_prime=tuple(scalar_muladd(e, up, wp) for wp, up in zip(w_prime, u_prime, strict=True)),
+        s_hat=tuple(scalars_muladd(e, r_hat, w_hat)),
+        s_prime=tuple(scalars_muladd(e, u_prime, w_prime)),
         commitments=tuple(c),
         chain=tuple(c_hat),
         t_hat=tuple(t_hat),
@@ -610,9 +655,16 @@ def shuffle(
         raise ValueError("cannot shuffle an empty deck")
     if setup is None:
         setup = prepare_shuffle(len(ciphertexts), public_key, rng=rng)
-    elif setup.n != len(ciphertexts) or setup.public_key != public_key or len(setup.zeros) != setup.n:
+    elif setup.n != len(ciphertexts) or setup.public_key != public_key or not setup.ready:
         raise ValueError("the prepared shuffle is for another deck size or key")
-    outputs = [_rerandomise(ciphertexts[j], zero) for j, zero in zip(setup.psi, setup.zeros, strict=True)]
+    if setup.zero_forms is not None:
+        # e'_i = e_{j_i} + (r'_i G, r'_i Y), both halves in one call of the extension
+        moved = [ciphertexts[j] for j in setup.psi]
+        sums = add_secret_forms(setup.zero_forms, [c.c1 for c in moved] + [c.c2 for c in moved])
+        n = len(moved)
+        outputs = [Ciphertext(c1, c2) for c1, c2 in zip(sums[:n], sums[n:], strict=True)]
+    else:
+        outputs = [_rerandomise(ciphertexts[j], zero) for j, zero in zip(setup.psi, setup.zeros, strict=True)]
     return outputs, _prove_with(setup, ciphertexts, outputs, context)
 
 
@@ -790,7 +842,7 @@ def verify_shuffle_chain(
     m = len(proofs)
     if m < 1 or len(decks) != m + 1 or len(contexts) != m:
         raise ValueError("need k proofs, k contexts and k + 1 decks")
-    verifier = ShuffleChainVerifier(decks[0], public_key, rng=rng)
+    verifier = ShuffleChainVerifier(decks[0], public_key, rng=rng, batch_terms=None)
     for k in range(m):
         verifier.add(decks[k + 1], proofs[k], contexts[k])
     verifier.finish()
@@ -803,7 +855,7 @@ class ShuffleChainVerifier:
     Fiat-Shamir challenge exactly, from the sent commitments t (hashing only: a wrong challenge
     raises at once), then adds every equation t = t' of CheckShuffleProof (t1, t2, t3, t4,1, t4,2
     and the N chain equations t^_i), each multiplied by its own secret random weight (five
-    fresh 252-bit scalars from `rng` per proof, the N chain weights hashed from them), to one
+    fresh 252-bit scalars from `rng` per proof, the N 128-bit chain weights derived from them), to one
     running linear combination that must be the identity (random-linear-combination
     batch verification, the small exponents test of M. Bellare, J. Garay, T. Rabin, "Fast batch
     verification for modular exponentiation and digital signatures", EUROCRYPT 1998, Section 3;
@@ -814,11 +866,15 @@ class ShuffleChainVerifier:
     the ciphertexts of an intermediate deck (outputs of proof k, inputs of proof k+1), h_1..h_N,
     h, G and the key (shared by every proof). A point is evaluated as soon as no later proof can
     add to its coefficient (the input deck of proof k, its commitments c_j, c^_i, t^_i and t1..t4,
-    when proof k arrives), in one `group.lincomb_public` (a multi-scalar multiplication of about
-    7N terms), so most of the work is done while the next seats shuffle; `finish` is left with
-    the last deck and h_1..h_N. On the pure-Python path every distinct point is one
-    multiplication: N (c_j) + 2N (c^, t^) + 2N (a deck) per shuffle, plus N (h_i) and N or 2N (the
-    first deck) once; exactly, `verify_shuffle`, 8N + 4.
+    when proof k arrives): its term then waits with the others, and the waiting terms are summed
+    in one multi-scalar multiplication (`group.lincomb_public_terms`) once there are
+    `batch_terms` of them, so most of the work is done while the next seats shuffle, in sums
+    large enough to be cheap per term (Pippenger's method: a sum of 2,700 terms costs about 13 %
+    less per term than one of 900, a proof's; 6,300 terms, 16 %); `check` sums whatever waits
+    (the last deck and h_1..h_N at least). `batch_terms=None` leaves everything to `check`, the
+    cheapest when nobody waits on the deal (an observer, `verify`). On the pure-Python path every
+    distinct point is one multiplication: N (c_j) + 2N (c^, t^) + 2N (a deck) per shuffle, plus N
+    (h_i) and N or 2N (the first deck) once; exactly, `verify_shuffle`, 8N + 4.
 
     `trusted=True` marks our own shuffle: its equations are not added (we made it), but its output
     deck still links the proofs before and after it. `check` tests the sum of what was added so
@@ -827,15 +883,33 @@ class ShuffleChainVerifier:
     first bad one (0 for the first `add`), for blame.
     """
 
-    def __init__(self, deck: Sequence[Ciphertext], public_key: Point, *, rng: RandomSource = SYSTEM) -> None:
+    def __init__(
+        self,
+        deck: Sequence[Ciphertext],
+        public_key: Point,
+        *,
+        rng: RandomSource = SYSTEM,
+        batch_terms: int | None = BATCH_TERMS,
+    ) -> None:
         self._key = public_key
         self._rng = rng
+        self._batch_terms = batch_terms
+        self._waiting_scalars: list[int] = []
+        self._waiting_points: list[Point] = []
         self._decks: list[Sequence[Ciphertext]] = [deck]
         self._proofs: list[ShuffleProof | None] = []
         self._contexts: list[bytes] = []
-        self._pending: dict[Point, int] = {}
+        # the coefficients not yet evaluated: of the last deck's c1 and c2 (by position), of
+        # h_1..h_N, and of G, h and the key
+        self._deck_c1: list[int] | None = None
+        self._deck_c2: list[int] | None = None
+        self._hs: list[int] | None = None
+        self._g = 0
+        self._h = 0
+        self._y = 0
         self._acc = IDENTITY
         self._checked = 0
+        keep_decoded([*generators(len(deck)), BASE, chain_generator(), public_key])
 
     @property
     def count(self) -> int:
@@ -866,18 +940,31 @@ class ShuffleChainVerifier:
         self._decks.append(outputs)
         self._proofs.append(checked)
         self._contexts.append(context)
-        final: list[Point] = [p for c in inputs for p in (c.c1, c.c2)]
+        in1, in2 = self._deck_c1, self._deck_c2
+        self._deck_c1 = self._deck_c2 = None
+        scalars: list[int] = []
+        points: list[Point] = []
         if checked is not None:
-            _accumulate(self._pending, checked, inputs, outputs, self._key, context, self._rng)
-            final += checked.commitments
-            final += checked.chain
-            final += checked.t_hat
-            final += (checked.t1, checked.t2, checked.t3, checked.t41, checked.t42)
-        self._evaluate(final)
+            in1, in2 = self._accumulate(checked, inputs, outputs, context, in1, in2, scalars, points)
+        if in1 is not None and in2 is not None:
+            self._deck_terms(inputs, in1, in2, scalars, points)
+        self._evaluate(scalars, points)
 
     def check(self) -> None:
         """Check the sum of everything added so far; `InvalidProof` (with its index) if it fails."""
-        self._evaluate(list(self._pending))
+        scalars: list[int] = []
+        points: list[Point] = []
+        if self._deck_c1 is not None and self._deck_c2 is not None:
+            self._deck_terms(self._decks[-1], self._deck_c1, self._deck_c2, scalars, points)
+        if self._hs is not None:
+            scalars += [k % L for k in self._hs]
+            points += generators(len(self._hs))
+        for k, p in ((self._g, BASE), (self._h, chain_generator()), (self._y, self._key)):
+            scalars.append(k % L)
+            points.append(p)
+        self._deck_c1 = self._deck_c2 = self._hs = None
+        self._g = self._h = self._y = 0
+        self._evaluate(scalars, points, now=True)
         if self._acc != IDENTITY:
             for k in range(self._checked, len(self._proofs)):
                 proof = self._proofs[k]
@@ -893,72 +980,108 @@ class ShuffleChainVerifier:
         """After the last shuffle: check the whole chain (as `check`)."""
         self.check()
 
-    def _evaluate(self, points: Sequence[Point]) -> None:
-        terms: list[tuple[int, Point]] = []
-        for p in points:
-            k = self._pending.pop(p, None)
-            if k is not None:
-                terms.append((k, p))
-        if terms:
-            self._acc = lincomb_public([*terms, (1, self._acc)])
+    def _evaluate(self, scalars: list[int], points: list[Point], *, now: bool = False) -> None:
+        """Add sum(scalars[i] points[i]) to the running sum: the terms wait with the others until
+        `batch_terms` are waiting (or `now`), then all go in one multi-scalar multiplication."""
+        waiting_scalars, waiting_points = self._waiting_scalars, self._waiting_points
+        waiting_scalars += scalars
+        waiting_points += points
+        if not waiting_points:
+            return
+        # without the extension a sum costs the same in any batch: nothing to wait for
+        waits = self._batch_terms is None or len(waiting_points) < self._batch_terms
+        if not now and waits and msm_available():
+            return
+        if self._acc != IDENTITY:
+            waiting_scalars.append(1)
+            waiting_points.append(self._acc)
+        self._acc = lincomb_public_terms(waiting_scalars, waiting_points, reduced=True)
+        self._waiting_scalars, self._waiting_points = [], []
 
+    def _deck_terms(
+        self,
+        deck: Sequence[Ciphertext],
+        c1: Sequence[int],
+        c2: Sequence[int],
+        scalars: list[int],
+        points: list[Point],
+    ) -> None:
+        """The terms of a deck's points (coefficients by position); a c1 equal to G (all of the
+        public deck's) joins G's coefficient instead of making a term of its own."""
+        g = 0
+        for k1, k2, c in zip(c1, c2, deck, strict=True):
+            if c.c1 == BASE:
+                g += k1
+            else:
+                scalars.append(k1 % L)
+                points.append(c.c1)
+            scalars.append(k2 % L)
+            points.append(c.c2)
+        self._g += g
 
-def _accumulate(
-    pending: dict[Point, int],
-    proof: ShuffleProof,
-    inputs: Sequence[Ciphertext],
-    outputs: Sequence[Ciphertext],
-    public_key: Point,
-    context: bytes,
-    rng: RandomSource,
-) -> None:
-    """Add rho * (t' - t) for every equation of one proof (t1..t4 and the N chain equations) into
-    `pending` (point -> scalar), each with its own random rho."""
-    n = len(inputs)
-    hs = generators(n)
-    h = chain_generator()
-    e = proof.challenge
-    u = _get_challenges(inputs, outputs, proof.commitments, public_key, context)
-    u_prod = 1
-    for uj in u:
-        u_prod = u_prod * uj % L
-    r1, r2, r3, r41, r42 = (random_scalar(rng=rng) for _ in range(5))
-    s_prime = proof.s_prime
-    # Each point's coefficient is added straight into `pending` (reduced mod L when the sum is
-    # evaluated); the factors shared by many terms (r e) are computed once.
-    get = pending.get
-    r1e, r2e, r3e, r41e, r42e = (r * e % L for r in (r1, r2, r3, r41, r42))
-    # t1' = s1 G - e (sum c_j - sum h_i)          t2' = s2 G - e (c^_N - u h)
-    # t3' = s3 G + sum s'_i h_i - e sum u_j c_j    t4' = sum s'_i e'_i - s4 (Y, G) - e sum u_j e_j
-    pending[BASE] = get(BASE, 0) + r1 * proof.s1 + r2 * proof.s2 + r3 * proof.s3 - r42 * proof.s4
-    pending[proof.t1] = get(proof.t1, 0) - r1
-    pending[proof.t2] = get(proof.t2, 0) - r2
-    pending[proof.t3] = get(proof.t3, 0) - r3
-    pending[proof.t41] = get(proof.t41, 0) - r41
-    pending[proof.t42] = get(proof.t42, 0) - r42
-    pending[proof.chain[-1]] = get(proof.chain[-1], 0) - r2e
-    pending[h] = get(h, 0) + r2e * u_prod
-    pending[public_key] = get(public_key, 0) - r41 * proof.s4
-    for hi, sp in zip(hs, s_prime, strict=True):
-        pending[hi] = get(hi, 0) + r1e + r3 * sp
-    for cj, uj in zip(proof.commitments, u, strict=True):
-        pending[cj] = get(cj, 0) - r1e - r3e * uj
-    for c, sp in zip(outputs, s_prime, strict=True):
-        pending[c.c2] = get(c.c2, 0) + r41 * sp
-        pending[c.c1] = get(c.c1, 0) + r42 * sp
-    for c, uj in zip(inputs, u, strict=True):
-        pending[c.c2] = get(c.c2, 0) - r41e * uj
-        pending[c.c1] = get(c.c1, 0) - r42e * uj
-    # t^'_i = s^_i G + s'_i c^_{i-1} - e c^_i (c^_0 = h), one weight per step of the chain,
-    # hashed from the five secret random weights above: as unpredictable to the prover, and the
-    # verifier's draws from `rng` stay five per proof (what the seeded tests replay)
-    rhos = indexed_scalars(hash512(WEIGHTS_LABEL, [r1, r2, r3, r41, r42]), n)
-    g_chain = 0
-    prev = h
-    for rho, s_hat, sp, link, sent in zip(rhos, proof.s_hat, s_prime, proof.chain, proof.t_hat, strict=True):
-        g_chain += rho * s_hat
-        pending[prev] = get(prev, 0) + rho * sp
-        pending[link] = get(link, 0) - rho * e
-        pending[sent] = get(sent, 0) - rho
-        prev = link
-    pending[BASE] += g_chain
+    def _accumulate(
+        self,
+        proof: ShuffleProof,
+        inputs: Sequence[Ciphertext],
+        outputs: Sequence[Ciphertext],
+        context: bytes,
+        in1: list[int] | None,
+        in2: list[int] | None,
+        scalars: list[int],
+        points: list[Point],
+    ) -> tuple[list[int], list[int]]:
+        """Add rho * (t' - t) for every equation of one proof (t1..t4 and the N chain equations),
+        each with its own random rho: the terms of the proof's own points go to `scalars` and
+        `points`, those of the shared points to the pending coefficients. Returns the input
+        deck's coefficients (`in1`, `in2` plus this proof's)."""
+        n = len(inputs)
+        e = proof.challenge
+        u = _get_challenges(inputs, outputs, proof.commitments, self._key, context)
+        u_prod = 1
+        for uj in u:
+            u_prod = u_prod * uj % L
+        r1, r2, r3, r41, r42 = (random_scalar(rng=self._rng) for _ in range(5))
+        s_prime = proof.s_prime
+        r1e, r2e, r3e, r41e, r42e = (r * e % L for r in (r1, r2, r3, r41, r42))
+        # t^'_i = s^_i G + s'_i c^_{i-1} - e c^_i (c^_0 = h), one weight per step of the chain,
+        # derived from the five secret random weights above: as unpredictable to the prover, and
+        # the verifier's draws from `rng` stay five per proof (what the seeded tests replay).
+        # 128 bits each (the small exponents test's error is then 2^-128, PROTOCOL.md 12.7), cut
+        # from one SHAKE256 output: one hash call for the N weights, not N SHA-512 digests.
+        stream = hashlib.shake_256(hash512(WEIGHTS_LABEL, [r1, r2, r3, r41, r42])).digest(16 * n)
+        rhos = [int.from_bytes(stream[i : i + 16], "little") for i in range(0, 16 * n, 16)]
+        # t1' = s1 G - e (sum c_j - sum h_i)          t2' = s2 G - e (c^_N - u h)
+        # t3' = s3 G + sum s'_i h_i - e sum u_j c_j    t4' = sum s'_i e'_i - s4 (Y, G) - e sum u_j e_j
+        # The shared points' coefficients wait (unreduced) for the last proof that adds to them:
+        # the input deck's are complete now, the output deck's when the next shuffle comes.
+        if in1 is None or in2 is None:
+            in1 = [-r42e * uj for uj in u]
+            in2 = [-r41e * uj for uj in u]
+        else:
+            in1 = [k - r42e * uj for k, uj in zip(in1, u, strict=True)]
+            in2 = [k - r41e * uj for k, uj in zip(in2, u, strict=True)]
+        self._deck_c1 = [r42 * sp for sp in s_prime]
+        self._deck_c2 = [r41 * sp for sp in s_prime]
+        if self._hs is None:
+            self._hs = [r1e + r3 * sp for sp in s_prime]
+        else:
+            self._hs = [k + r1e + r3 * sp for k, sp in zip(self._hs, s_prime, strict=True)]
+        chain_g = sum(map(operator.mul, rhos, proof.s_hat))
+        self._g += r1 * proof.s1 + r2 * proof.s2 + r3 * proof.s3 - r42 * proof.s4 + chain_g
+        self._h += r2e * u_prod + rhos[0] * s_prime[0]
+        self._y -= r41 * proof.s4
+        # the proof's own points, whose coefficients are complete: c_j, c^_i, t^_i, t1..t4
+        scalars += [(-r1e - r3e * uj) % L for uj in u]
+        points += proof.commitments
+        neg_e = L - e
+        scalars += [
+            (rho * neg_e + rho_next * sp_next) % L
+            for rho, rho_next, sp_next in zip(rhos, rhos[1:], s_prime[1:], strict=False)
+        ]
+        scalars.append((rhos[-1] * neg_e - r2e) % L)
+        points += proof.chain
+        scalars += [-rho % L for rho in rhos]
+        points += proof.t_hat
+        scalars += [-r % L for r in (r1, r2, r3, r41, r42)]
+        points += (proof.t1, proof.t2, proof.t3, proof.t41, proof.t42)
+        return in1, in2

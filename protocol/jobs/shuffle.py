@@ -6,6 +6,7 @@ from skyjo_p2p.core.events import DealRequest, Dealt, Shuffled, ShuffleRequest
 
 from .. import crypto
 from ..crypto import CryptoError, InvalidProof
+from ..crypto.shuffle import BATCH_TERMS
 from ..errors import Misbehaviour
 from .base import Blocked, Job, JobContext, crypto_fault
 
@@ -53,7 +54,14 @@ class ShuffleJob(Job):
         else:
             self.decks.append([ctx.cards.ciphertexts[h] for h in request.handles])
         ctx.cards.shuffling = True
-        self.verifier = crypto.ShuffleChainVerifier(self.decks[0], ctx.joint_key, rng=ctx.rng)
+        # an observer (`verify`, `replay`) has no turn to be quick for: its sums wait for the
+        # check, one multi-scalar multiplication for the whole deck, the cheapest per term
+        self.verifier = crypto.ShuffleChainVerifier(
+            self.decks[0],
+            ctx.joint_key,
+            rng=ctx.rng,
+            batch_terms=None if ctx.acting is None else BATCH_TERMS,
+        )
         if ctx.acting is not None and not ctx.has_queued(ctx.acting):
             # the part of our shuffle that does not need the deck, done before our turn
             self.setup = crypto.prepare_shuffle(len(self.decks[0]), ctx.joint_key, rng=ctx.rng)

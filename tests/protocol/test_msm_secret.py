@@ -117,6 +117,110 @@ def test_a_shuffle_is_the_same_with_the_extension_off_and_on() -> None:
     assert made[0] == made[1]
 
 
+@built
+def test_encryptions_of_zero_left_unencoded_add_like_libsodium() -> None:
+    # a prepared shuffle keeps r'_i G and r'_i Y in the extension's own form and adds the deck's
+    # ciphertexts to them on the turn: the sums must be libsodium's, received points (decoded
+    # forms kept) and local ones (encodings) alike, and an identity sum the identity's encoding
+    rng = random.Random(30)
+    key = group.mul_base(rng.randrange(1, L))
+    scalars = [*EDGE_SCALARS, *(rng.randrange(L) for _ in range(20))]
+    local = _points(rng, len(scalars))
+    received = group.decode_points(_points(rng, len(scalars)))
+    for base in (BASE, key):
+        forms = group.mul_fixed_secret_forms(base, scalars)
+        assert forms is not None and len(forms) == len(scalars) * group._msm_module.DECODED_SIZE
+        for addends in (local, received):
+            assert group.add_secret_forms(forms, addends) == [
+                add(mul(k, base), a) for k, a in zip(scalars, addends, strict=True)
+            ]
+    # the sums' forms are kept for the sums that will take them (the next seat's checks): the same
+    # results from them as from the encodings
+    sums = group.add_secret_forms(forms, local)
+    assert all(p in group._decoded for p in sums)
+    weights = [rng.randrange(L) for _ in sums]
+    assert group.msm_public_vartime(weights, sums) == _naive(list(zip(weights, sums, strict=True)))
+    # and the constant-time sums take kept forms as well as encodings
+    assert group.lincomb_secret(list(zip(scalars, sums, strict=True))) == _naive(
+        list(zip(scalars, sums, strict=True))
+    )
+    assert group.mul_fixed_secret([BASE], [scalars], sums) == [
+        add(group.mul_base(k), a) for k, a in zip(scalars, sums, strict=True)
+    ]
+    cancel = group.mul_fixed_secret_forms(BASE, [5])
+    assert cancel is not None
+    assert group.add_secret_forms(cancel, [group.mul_base(L - 5)]) == [IDENTITY]
+    assert group.add_secret_forms(group.mul_fixed_secret_forms(BASE, []) or b"", []) == []
+    for bad in _invalid_encodings():
+        if isinstance(bad, bytes) and len(bad) == 32:
+            with pytest.raises(InvalidPoint) as expected:
+                decode_point(bad)
+            with pytest.raises(InvalidPoint) as refused:
+                group.add_secret_forms(cancel, [Point(bad)])
+            assert str(refused.value) == str(expected.value)
+    was = group.use_extension(False)
+    try:
+        assert group.mul_fixed_secret_forms(BASE, [1]) is None  # the caller takes libsodium's path
+    finally:
+        group.use_extension(was)
+
+
+def test_pairs_of_points_add_like_libsodium(backend: bool) -> None:
+    # the public deck M_k + Y is built by `add_pairs`: libsodium's sums, kept forms or not
+    rng = random.Random(31)
+    a, b = _points(rng, 40), _points(rng, 40)
+    expected = [add(p, q) for p, q in zip(a, b, strict=True)]
+    assert group.add_pairs(a, b) == expected
+    assert group.add_pairs(group.decode_points(a), b) == expected
+    assert group.add_pairs([a[0]], [group.mul_base(L - 1) if a[0] == BASE else a[0]]) == [add(a[0], a[0])]
+    assert group.add_pairs([BASE], [group.mul_base(L - 1)]) == [IDENTITY]
+    assert group.add_pairs([], []) == []
+    with pytest.raises(InvalidPoint):
+        group.add_pairs([Point(b"\x01" * 32)], [BASE])
+
+
+@pytest.mark.parametrize("n", [1, 2, 150])
+def test_secret_scalar_vectors_equal_python_integers(n: int, backend: bool) -> None:
+    # the prover's scalars (constant-time Montgomery arithmetic in the extension, libsodium's
+    # calls without it): the same integers as Python's own arithmetic mod L
+    rng = random.Random(n)
+    a, b, c = (
+        [rng.choice(EDGE_SCALARS) if rng.random() < 0.3 else rng.randrange(L) for _ in range(n)]
+        for _ in "abc"
+    )
+    assert group.scalars_muladd(a, b, c) == [(x * y + z) % L for x, y, z in zip(a, b, c, strict=True)]
+    assert group.scalars_muladd(a, b) == [x * y % L for x, y in zip(a, b, strict=True)]
+    assert group.scalars_muladd(L - 1, b, c) == [((L - 1) * y + z) % L for y, z in zip(b, c, strict=True)]
+    assert group.scalar_dot(a, b) == sum(x * y for x, y in zip(a, b, strict=True)) % L
+    links_a, links_b = group.scalar_chain(a, b)
+    x, y = 1, 0
+    for k, (u, r) in enumerate(zip(a, b, strict=True)):
+        x, y = u * x % L, (u * y + r) % L
+        assert (links_a[k], links_b[k]) == (x, y)
+    assert group.scalars_muladd(5, []) == [] and group.scalar_dot([], []) == 0
+    assert group.scalar_chain([], []) == ([], [])
+    with pytest.raises(ValueError):
+        group.scalars_muladd([1, 2], [3])
+
+
+@built
+def test_the_compiled_scalar_code_refuses_unreduced_scalars() -> None:
+    module = group._msm_module
+    one = (1).to_bytes(32, "little")
+    for bad in (L, L + 1, 2**255, 2**256 - 1):
+        raw = bad.to_bytes(32, "little")
+        for name, args in (
+            ("sc_muladd", (raw, one, b"")),
+            ("sc_muladd", (one, one, raw)),
+            ("sc_dot", (one, raw)),
+            ("sc_chain", (raw, one)),
+        ):
+            with pytest.raises(ValueError, match="reduced"):
+                getattr(module, name)(*args)
+    with pytest.raises(ValueError):
+        module.sc_dot(one + one, one * 3)
+
+
 @pytest.mark.skipif(
     shutil.which("valgrind") is None
     or shutil.which("cc") is None
@@ -156,6 +260,10 @@ def test_the_prover_path_has_no_branch_or_index_on_a_secret_scalar(tmp_path: Pat
             group.mul_base(k0 + 2 * k1).hex(),
             "straus",
             group.mul_base(k0 + 2 * k1 + 5 * k2).hex(),
+            "scalar",
+            ((k0 * k1 + k2) % L).to_bytes(32, "little").hex(),
+            "reduced",
+            "1",
         ]
         control = subprocess.run(
             [*run, "control"], input=stdin, capture_output=True, text=True, timeout=300, check=False

@@ -8,7 +8,9 @@
  *
  * Input (stdin): three scalars k0, k1, k2, one per line, 64 hex digits, little-endian, < 2^255.
  * Output: fixed1 = k0 G; fixed2 = k0 G + k1 (2G) (two fixed-base tables); straus = k0 G +
- * k1 (2G) + k2 (5G) (constant-time Straus), each a 32-byte encoding in hex.
+ * k1 (2G) + k2 (5G) (constant-time Straus), each a 32-byte encoding in hex; then (scalars below
+ * L) scalar = k0 k1 + k2 mod L by the prover's Montgomery arithmetic (sc_mul, sc_add), 32 bytes
+ * little-endian in hex, and reduced = 1 (sc_is_reduced of all three).
  *
  * With the argument `control` the last sum is made by the verifier's variable-time Straus
  * instead, and memcheck must complain: a check that the instrumentation works.
@@ -80,5 +82,17 @@ int main(int argc, char **argv) {
     ristretto_encode(out, &acc);
     VALGRIND_MAKE_MEM_DEFINED(out, sizeof out);
     print_point("straus", out);
+    sc a, b, c;
+    sc_frombytes(a, k[0]);
+    sc_frombytes(b, k[1]);
+    sc_frombytes(c, k[2]);
+    uint64_t reduced = sc_is_reduced(k[0]) & sc_is_reduced(k[1]) & sc_is_reduced(k[2]);
+    sc_mul(a, a, b);
+    sc_add(a, a, c);
+    sc_tobytes(out, a);
+    VALGRIND_MAKE_MEM_DEFINED(out, sizeof out);
+    VALGRIND_MAKE_MEM_DEFINED(&reduced, sizeof reduced);
+    print_point("scalar", out);
+    printf("reduced %d\n", (int)reduced);
     return 0;
 }
