@@ -43,8 +43,11 @@ def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(link_module, "HANDSHAKE_TIMEOUT", 10.0)
 
 
-def start(tmp_path: Path, who: str, argv: list[str], log_as: str = "") -> subprocess.Popen[bytes]:
-    """`python -m client ARGV` with its own home, output in `tmp_path/WHO.out` (or LOG_AS.out)."""
+def start(
+    tmp_path: Path, who: str, argv: list[str], log_as: str = "", extra: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """`python -m client ARGV` with its own home, output in `tmp_path/WHO.out` (or LOG_AS.out),
+    `extra` added to its environment."""
     log = open(tmp_path / f"{log_as or who}.out", "wb")  # noqa: SIM115 (closed with the process)
     env = {
         "PATH": "/usr/bin:/bin",
@@ -53,6 +56,7 @@ def start(tmp_path: Path, who: str, argv: list[str], log_as: str = "") -> subpro
         "XDG_DATA_HOME": str(tmp_path / f"data-{who}"),
         "XDG_STATE_HOME": str(tmp_path / f"state-{who}"),
         "PYTHONUNBUFFERED": "1",
+        **(extra or {}),
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "client", *argv],

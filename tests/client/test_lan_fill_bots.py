@@ -32,6 +32,11 @@ joiners start when the host's lobby is open and only need to start up and dial (
 10 s on a loaded 2-core machine), so a third of a minute is ample; every other wait of the test
 waits for what the programs print."""
 
+MOVES = {"SKYJO_LAN_MOVE_TIMEOUT": "8"}
+"""The killed player's seat is noticed at the next protocol step, or, when it was killed on its
+own turn, once its move is late: 8 s here (the table's default, 300 s for a person without a
+countdown, made the test take 50 s or 105 s depending on whose turn it was)."""
+
 LIMIT = 240.0
 """Bound of each wait: a few one-round games on a loaded machine end well within."""
 
@@ -62,12 +67,13 @@ def test_a_player_killed_in_game_2_leaves_a_bot_in_the_next_lobby(tmp_path: Path
             *("host", "--no-mdns", "--seats", "3", "--option", "target_score=1", "--table", "evening"),
             *("--nick", "ann", "--fill-with-bots", str(FILL), "--grace", "2", *common),
         ],
+        extra=MOVES,
     )
     joiners: list[subprocess.Popen[bytes]] = []
     try:
         port = lobby_port(host)
         ben, cat = (
-            start(tmp_path, who, ["join", f"127.0.0.1:{port}", "--nick", who, *common])
+            start(tmp_path, who, ["join", f"127.0.0.1:{port}", "--nick", who, *common], extra=MOVES)
             for who in ("ben", "cat")
         )
         joiners += [ben, cat]
