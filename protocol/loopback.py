@@ -343,24 +343,17 @@ class Loopback:
         False: then only what is already on its way is delivered, and the answers).
 
         With `until`, stop as soon as it returns True (checked after every delivery); what is
-        still in flight stays there for the next `run`. Without bots, `bots_first` does not hold
-        deliveries back for a bot that will not move in this run (the benchmark's flip stalled
-        behind an acknowledgement timer, about once in 300 flips).
+        still in flight stays there for the next `run`.
         """
-        first = self.bots_first
-        self.bots_first = first and bots
-        try:
-            while True:
-                self.collect_all()
+        while True:
+            self.collect_all()
+            if until is not None and until():
+                return
+            while self.step():
                 if until is not None and until():
                     return
-                while self.step():
-                    if until is not None and until():
-                        return
-                if not bots or not self.play_bots():
-                    return
-        finally:
-            self.bots_first = first
+            if not bots or not self.play_bots():
+                return
 
     def wants_move(self, seat: int) -> bool:
         """Whether `seat`'s bot moves now: it was asked to and has a legal move."""
