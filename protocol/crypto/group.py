@@ -761,16 +761,25 @@ _decoded_lock = threading.Lock()
 def _fixed_table(p: Point) -> bytes:
     """The compiled extension's table of p (cached for a few points: G, h, the joint key)."""
     assert _msm is not None
-    table = _fixed_tables.get(p)
+    return _kept_table(_fixed_tables, FIXED_TABLES_KEPT, _msm.fixed_table, p)
+
+
+def _kept_table(kept: dict[Point, bytes], limit: int, make: Callable[[Point], bytes], p: Point) -> bytes:
+    """`make(p)`, one of the extension's precomputed tables of p, kept in `kept` (at most `limit`:
+    all are dropped when it is full, since the points worth keeping come back at once); a point
+    the extension refuses raises `decode_point`'s own error."""
+    table = kept.get(p)
     if table is None:
+        if not isinstance(p, bytes) or len(p) != POINT_BYTES:
+            decode_point(p)  # the same error as for a received point
         try:
-            table = _msm.fixed_table(p)
+            table = make(p)
         except ValueError as exc:
             decode_point(p)
             raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)") from exc
-        if len(_fixed_tables) >= FIXED_TABLES_KEPT:
-            _fixed_tables.clear()
-        _fixed_tables[p] = table
+        if len(kept) >= limit:
+            kept.clear()
+        kept[p] = table
     return table
 
 
@@ -1001,19 +1010,7 @@ _public_tables: dict[Point, bytes] = {}
 def _public_table(p: Point) -> bytes:
     """The extension's table of P, 3P, ..., 63P (made once for each lasting point)."""
     assert _msm is not None
-    table = _public_tables.get(p)
-    if table is None:
-        if not isinstance(p, bytes) or len(p) != POINT_BYTES:
-            decode_point(p)  # the same error as for a received point
-        try:
-            table = _msm.public_table(p)
-        except ValueError as exc:
-            decode_point(p)
-            raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)") from exc
-        if len(_public_tables) >= PUBLIC_TABLES_KEPT:
-            _public_tables.clear()
-        _public_tables[p] = table
-    return table
+    return _kept_table(_public_tables, PUBLIC_TABLES_KEPT, _msm.public_table, p)
 
 
 def lincomb_public_few(terms: Iterable[tuple[int, Point]], lasting: Collection[Point] = ()) -> Point:
