@@ -665,8 +665,16 @@ def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point], *, reduc
         packed = b"".join([k.to_bytes(SCALAR_BYTES, "little") for k in scalars])
     else:
         packed = b"".join([(k % L).to_bytes(SCALAR_BYTES, "little") for k in scalars])
+    return _extension_sum(_msm.lincomb_public_vartime, packed, items, points)
+
+
+def _extension_sum(
+    call: Callable[[bytes, list[bytes]], bytes], packed: bytes, items: list[bytes], points: Sequence[Point]
+) -> Point:
+    """`call(packed, items)`, one of the extension's public sums; a point it refuses (its error
+    names the index) raises `decode_point`'s own error for that point."""
     try:
-        result: bytes = _msm.lincomb_public_vartime(packed, items)
+        result = call(packed, items)
     except ValueError as exc:
         if len(exc.args) == 2 and exc.args[0] == "invalid point":
             decode_point(points[exc.args[1]])  # raises decode_point's reason for that point
@@ -1059,16 +1067,8 @@ def lincomb_public_merged(coefs: dict[Point, int], lasting: Collection[Point] = 
     with _decoded_lock:
         found = _decoded.get
         items = [tables[p] if p in tables else found(p, p) for p in points]
-    try:
-        result: bytes = module.lincomb_public_wnaf(
-            b"".join(k.to_bytes(SCALAR_BYTES, "little") for k in scalars), items
-        )
-    except ValueError as exc:
-        if len(exc.args) == 2 and exc.args[0] == "invalid point":
-            decode_point(points[exc.args[1]])  # raises decode_point's reason for that point
-            raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)") from exc
-        raise
-    return Point(result)
+    packed = b"".join(k.to_bytes(SCALAR_BYTES, "little") for k in scalars)
+    return _extension_sum(module.lincomb_public_wnaf, packed, items, points)
 
 
 def sum_public(plus: Point, minus: Sequence[Point]) -> Point:
