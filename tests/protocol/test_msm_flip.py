@@ -16,34 +16,16 @@ from hypothesis import strategies as st
 from protocol.crypto import dleq, group
 from protocol.crypto.elgamal import Ciphertext
 from protocol.crypto.errors import InvalidPoint
-from protocol.crypto.group import BASE, IDENTITY, L, Point, add, decode_point, mul, point_sum, sub
+from protocol.crypto.group import BASE, IDENTITY, L, Point, decode_point, mul, point_sum, sub
 from protocol.crypto.hashing import encode
+from tests.protocol.msm_support import naive_sum as _naive
+from tests.protocol.msm_support import random_points as _points
 
 from .test_msm import _invalid_encodings
 
 built = pytest.mark.skipif(group._msm_module is None, reason="the C extension is not built here")
 EDGE_SCALARS = [0, 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, L - 1, L - 2, L - 15, L - 16, L - 17]
 EDGE_SCALARS += [2**128 - 1, L - 2**128 + 1, 2**252, 2**252 - 1, (L - 1) // 2, (L + 1) // 2, L - 2**127]
-
-
-def _naive(terms: list[tuple[int, Point]]) -> Point:
-    acc = IDENTITY
-    for k, p in terms:
-        acc = add(acc, mul(k, p))
-    return acc
-
-
-def _points(rng: random.Random, n: int) -> list[Point]:
-    return [group.mul_base(rng.randrange(1, L)) for _ in range(n)]
-
-
-@pytest.fixture(params=[True, False], ids=["compiled", "pure-python"])
-def backend(request: pytest.FixtureRequest) -> Any:
-    if request.param and group._msm_module is None:
-        pytest.skip("the C extension is not built here")
-    was = group.use_extension(request.param)
-    yield request.param
-    group.use_extension(was)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 14, 30, 32, 33, 80])

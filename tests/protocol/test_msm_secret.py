@@ -22,32 +22,14 @@ from protocol.crypto.elgamal import Ciphertext, deck_from_wire, deck_to_wire, jo
 from protocol.crypto.errors import CryptoError, InvalidPoint
 from protocol.crypto.group import BASE, IDENTITY, L, Point, add, decode_point, mul
 from protocol.crypto.shuffle import ShuffleChainVerifier, ShuffleProof, chain_generator, shuffle
+from tests.protocol.msm_support import naive_sum as _naive
+from tests.protocol.msm_support import random_points as _points
 
 from .test_msm import _invalid_encodings
 
 built = pytest.mark.skipif(group._msm_module is None, reason="the C extension is not built here")
 ROOT = Path(__file__).resolve().parents[2]
 EDGE_SCALARS = [0, 1, 2, 7, 8, 9, 15, 16, 17, L - 1, L - 2, L - 8, 2**252, 2**252 - 1, (L - 1) // 2]
-
-
-def _naive(terms: list[tuple[int, Point]]) -> Point:
-    acc = IDENTITY
-    for k, p in terms:
-        acc = add(acc, mul(k, p))
-    return acc
-
-
-def _points(rng: random.Random, n: int) -> list[Point]:
-    return [group.mul_base(rng.randrange(1, L)) for _ in range(n)]
-
-
-@pytest.fixture(params=[True, False], ids=["compiled", "pure-python"])
-def backend(request: pytest.FixtureRequest) -> Any:
-    if request.param and group._msm_module is None:
-        pytest.skip("the C extension is not built here")
-    was = group.use_extension(request.param)
-    yield request.param
-    group.use_extension(was)
 
 
 def test_fixed_base_multiplications_equal_libsodium(backend: bool) -> None:
