@@ -64,7 +64,7 @@ def _bin(size: int) -> Check:
 
 
 def _uint(limit: int) -> Check:
-    return lambda v: (type(v) is int or (isinstance(v, int) and not isinstance(v, bool))) and 0 <= v < limit
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < limit
 
 
 def _list_of(item: Check, most: int, least: int = 0) -> Check:
@@ -256,7 +256,7 @@ class Envelope:
         frame's digest is read by its chain, the acknowledgements, the transcript hash...)."""
         digest = self._digest
         if digest is None:
-            digest = hashlib.sha256(self.body).digest()
+            digest = body_digest(self.body)
             object.__setattr__(self, "_digest", digest)
         return digest
 
