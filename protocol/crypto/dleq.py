@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Final
 
 from protocol.crypto.elgamal import Ciphertext, Codebook
@@ -412,9 +413,30 @@ def _weight() -> int:
     return secrets.randbelow(WEIGHT_BOUND - 1) + 1
 
 
+def _weights(count: int) -> Iterator[int]:
+    """`count` independent `_weight()`s: uniform in [1, WEIGHT_BOUND), drawn after every proof of
+    the batch is fixed. From the `secrets` module itself, all of them are cut from one
+    `token_bytes` call (16 bytes each, a zero drawn again: uniform in [1, 2^128) as
+    `randbelow(2^128 - 1) + 1` is); from a test's stand-in, `_weight()` as each is taken (the
+    draws a seeded run has always made, in the same order)."""
+    if secrets is not _SYSTEM_SECRETS:
+        return (_weight() for _ in range(count))
+    raw = _SYSTEM_SECRETS.token_bytes(_WEIGHT_BYTES * count)
+    out = [int.from_bytes(raw[i : i + _WEIGHT_BYTES], "little") for i in range(0, len(raw), _WEIGHT_BYTES)]
+    while 0 in out:  # probability count * 2^-128
+        out[out.index(0)] = int.from_bytes(_SYSTEM_SECRETS.token_bytes(_WEIGHT_BYTES), "little")
+    return iter(out)
+
+
+_SYSTEM_SECRETS: Final[ModuleType] = secrets
+"""The `secrets` module itself (tests replace the name `secrets` here with seeded stand-ins)."""
+
+
 WEIGHT_BOUND: Final[int] = 1 << 128
 """Random weights of a batch check are drawn in [1, 2^128): a batch holding a false equation
 passes with probability at most 2^-128."""
+_WEIGHT_BYTES: Final[int] = 16
+"""Bytes of one weight (WEIGHT_BOUND is 2^(8 * _WEIGHT_BYTES))."""
 
 
 def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
@@ -459,9 +481,10 @@ def _batch_holds(checks: Sequence[ShareCheck]) -> bool:
     caller's check of each proof alone)."""
     coefs: dict[Point, int] = {}
     lasting = {BASE}  # G and the seats' keys are in every flip's sums: their tables are kept
+    weights = _weights(2 * len(checks))
     try:
         for check in checks:
-            _add_weighted(coefs, check, _weight(), _weight())
+            _add_weighted(coefs, check, next(weights), next(weights))
             lasting.add(check.public_key)
     except InvalidProof:
         return False

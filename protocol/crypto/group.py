@@ -312,6 +312,42 @@ def random_scalar(*, rng: RandomSource = SYSTEM) -> int:
     return system_or(rng, secrets).randbelow(L - 1) + 1
 
 
+def random_scalars(count: int, *, rng: RandomSource = SYSTEM) -> list[int]:
+    """`count` independent uniform secret scalars in [1, L): `random_scalar` drawn `count` times.
+
+    From the system's generator (`rng` is `SYSTEM` and `secrets` is the module itself) they are
+    cut from one `secrets.token_bytes` call instead of one or two `os.urandom` calls each: 32
+    bytes a candidate, its top 3 bits cleared, kept when it lies in [1, L) (about half do; the
+    others are drawn again), so each is uniform in [1, L) as `randbelow(L - 1) + 1` is, by the
+    same kind of rejection `randbelow` makes. Any other source (a test's stand-in, a vector's
+    stream) gets its `count` draws of `random_scalar`, in order, as always.
+    """
+    source = system_or(rng, secrets)
+    if source is not _SYSTEM_SECRETS:
+        return [source.randbelow(L - 1) + 1 for _ in range(count)]
+    out: list[int] = []
+    while len(out) < count:
+        # twice the candidates needed and a few more: one call almost always suffices
+        raw = _SYSTEM_SECRETS.token_bytes(SCALAR_BYTES * (2 * (count - len(out)) + 8))
+        out += [
+            k
+            for k in [
+                int.from_bytes(raw[i : i + SCALAR_BYTES], "little") & _SCALAR_MASK
+                for i in range(0, len(raw), SCALAR_BYTES)
+            ]
+            if 0 < k < L
+        ]
+    del out[count:]
+    return out
+
+
+_SYSTEM_SECRETS: Final[ModuleType] = secrets
+"""The `secrets` module itself (tests replace the name `secrets` here with seeded stand-ins)."""
+
+_SCALAR_MASK: Final[int] = (1 << 253) - 1
+"""The 253 low bits: L is just above 2^252, so a candidate below 2^253 is below L about half the time."""
+
+
 def system_or(rng: RandomSource, module_secrets: RandomSource) -> RandomSource:
     """`rng`, or for `SYSTEM` the `secrets` module as the drawing module names it.
 

@@ -83,6 +83,7 @@ from protocol.crypto.group import (
     mul_fixed_secret_forms,
     point_sum,
     random_scalar,
+    random_scalars,
     scalar_chain,
     scalar_dot,
     scalar_muladd,
@@ -390,7 +391,7 @@ def gen_shuffle(
 ) -> tuple[list[Ciphertext], list[int], list[int]]:
     """GenShuffle (Alg. 4.1): permute and re-encrypt; returns (e', r' output-indexed, psi)."""
     psi = gen_permutation(len(ciphertexts), rng=rng)
-    randomness = [random_scalar(rng=rng) for _ in psi]
+    randomness = random_scalars(len(psi), rng=rng)
     outputs = [reencrypt(ciphertexts[j], public_key, r) for j, r in zip(psi, randomness, strict=True)]
     return outputs, randomness, psi
 
@@ -404,7 +405,7 @@ def gen_permutation_commitment(
     permutation is exactly the paper's formula; tests use it to build cheating proofs.
     """
     n = len(psi)
-    r = [random_scalar(rng=rng) for _ in range(n)]
+    r = random_scalars(n, rng=rng)
     if sorted(psi) == list(range(n)):
         owner = [0] * n  # column j holds h_i for the one i with psi(i) = j
         for i, j in enumerate(psi):
@@ -508,7 +509,7 @@ def prepare_shuffle(n: int, public_key: Point, *, rng: RandomSource = SYSTEM) ->
     so a shuffle with or without a prepared setup is the same for the same `rng`.
     """
     psi = gen_permutation(n, rng=rng)
-    r_prime = [random_scalar(rng=rng) for _ in psi]
+    r_prime = random_scalars(len(psi), rng=rng)
     forms = mul_fixed_secret_forms(BASE, r_prime)
     if forms is not None:
         # never encoded: added to the deck in the extension on the turn (`shuffle`)
@@ -536,10 +537,10 @@ def _setup(
     hs = generators(n)
     keep_decoded([*hs, BASE, public_key])  # decoded once, for the constant-time sums below
     c, r = gen_permutation_commitment(psi, hs, rng=rng)
-    r_hat = [random_scalar(rng=rng) for _ in range(n)]
-    w1, w2, w3, w4 = (random_scalar(rng=rng) for _ in range(4))
-    w_hat = [random_scalar(rng=rng) for _ in range(n)]
-    w_prime = [random_scalar(rng=rng) for _ in range(n)]
+    # r^, w1..w4, w^, w' in one draw (the same values, in the same order, from a seeded source)
+    drawn = random_scalars(3 * n + 4, rng=rng)
+    r_hat, (w1, w2, w3, w4) = drawn[:n], drawn[n : n + 4]
+    w_hat, w_prime = drawn[n + 4 : 2 * n + 4], drawn[2 * n + 4 :]
     t1, t2 = mul_fixed_secret([BASE], [[w1, w2]])
     return ShuffleSetup(
         public_key=public_key,
@@ -1040,7 +1041,7 @@ class ShuffleChainVerifier:
         u_prod = 1
         for uj in u:
             u_prod = u_prod * uj % L
-        r1, r2, r3, r41, r42 = (random_scalar(rng=self._rng) for _ in range(5))
+        r1, r2, r3, r41, r42 = random_scalars(5, rng=self._rng)
         s_prime = proof.s_prime
         r1e, r2e, r3e, r41e, r42e = (r * e % L for r in (r1, r2, r3, r41, r42))
         # t^'_i = s^_i G + s'_i c^_{i-1} - e c^_i (c^_0 = h), one weight per step of the chain,
