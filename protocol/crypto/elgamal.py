@@ -92,7 +92,7 @@ def deck_from_wire(obj: object, expected_len: int | None = None) -> list[Ciphert
         except CryptoError:
             pass  # each card again, in order: the error of the first bad one, as always
         else:
-            return [Ciphertext(points[i], points[i + 1]) for i in range(0, len(points), 2)]
+            return list(map(Ciphertext, points[0::2], points[1::2]))
     return [Ciphertext.from_wire(item) for item in obj]
 
 

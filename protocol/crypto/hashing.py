@@ -132,19 +132,31 @@ def hash_to_scalar(*items: HashItem) -> int:
 
 
 def indexed_scalars(prefix: HashItem, count: int) -> list[int]:
-    """[hash_to_scalar(prefix, j) for j in range(count)], with the prefix encoded and hashed once.
+    """[hash_to_scalar(prefix, j) for j in range(count)], with the prefix encoded once.
 
     The same scalars (the same SHA-512 inputs: the prefix's encoding, then the index's), for a
-    fraction of the cost when `count` is large (a shuffle proof's N challenges u_j).
+    fraction of the cost when `count` is large (a shuffle proof's N challenges u_j). A short
+    prefix (the callers' 64-byte seeds) and an index fit in one SHA-512 block, so each input is
+    hashed whole; a long one is hashed once and the hash object copied for each index.
     """
-    copy = hashlib.sha512(encode(prefix)).copy
-    out: list[int] = []
-    append = out.append
-    for suffix in _index_encodings(count):
-        digest = copy()
-        digest.update(suffix)
-        append(int.from_bytes(digest.digest(), "little") % L)
-    return out
+    head = encode(prefix)
+    suffixes = _index_encodings(count)
+    if len(head) > _ONE_BLOCK_HEAD:
+        copy = hashlib.sha512(head).copy
+        digests = []
+        for suffix in suffixes:
+            digest = copy()
+            digest.update(suffix)
+            digests.append(digest.digest())
+    else:
+        sha512 = hashlib.sha512
+        digests = [sha512(head + suffix).digest() for suffix in suffixes]
+    return [int.from_bytes(d, "little") % L for d in digests]
+
+
+_ONE_BLOCK_HEAD: Final[int] = 96
+"""A prefix's encoding up to this length and an index's (at most 17 bytes) fit in one block of
+SHA-512 (128 bytes, of which 17 are padding and length)."""
 
 
 @functools.lru_cache(maxsize=16)
