@@ -434,7 +434,7 @@ little-endian): the conversions of a list at C speed, without a Python loop."""
 
 def _chunks(data: bytes, size: int) -> list[bytes]:
     """`data` cut into strings of `size` bytes (its length a multiple of `size`), in order."""
-    return [chunk for (chunk,) in struct.iter_unpack(f"{size}s", data)]
+    return list(struct.unpack(f"{size}s" * (len(data) // size), data))
 
 
 def scalars_muladd(a: int | Sequence[int], b: Sequence[int], c: Sequence[int] | None = None) -> list[int]:
