@@ -14,6 +14,7 @@ ciphertexts (G, M_k + Y) (randomness r = 1), which every peer recomputes and com
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -85,15 +86,21 @@ def deck_from_wire(obj: object, expected_len: int | None = None) -> list[Ciphert
         raise MalformedData(f"deck has {len(obj)} ciphertexts, expected {expected_len}")
     if not obj:
         raise MalformedData("a deck cannot be empty")
-    if all(isinstance(item, list | tuple) and len(item) == 2 for item in obj):
+    # (the exact types msgpack decodes to are checked at C speed first, the general test after)
+    pairs = set(map(type, obj)) <= _SEQUENCES and set(map(len, obj)) == _TWO
+    if pairs or all(isinstance(item, list | tuple) and len(item) == 2 for item in obj):
         try:
             # every point in one call of the batch decoder (kept decoded for the shuffle verifier)
-            points = decode_points([p for item in obj for p in item])
+            points = decode_points(list(itertools.chain.from_iterable(obj)))
         except CryptoError:
             pass  # each card again, in order: the error of the first bad one, as always
         else:
             return list(map(Ciphertext, points[0::2], points[1::2]))
     return [Ciphertext.from_wire(item) for item in obj]
+
+
+_SEQUENCES: Final[set[type]] = {list, tuple}
+_TWO: Final[set[int]] = {2}
 
 
 def joint_key(public_keys: Iterable[Point]) -> Point:

@@ -873,10 +873,10 @@ def mul_fixed_secret(
             OPS.var_mul += count
     out: bytes = _msm.mul_fixed_ct(
         tuple(_fixed_table(b) for b in bases),
-        tuple(b"".join(_scalar_bytes(k) for k in s) for s in scalars),
+        tuple(_scalars_bytes(s) for s in scalars),
         _forms_or_encodings(addends) if addends else b"",
     )
-    return [Point(out[i : i + POINT_BYTES]) for i in range(0, len(out), POINT_BYTES)]
+    return cast("list[Point]", _chunks(out, POINT_BYTES))
 
 
 def mul_fixed_secret_forms(base: Point, scalars: Sequence[int]) -> bytes | None:
@@ -894,9 +894,7 @@ def mul_fixed_secret_forms(base: Point, scalars: Sequence[int]) -> bytes | None:
         OPS.base_mul += len(scalars)
     else:
         OPS.var_mul += len(scalars)
-    forms: bytes = _msm.mul_fixed_ct(
-        (_fixed_table(base),), (b"".join([_scalar_bytes(k) for k in scalars]),), b"", True
-    )
+    forms: bytes = _msm.mul_fixed_ct((_fixed_table(base),), (_scalars_bytes(scalars),), b"", True)
     return forms
 
 
@@ -916,7 +914,7 @@ def add_secret_forms(forms: bytes, points: Sequence[Point]) -> list[Point]:
             decode_point(points[exc.args[1]])
             raise InvalidPoint("bytes are not a ristretto255 encoding (RFC 9496 decoding fails)") from exc
         raise
-    results = [Point(out[i : i + POINT_BYTES]) for i in range(0, len(out), POINT_BYTES)]
+    results = cast("list[Point]", _chunks(out, POINT_BYTES))
     if IDENTITY not in results:  # the sums' forms, kept for the sums that will use them (public)
         _store_forms(results, sums, module.DECODED_SIZE)
     return results
@@ -952,12 +950,19 @@ def lincomb_secret(terms: Sequence[tuple[int, Point]]) -> Point:
     """
     if _msm is None:
         return lincomb(terms)
-    merged: dict[Point, int] = {}
+    grouped: dict[Point, list[int]] = {}
     for k, p in terms:
         if p != IDENTITY:
-            merged[p] = scalar_add(merged[p], k) if p in merged else k % L
-    if not merged:
+            if p in grouped:
+                grouped[p].append(k)
+            else:
+                grouped[p] = [k]
+    if not grouped:
         return IDENTITY
+    # one scalar per point: a repeated point's scalars (the public deck's c1 = G) summed by the
+    # extension's constant-time scalar code in one call (`scalar_dot` with ones), not one
+    # libsodium `scalar_add` each: the same sum mod L
+    merged = {p: ks[0] % L if len(ks) == 1 else scalar_dot(ks, [1] * len(ks)) for p, ks in grouped.items()}
     OPS.secret_terms += len(merged)
     for p in merged:
         if p == BASE:
@@ -966,9 +971,7 @@ def lincomb_secret(terms: Sequence[tuple[int, Point]]) -> Point:
             OPS.var_mul += 1
     points = list(merged)
     try:
-        out: bytes = _msm.lincomb_ct(
-            b"".join(_scalar_bytes(merged[p]) for p in points), _forms_or_encodings(points)
-        )
+        out: bytes = _msm.lincomb_ct(_scalars_bytes([merged[p] for p in points]), _forms_or_encodings(points))
     except ValueError as exc:
         if len(exc.args) == 2 and exc.args[0] == "invalid point":
             decode_point(points[exc.args[1]])
