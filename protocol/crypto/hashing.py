@@ -20,7 +20,7 @@ import functools
 import hashlib
 import itertools
 from collections.abc import Sequence
-from typing import Final, TypeAlias
+from typing import Final, Literal, TypeAlias
 
 from protocol.crypto.group import IDENTITY, L, Point, from_hash
 
@@ -47,6 +47,19 @@ _SMALL_INTS: Final[tuple[bytes, ...]] = tuple(
 _TEXTS: dict[str, bytes] = {}
 """The encodings of the texts hashed so far (labels: a few dozen), up to `_MAX_TEXTS`."""
 _MAX_TEXTS: Final[int] = 256
+
+
+class Encoded(bytes):
+    """The encoding of an item, made beforehand by `encoded`: `encode` puts these bytes in as they
+    are, so hashing a statement that holds one gives the same digest as holding the item itself.
+    For an item hashed several times (a shuffle's deck: in two challenges, of two proofs)."""
+
+    __slots__ = ()
+
+
+def encoded(item: HashItem) -> Encoded:
+    """`encode(item)`'s bytes, to stand for `item` in the items of later hashes."""
+    return Encoded(encode(item))
 
 
 def _encode_into(item: HashItem, out: list[bytes]) -> None:
@@ -84,6 +97,9 @@ def _encode_into(item: HashItem, out: list[bytes]) -> None:
             if len(_TEXTS) < _MAX_TEXTS:
                 _TEXTS[item] = encoded
         out.append(encoded)
+        return
+    if type(item) is Encoded:
+        out.append(item)
         return
     if isinstance(item, bytes):
         out.append(b"B" + len(item).to_bytes(8, "big"))
@@ -151,12 +167,16 @@ def indexed_scalars(prefix: HashItem, count: int) -> list[int]:
     else:
         sha512 = hashlib.sha512
         digests = [sha512(head + suffix).digest() for suffix in suffixes]
-    return [int.from_bytes(d, "little") % L for d in digests]
+    return list(map(L.__rmod__, map(int.from_bytes, digests, _LITTLE)))
 
 
 _ONE_BLOCK_HEAD: Final[int] = 96
 """A prefix's encoding up to this length and an index's (at most 17 bytes) fit in one block of
 SHA-512 (128 bytes, of which 17 are padding and length)."""
+
+
+_LITTLE: Final[itertools.repeat[Literal["little"]]] = itertools.repeat("little")
+"""The endless byte order argument of `int.from_bytes` for `map` (a list converted at C speed)."""
 
 
 @functools.lru_cache(maxsize=16)

@@ -56,7 +56,7 @@ import secrets
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
 from protocol.crypto.elgamal import Ciphertext, reencrypt
 from protocol.crypto.errors import CryptoError, InvalidProof, MalformedData
@@ -92,7 +92,15 @@ from protocol.crypto.group import (
     sub,
     system_or,
 )
-from protocol.crypto.hashing import HashItem, challenge, hash512, hash_to_point, indexed_scalars
+from protocol.crypto.hashing import (
+    Encoded,
+    HashItem,
+    challenge,
+    encoded,
+    hash512,
+    hash_to_point,
+    indexed_scalars,
+)
 from protocol.crypto.randomness import SYSTEM, RandomSource
 
 GENERATORS_LABEL: Final[str] = "skyjo-lan/v1/shuffle/generators"
@@ -306,13 +314,17 @@ class ShuffleProof:
         )
 
 
+_LITTLE: Final[itertools.repeat[Literal["little"]]] = itertools.repeat("little")
+"""The endless byte order argument of `int.from_bytes` for `map` (a list converted at C speed)."""
+
+
 def _decode_scalars(items: tuple[object, ...]) -> list[int]:
     """`decode_scalar` of every item (the 2N + 5 scalars of a proof), checked together; on a
     refusal each item is decoded in turn, for the first bad item's own error."""
     if all(map(isinstance, items, itertools.repeat(bytes))):
         raw: tuple[bytes, ...] = items  # type: ignore[assignment]  # all bytes, checked above
         if set(map(len, raw)) <= {SCALAR_BYTES}:
-            values = [int.from_bytes(k, "little") for k in raw]
+            values = list(map(int.from_bytes, raw, _LITTLE))
             if not values or max(values) < L:
                 return values
     return [decode_scalar(k) for k in items]
@@ -326,6 +338,12 @@ def _flat(deck: Sequence[Ciphertext]) -> list[HashItem]:
     return list(itertools.chain.from_iterable(map(_BOTH_POINTS, deck)))
 
 
+def _deck_code(deck: Sequence[Ciphertext]) -> Encoded:
+    """The encoding of a deck in the statements of the shuffle proofs (`_flat`), made once for the
+    two challenges of each of the (one or two) proofs whose statement holds the deck."""
+    return encoded(_flat(deck))
+
+
 _BOTH_POINTS: Final[Callable[[Ciphertext], tuple[Point, Point]]] = operator.attrgetter("c1", "c2")
 _FIRST_POINT: Final[Callable[[Ciphertext], Point]] = operator.attrgetter("c1")
 
@@ -336,17 +354,13 @@ def _get_challenges(
     commitments: Sequence[Point],
     public_key: Point,
     context: bytes,
+    codes: tuple[Encoded, Encoded] | None = None,
 ) -> list[int]:
-    """GetChallenges(N, (e, e', c, pk)), bound to `context`: u_1..u_N (input-indexed)."""
+    """GetChallenges(N, (e, e', c, pk)), bound to `context`: u_1..u_N (input-indexed). `codes`:
+    the two decks' `deck_code`s, if the caller has them (the same hash)."""
     n = len(inputs)
-    statement: list[HashItem] = [
-        GENERATORS_LABEL,
-        n,
-        public_key,
-        _flat(inputs),
-        _flat(outputs),
-        list(commitments),
-    ]
+    in_code, out_code = (_flat(inputs), _flat(outputs)) if codes is None else codes
+    statement: list[HashItem] = [GENERATORS_LABEL, n, public_key, in_code, out_code, list(commitments)]
     seed = hash512(CHALLENGES_LABEL, statement, context)
     return indexed_scalars(seed, n)
 
@@ -360,14 +374,17 @@ def _get_nizkp_challenge(
     t: Sequence[Point],
     t_hat: Sequence[Point],
     context: bytes,
+    codes: tuple[Encoded, Encoded] | None = None,
 ) -> int:
-    """GetNIZKPChallenge(y, t): y = (generators' label, N, Y, e, e', c, c^), every t, context."""
+    """GetNIZKPChallenge(y, t): y = (generators' label, N, Y, e, e', c, c^), every t, context.
+    `codes`: as for `_get_challenges`."""
+    in_code, out_code = (_flat(inputs), _flat(outputs)) if codes is None else codes
     statement: list[HashItem] = [
         GENERATORS_LABEL,
         len(inputs),
         public_key,
-        _flat(inputs),
-        _flat(outputs),
+        in_code,
+        out_code,
         list(commitments),
         list(chain),
     ]
@@ -588,7 +605,8 @@ def _prove_with(
     psi, r_prime, r, c = setup.psi, setup.r_prime, setup.r, setup.commitments
     public_key = setup.public_key
     h = chain_generator()
-    u = _get_challenges(inputs, outputs, c, public_key, context)
+    codes = (_deck_code(inputs), _deck_code(outputs))  # each deck encoded once for both hashes
+    u = _get_challenges(inputs, outputs, c, public_key, context, codes)
     u_prime = [u[psi[i]] for i in range(n)]
     r_hat = setup.r_hat
 
@@ -621,7 +639,7 @@ def _prove_with(
     t42 = lincomb_secret([*((w_prime[i], inputs[psi[i]].c1) for i in range(n)), (k, BASE)])
 
     t = (setup.t1, setup.t2, setup.t3, t41, t42)
-    e = _get_nizkp_challenge(inputs, outputs, c, c_hat, public_key, t, t_hat, context)
+    e = _get_nizkp_challenge(inputs, outputs, c, c_hat, public_key, t, t_hat, context, codes)
     return ShuffleProof(
         t1=setup.t1,
         t2=setup.t2,
@@ -711,12 +729,13 @@ def _challenge_error(
     outputs: Sequence[Ciphertext],
     public_key: Point,
     context: bytes,
+    codes: tuple[Encoded, Encoded] | None = None,
 ) -> str | None:
     """Recompute the Fiat-Shamir challenge from the statement and the sent t; None if it matches
-    the proof's (hashing only: no multiplication)."""
+    the proof's (hashing only: no multiplication). `codes`: as for `_get_challenges`."""
     t = (proof.t1, proof.t2, proof.t3, proof.t41, proof.t42)
     e = _get_nizkp_challenge(
-        inputs, outputs, proof.commitments, proof.chain, public_key, t, proof.t_hat, context
+        inputs, outputs, proof.commitments, proof.chain, public_key, t, proof.t_hat, context, codes
     )
     if e != proof.challenge:
         return "challenge (the statement or a commitment t does not match)"
@@ -903,6 +922,8 @@ class ShuffleChainVerifier:
         self._waiting_scalars: list[int] = []
         self._waiting_points: list[Point] = []
         self._decks: list[Sequence[Ciphertext]] = [deck]
+        self._codes: list[Encoded | None] = [None]
+        """`_deck_code` of each deck of `_decks`, made when a proof's challenges first need it."""
         self._proofs: list[ShuffleProof | None] = []
         self._contexts: list[bytes] = []
         # the coefficients not yet evaluated: of the last deck's c1 and c2 (by position), of
@@ -922,6 +943,13 @@ class ShuffleChainVerifier:
         """Shuffles added so far."""
         return len(self._proofs)
 
+    def _code(self, k: int) -> Encoded:
+        """`_deck_code` of the deck `_decks[k]` (made once)."""
+        code = self._codes[k]
+        if code is None:
+            code = self._codes[k] = _deck_code(self._decks[k])
+        return code
+
     def add(
         self,
         outputs: Sequence[Ciphertext],
@@ -937,13 +965,16 @@ class ShuffleChainVerifier:
         checked = None if trusted else proof
         if not trusted and checked is None:
             raise ValueError("an untrusted shuffle needs its proof")
+        codes: tuple[Encoded, Encoded] | None = None
         if checked is not None:
             reason = _shape_error(inputs, outputs, checked)
             if reason is None:
-                reason = _challenge_error(checked, inputs, outputs, self._key, context)
+                codes = (self._code(k), _deck_code(outputs))
+                reason = _challenge_error(checked, inputs, outputs, self._key, context, codes)
             if reason is not None:
                 raise InvalidProof(f"shuffle proof does not verify: {reason}", index=k)
         self._decks.append(outputs)
+        self._codes.append(None if codes is None else codes[1])
         self._proofs.append(checked)
         self._contexts.append(context)
         in1, in2 = self._deck_c1, self._deck_c2
@@ -951,7 +982,8 @@ class ShuffleChainVerifier:
         scalars: list[int] = []
         points: list[Point] = []
         if checked is not None:
-            in1, in2 = self._accumulate(checked, inputs, outputs, context, in1, in2, scalars, points)
+            assert codes is not None
+            in1, in2 = self._accumulate(checked, inputs, outputs, context, codes, in1, in2, scalars, points)
         if in1 is not None and in2 is not None:
             self._deck_terms(inputs, in1, in2, scalars, points)
         self._evaluate(scalars, points)
@@ -1037,6 +1069,7 @@ class ShuffleChainVerifier:
         inputs: Sequence[Ciphertext],
         outputs: Sequence[Ciphertext],
         context: bytes,
+        codes: tuple[Encoded, Encoded],
         in1: list[int] | None,
         in2: list[int] | None,
         scalars: list[int],
@@ -1048,7 +1081,7 @@ class ShuffleChainVerifier:
         deck's coefficients (`in1`, `in2` plus this proof's)."""
         n = len(inputs)
         e = proof.challenge
-        u = _get_challenges(inputs, outputs, proof.commitments, self._key, context)
+        u = _get_challenges(inputs, outputs, proof.commitments, self._key, context, codes)
         u_prod = 1
         for uj in u:
             u_prod = u_prod * uj % L
