@@ -54,8 +54,9 @@ import itertools
 import operator
 import secrets
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Final, Literal
 
 from protocol.crypto.elgamal import Ciphertext, reencrypt
@@ -399,13 +400,45 @@ def gen_permutation(n: int, *, rng: RandomSource = SYSTEM) -> list[int]:
     if n < 1:
         raise ValueError("nothing to permute")
     source = system_or(rng, secrets)
+    if source is _SYSTEM_SECRETS:
+        offsets = _uniform_below_each(range(n, 0, -1))  # n - i for each i, drawn in bulk
+    else:
+        offsets = [source.randbelow(n - i) for i in range(n)]  # a seeded stand-in: in order
     pool = list(range(n))
     psi: list[int] = []
-    for i in range(n):
-        k = i + source.randbelow(n - i)
+    for i, offset in enumerate(offsets):
+        k = i + offset
         psi.append(pool[k])
         pool[k] = pool[i]
     return psi
+
+
+def _uniform_below_each(bounds: Iterable[int]) -> list[int]:
+    """For each bound m >= 1, a uniform integer in [0, m), independent of the others, from the
+    system's generator: 4 bytes of one `secrets.token_bytes` call a candidate, cut to the bits
+    that m - 1 needs, drawn again while it is not below m (the rejection `secrets.randbelow`
+    makes, at most half the candidates refused), without one `os.urandom` call a number."""
+    bounds = list(bounds)
+    if bounds and not 1 <= min(bounds) <= max(bounds) < 1 << 32:
+        raise ValueError("bounds must be in [1, 2^32)")
+    out: list[int] = []
+    raw = b""
+    at = 0
+    for m in bounds:
+        mask = (1 << (m - 1).bit_length()) - 1
+        while True:
+            if at == len(raw):
+                raw, at = _SYSTEM_SECRETS.token_bytes(8 * len(bounds) + 32), 0
+            value = int.from_bytes(raw[at : at + 4], "little") & mask
+            at += 4
+            if value < m:
+                out.append(value)
+                break
+    return out
+
+
+_SYSTEM_SECRETS: Final[ModuleType] = secrets
+"""The `secrets` module itself (tests replace the name `secrets` here with seeded stand-ins)."""
 
 
 def gen_shuffle(

@@ -1,7 +1,8 @@
 """Issue 29, the deal's Python: secrets drawn in bulk, decks encoded once, the deck check's fast path.
 
-The deal's secret scalars (`group.random_scalars`) and the share batches' weights
-(`dleq._weights`) are cut from one `secrets.token_bytes` call; these tests pin their range
+The deal's secret scalars (`group.random_scalars`), the permutation's offsets
+(`shuffle._uniform_below_each`) and the share batches' weights (`dleq._weights`) are cut from one
+`secrets.token_bytes` call; these tests pin their range
 (non-zero, below the same bound as one `randbelow` draw), their independence (distinct draws) and
 that a seeded stand-in for `secrets` still gets the draws one by one, in the order it always has.
 A deck's encoding made once (`hashing.encoded`) must hash exactly as the deck itself, and the
@@ -10,8 +11,10 @@ deck's field check must give the general check's verdict for any input.
 
 from __future__ import annotations
 
+import importlib
 import random
 import types
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -23,6 +26,8 @@ from protocol.crypto.elgamal import Ciphertext
 from protocol.crypto.group import BASE, L, mul_base, random_scalar, random_scalars
 from protocol.crypto.hashing import HashItem, encode, encoded, hash512
 from protocol.crypto.shuffle import _deck_code, _get_challenges, _get_nizkp_challenge, shuffle
+
+shuffle_module = importlib.import_module("protocol.crypto.shuffle")
 
 
 class _Scripted:
@@ -141,6 +146,45 @@ def test_weights_from_a_stand_in_are_drawn_as_they_are_taken(monkeypatch: pytest
     assert replay.randbelow(1000) == drawn_between
     expected += [replay.randbelow(dleq.WEIGHT_BOUND - 1) + 1 for _ in range(2)]
     assert [first, *rest] == expected
+
+
+# --- the permutation -----------------------------------------------------------------------------------
+
+
+def test_bulk_offsets_are_below_their_bounds() -> None:
+    bounds = [1, 2, 3, 4, 5, 150, 2**31 + 1, 2**32 - 1] * 20
+    values = shuffle_module._uniform_below_each(bounds)
+    assert len(values) == len(bounds)
+    assert all(0 <= v < m for v, m in zip(values, bounds, strict=True))
+    with pytest.raises(ValueError):
+        shuffle_module._uniform_below_each([3, 0])
+    with pytest.raises(ValueError):
+        shuffle_module._uniform_below_each([2**32])
+
+
+def test_bulk_offsets_refuse_candidates_not_below_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    # bound 5: 3 bits kept; 5, 6, 7 refused; the high bits of a candidate are cut off
+    script = _Scripted([_le(5, 4), _le(7, 4), _le(0xFFFFFFF8 | 4, 4), _le(6, 4), _le(1, 4)])
+    monkeypatch.setattr(shuffle_module, "_SYSTEM_SECRETS", script)
+    assert shuffle_module._uniform_below_each([5, 5]) == [4, 1]
+    assert script.asked == [8 * 2 + 32]
+
+
+def test_bulk_permutations_are_uniform() -> None:
+    counts = Counter(tuple(shuffle_module.gen_permutation(3)) for _ in range(6000))
+    assert len(counts) == 6 and all(850 < c < 1150 for c in counts.values())
+    assert sorted(shuffle_module.gen_permutation(150)) == list(range(150))
+
+
+def test_a_seeded_permutation_is_drawn_as_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shuffle_module, "secrets", _Seeded(5))
+    psi = shuffle_module.gen_permutation(40)
+    replay, pool, expected = _Seeded(5), list(range(40)), []
+    for i in range(40):
+        k = i + replay.randbelow(40 - i)
+        expected.append(pool[k])
+        pool[k] = pool[i]
+    assert psi == expected
 
 
 # --- a deck encoded once ------------------------------------------------------------------------------
