@@ -504,7 +504,8 @@ class Removals:
 
     def vote_waits(self) -> int:
         """How many more of our waits (`wait`) we give the votes about silent seats: `VOTE_WAITS`,
-        vote's grace (a program waiting for the silent one's move votes only after those)."""
+        or enough for another program's two whole waits for a move and a vote's grace (a program
+        waiting for the silent one's move votes only after those)."""
         move = self.session.move_timeout or 0.0
         needed = (2 * move + 2 * float(self.config.grace_seconds)) / self.wait()
         return max(VOTE_WAITS, math.ceil(needed) + 1)
