@@ -434,7 +434,9 @@ little-endian): the conversions of a list at C speed, without a Python loop."""
 
 def _chunks(data: bytes, size: int) -> list[bytes]:
     """`data` cut into strings of `size` bytes (its length a multiple of `size`), in order."""
-    return list(struct.unpack(f"{size}s" * (len(data) // size), data))
+    # a Struct of its own, not `struct.unpack`'s cache of compiled formats, which would keep up to
+    # 100 of these (a few hundred kB each for thousands of points)
+    return list(struct.Struct(f"{size}s" * (len(data) // size)).unpack(data))
 
 
 def scalars_muladd(a: int | Sequence[int], b: Sequence[int], c: Sequence[int] | None = None) -> list[int]:
