@@ -371,8 +371,31 @@ def open_frame(
     )
 
 
+def _exact_deck(v: Any) -> bool:
+    """`DECK` for the exact types msgpack decodes to: a list of 1..MAX_LIST [32 bytes, 32 bytes]."""
+    if type(v) is not list or not 0 < len(v) <= MAX_LIST:
+        return False
+    for pair in v:
+        if type(pair) is not list or len(pair) != 2:
+            return False
+        a, b = pair
+        if type(a) is not bytes or type(b) is not bytes or len(a) != HASH_BYTES or len(b) != HASH_BYTES:
+            return False
+    return True
+
+
+def _deck(v: Any) -> bool:
+    # the general check decides whatever the fast one does not accept: the same verdicts, and a
+    # shuffle's 150-card deck checked in about a fifth of the time
+    return _exact_deck(v) or DECK(v)
+
+
+_FAST_CHECKS: dict[Check, Check] = {DECK: _deck}
+"""Checks replaced in `_contents_error` by one with the same verdicts and a fast path."""
+
 _SCHEMA_BY_CODE: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, Check], ...]], ...] = tuple(
-    (kind, tuple(SCHEMAS[kind]), tuple(SCHEMAS[kind].items())) for kind in KINDS
+    (kind, tuple(SCHEMAS[kind]), tuple((name, _FAST_CHECKS.get(c, c)) for name, c in SCHEMAS[kind].items()))
+    for kind in KINDS
 )
 """For each kind's code: its name, its field names and its (field, check) pairs, in schema order."""
 
