@@ -338,7 +338,8 @@ def _feeding_order(survey: _Survey) -> list[Envelope]:
 
     def blocker(envelope: Envelope) -> tuple[int, int] | None:
         for seat, seq, _ in envelope.acks:
-            if (seat, seq) in chosen and last_fed.get(seat, -1) < seq:
+            # (most acknowledge a frame fed already: that test first, no key built for it)
+            if last_fed.get(seat, -1) < seq and (seat, seq) in chosen:
                 return seat, seq
         return None
 
@@ -346,6 +347,7 @@ def _feeding_order(survey: _Survey) -> list[Envelope]:
     heads = {seat: chosen[(seat, seqs[0])] for seat, seqs in pending.items()}
     while heads:
         head: Envelope | None = None
+        lowest = (0, 0)  # (seq, seat) of `head`
         for seat, envelope in heads.items():
             if seat not in ready:
                 wait = waits.get(seat)
@@ -356,8 +358,9 @@ def _feeding_order(survey: _Survey) -> list[Envelope]:
                     waits[seat] = wait
                     continue
                 ready.add(seat)
-            if head is None or (envelope.seq, seat) < (head.seq, head.seat):
-                head = envelope
+            seq = envelope.seq
+            if head is None or seq < lowest[0] or (seq == lowest[0] and seat < lowest[1]):
+                head, lowest = envelope, (seq, seat)
         if head is None:  # no order satisfies the acknowledgements: the lowest frame goes first
             head = min(heads.values(), key=lambda e: (e.seq, e.seat))
         order.append(head)
