@@ -530,6 +530,8 @@ class Session:
 
     def stands_in(self, seat: int, boundary: bool = False) -> bool:
         """Whether the table plays `seat` now (`SeatInsurance.stands_in`)."""
+        if seat not in self.stand_ins:  # (asked at every frame a job waits on: the common answer)
+            return False
         return self.insurance.stands_in(seat, boundary)
 
     def stand_in_shares(self, seat: int, ciphertexts: Sequence[crypto.Ciphertext]) -> list[crypto.Point]:

@@ -125,7 +125,9 @@ class RevealsJob(Job):
             if knowers == everyone:
                 self.public.add(handle)
                 for seat in unpublished:
-                    self._owe(self.owed.setdefault(seat, []), handle)
+                    owed = self.owed.setdefault(seat, [])
+                    if handle not in owed:
+                        owed.append(handle)
                 continue
             if not unpublished:
                 continue  # cannot happen: a card with every share published is public
