@@ -18,7 +18,9 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from .pty_driver import ROOT, Pty, ScreenTimeout, lobby_address, on_screen, start_two_screens
@@ -91,17 +93,18 @@ def _leave(screens: list[Pty], screen: Pty, timeout: float = 60.0) -> None:
                 break
 
 
-def _propose(screens: list[Pty], host: Pty) -> None:
-    """ana: `K`, the digit shown for cat, `y`."""
-    host.send("K")
-    shown = on_screen(screens, lambda t: re.search(r"(\d) +cat\b", t) is not None, host, 30, "K's list")
+def _propose(screens: list[Pty], proposer: Pty) -> None:
+    """`proposer`'s player: `K`, the digit shown for cat, `y`."""
+    proposer.send("K")
+    shown = on_screen(screens, lambda t: re.search(r"(\d) +cat\b", t) is not None, proposer, 30, "K's list")
     assert "Remove a player" in shown and "only if every other player" in shown
     found = re.search(r"(\d) +cat\b", shown)
     assert found is not None
-    host.send(found.group(1))
-    on_screen(screens, lambda t: "Propose to remove cat from the game?" in t, host, 30, "the confirmation")
-    host.send("y")
-    on_screen(screens, lambda t: "You proposed to remove cat" in t, host, 30, "the proposal made")
+    proposer.send(found.group(1))
+    asked = "Propose to remove cat from the game?"
+    on_screen(screens, lambda t: asked in t, proposer, 30, "the confirmation")
+    proposer.send("y")
+    on_screen(screens, lambda t: "You proposed to remove cat" in t, proposer, 30, "the proposal made")
 
 
 def _verify(path: Path) -> str:
@@ -119,11 +122,24 @@ def _verify(path: Path) -> str:
     return verdict.stdout
 
 
-def test_issue30_5_a_proposal_expires_then_the_table_removes_a_player(tmp_path: Path) -> None:
-    table = ["--seats", "3", "--grace", "300", "--no-mdns", "--interface", "127.0.0.1", "--name", "T"]
+@dataclass
+class Table:
+    """ana (hosting, a screen), ben (a screen) and cat (headless, a bot; its output in `told`)."""
+
+    host: Pty
+    guest: Pty
+    cat: subprocess.Popen[bytes]
+    told: Path
+
+
+@contextmanager
+def three_programs(tmp_path: Path, env: dict[str, str], grace: int) -> Iterator[Table]:
+    """An insured table of three on loopback, the game started on both screens (a short SKYJO:
+    one round, ten cards face up at the setup); every program ended on the way out."""
+    table = ["--seats", "3", "--grace", str(grace), "--no-mdns", "--interface", "127.0.0.1", "--name", "T"]
     options = ["--option", "target_score=1", "--option", "setup_reveals=10"]
     host = Pty(
-        ["host", *table, *options, "--nick", "ana", "--lang", "en"], tmp_path / "host", cols=160, env=ENV
+        ["host", *table, *options, "--nick", "ana", "--lang", "en"], tmp_path / "host", cols=160, env=env
     )
     guest: Pty | None = None
     cat: subprocess.Popen[bytes] | None = None
@@ -131,34 +147,38 @@ def test_issue30_5_a_proposal_expires_then_the_table_removes_a_player(tmp_path: 
     try:
         port = lobby_address(host)[1]
         joining = ["join", f"127.0.0.1:{port}", "--nick", "ben", "--lang", "en"]
-        guest = Pty(joining, tmp_path / "ben", cols=160, env=ENV)
+        guest = Pty(joining, tmp_path / "ben", cols=160, env=env)
+        joining = ["join", f"127.0.0.1:{port}", "--nick", "cat", "--bot", "greedy"]
+        home = tmp_path / "cat"
         with told.open("wb") as out:
             cat = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "client",
-                    "join",
-                    f"127.0.0.1:{port}",
-                    "--nick",
-                    "cat",
-                    "--bot",
-                    "greedy",
-                ],
+                [sys.executable, "-m", "client", *joining],
                 cwd=ROOT,
                 env={
                     "PATH": "/usr/bin:/bin",
-                    "HOME": str(tmp_path / "cat"),
-                    "XDG_DATA_HOME": str(tmp_path / "cat" / "data"),
+                    "HOME": str(home),
+                    "XDG_DATA_HOME": str(home / "data"),
                     "PYTHONPATH": str(ROOT),
                     "SKYJO_LAN_BOT_THINK": "0",
-                    **ENV,
+                    **env,
                 },
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )
-        screens = [host, guest]
         start_two_screens(host, guest, "cat")
+        yield Table(host, guest, cat, told)
+    finally:
+        host.close()
+        if guest is not None:
+            guest.close()
+        if cat is not None and cat.poll() is None:
+            cat.kill()
+
+
+def test_issue30_5_a_proposal_expires_then_the_table_removes_a_player(tmp_path: Path) -> None:
+    with three_programs(tmp_path, ENV, grace=300) as table:
+        host, guest, cat, told = table.host, table.guest, table.cat, table.told
+        screens = [host, guest]
 
         # a. nobody answers: the proposal's timer fires in both programs, cat stays
         _propose(screens, host)
@@ -233,9 +253,3 @@ def test_issue30_5_a_proposal_expires_then_the_table_removes_a_player(tmp_path: 
                 assert "game finished" in verdict, verdict
                 bot = f"seat {agreed.group(2)} (cat) (played by the table's bot: removed)"
                 assert bot in verdict, verdict
-    finally:
-        host.close()
-        if guest is not None:
-            guest.close()
-        if cat is not None and cat.poll() is None:
-            cat.kill()
