@@ -18,12 +18,10 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
-from .pty_driver import ROOT, Pty, ScreenTimeout, lobby_address, on_screen, start_two_screens
+from .pty_driver import ROOT, Pty, ScreenTimeout, on_screen, three_programs
 
 ENV = {
     "SKYJO_LAN_STEP_TIMEOUT": "15",
@@ -32,6 +30,9 @@ ENV = {
 }
 """Short waits, as in test_e2e_go_on (a move: 60 s, longer than the players sit still while a
 proposal stands); a proposal stands 8 s instead of the table's grace (300)."""
+
+SHORT = ("--option", "target_score=1", "--option", "setup_reveals=10")
+"""A short SKYJO: one round, ten cards face up at the setup."""
 
 PROPOSAL = "ana proposes to remove cat (1 of 2 agree): y to agree, n to refuse."
 STAYS = "cat stays: not every player"  # (the log's lines are cut at its width)
@@ -122,61 +123,8 @@ def _verify(path: Path) -> str:
     return verdict.stdout
 
 
-@dataclass
-class Table:
-    """ana (hosting, a screen), ben (a screen) and cat (headless, a bot; its output in `told`)."""
-
-    host: Pty
-    guest: Pty
-    cat: subprocess.Popen[bytes]
-    told: Path
-
-
-@contextmanager
-def three_programs(tmp_path: Path, env: dict[str, str], grace: int) -> Iterator[Table]:
-    """An insured table of three on loopback, the game started on both screens (a short SKYJO:
-    one round, ten cards face up at the setup); every program ended on the way out."""
-    table = ["--seats", "3", "--grace", str(grace), "--no-mdns", "--interface", "127.0.0.1", "--name", "T"]
-    options = ["--option", "target_score=1", "--option", "setup_reveals=10"]
-    host = Pty(
-        ["host", *table, *options, "--nick", "ana", "--lang", "en"], tmp_path / "host", cols=160, env=env
-    )
-    guest: Pty | None = None
-    cat: subprocess.Popen[bytes] | None = None
-    told = tmp_path / "cat.out"
-    try:
-        port = lobby_address(host)[1]
-        joining = ["join", f"127.0.0.1:{port}", "--nick", "ben", "--lang", "en"]
-        guest = Pty(joining, tmp_path / "ben", cols=160, env=env)
-        joining = ["join", f"127.0.0.1:{port}", "--nick", "cat", "--bot", "greedy"]
-        home = tmp_path / "cat"
-        with told.open("wb") as out:
-            cat = subprocess.Popen(
-                [sys.executable, "-m", "client", *joining],
-                cwd=ROOT,
-                env={
-                    "PATH": "/usr/bin:/bin",
-                    "HOME": str(home),
-                    "XDG_DATA_HOME": str(home / "data"),
-                    "PYTHONPATH": str(ROOT),
-                    "SKYJO_LAN_BOT_THINK": "0",
-                    **env,
-                },
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        start_two_screens(host, guest, "cat")
-        yield Table(host, guest, cat, told)
-    finally:
-        host.close()
-        if guest is not None:
-            guest.close()
-        if cat is not None and cat.poll() is None:
-            cat.kill()
-
-
 def test_issue30_5_a_proposal_expires_then_the_table_removes_a_player(tmp_path: Path) -> None:
-    with three_programs(tmp_path, ENV, grace=300) as table:
+    with three_programs(tmp_path, ENV, grace=300, options=SHORT) as table:
         host, guest, cat, told = table.host, table.guest, table.cat, table.told
         screens = [host, guest]
 

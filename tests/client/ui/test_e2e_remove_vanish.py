@@ -22,8 +22,8 @@ import os
 import signal
 from pathlib import Path
 
-from .pty_driver import on_screen
-from .test_e2e_remove import _play_until, _propose, _verify, three_programs
+from .pty_driver import on_screen, three_programs
+from .test_e2e_remove import SHORT, _play_until, _propose, _verify
 
 ENV = {
     "SKYJO_LAN_STEP_TIMEOUT": "300",
@@ -38,7 +38,7 @@ STAYS = "cat stays: not every player"
 
 
 def test_issue30_5_a_proposer_killed_before_it_confirmed_is_played_by_the_table(tmp_path: Path) -> None:
-    with three_programs(tmp_path, ENV, grace=60) as table:
+    with three_programs(tmp_path, ENV, grace=60, options=SHORT) as table:
         host, guest, cat = table.host, table.guest, table.cat
         _propose([host, guest], guest)
         on_screen([host, guest], lambda t: PROPOSAL in t, host, 30, "ben's proposal on ana's screen")
