@@ -2,6 +2,7 @@
 
     python benchmarks/model_adversary.py --runs 2000 --seed 0
     python benchmarks/model_adversary.py --runs 1 --seed 1234 --verbose   # replay one run
+    python benchmarks/model_adversary.py --runs 2600 --seed 400 --kick-crash  # one draw only
 
 Each run is `tests.protocol.model.run_model(seed)`: honest sessions and one adversary that
 deviates at random (withholds, holds, delays, equivocates game frames or echoes, sends garbage,
@@ -22,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.protocol.model import BEHAVIOURS, Run, run_model
+from tests.protocol.model import BEHAVIOURS, Model, Run, run_model
 
 
 def category(finding: str) -> str:
@@ -44,6 +45,13 @@ def category(finding: str) -> str:
     return "other"
 
 
+def kick_crash(seed: int) -> bool:
+    """Whether the seed's plan (cheap: nothing runs) has the unanimous kick whose adversary dies
+    right after its agreement (`tests.protocol.model.draw_kick`, `count` 2)."""
+    model = Model(seed)
+    return bool(model.insured) and any(d.behaviour == "kicker" and d.count == 2 for d in model.deviations)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -51,6 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=200, help="how many runs (seeds seed..seed+runs-1)")
     parser.add_argument("--seed", type=int, default=0, help="the first seed")
     parser.add_argument("--verbose", action="store_true", help="one line per run")
+    parser.add_argument(
+        "--kick-crash",
+        action="store_true",
+        help="only the seeds whose plan has a unanimous kick whose adversary dies after agreeing",
+    )
     args = parser.parse_args(argv)
 
     started = time.process_time()
@@ -61,13 +74,19 @@ def main(argv: list[str] | None = None) -> int:
     kinds: Counter[str] = Counter()
     findings: list[str] = []
     failed_runs = 0
+    played = 0
     for seed in range(args.seed, args.seed + args.runs):
+        if args.kick_crash and not kick_crash(seed):
+            continue
+        played += 1
         run: Run = run_model(seed)
         found = run.findings()
         tables[f"{run.game} {run.players}"] += 1
         results = {run.outcome(s) for s in run.honest}
         outcomes[" / ".join(sorted(o if o != "halted" else f"halted (culprit {c})" for o, c in results))] += 1
         did = sorted(run.effects) or ["none (honest throughout)"]
+        if run.effects["kicker_crash"]:
+            outcomes[f"(kicker_crash acted) {' / '.join(sorted(o for o, _ in results))}"] += 1
         for behaviour in did:
             acted[behaviour] += 1
             if found:
@@ -82,14 +101,14 @@ def main(argv: list[str] | None = None) -> int:
                 print("   ", line)
     cpu = time.process_time() - started
 
-    print(f"runs: {args.runs} (seeds {args.seed}..{args.seed + args.runs - 1}), CPU {cpu:.0f} s")
+    print(f"runs: {played} (seeds {args.seed}..{args.seed + args.runs - 1}), CPU {cpu:.0f} s")
     print(f"runs with findings: {failed_runs}; findings: {len(findings)}")
     print("tables:", ", ".join(f"{t} x{n}" for t, n in sorted(tables.items())))
     print("honest outcomes:")
     for outcome, count in outcomes.most_common():
         print(f"  {count:6d}  {outcome}")
     print("behaviours (runs it acted in / of those, runs with findings):")
-    for behaviour in (*BEHAVIOURS, "impatient", "none (honest throughout)"):
+    for behaviour in (*BEHAVIOURS, "impatient", "kicker_crash", "none (honest throughout)"):
         print(f"  {behaviour:26s} {acted[behaviour]:6d} {acted_found[behaviour]:6d}")
     if kinds:
         print("runs with a finding of each kind:")

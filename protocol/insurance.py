@@ -234,6 +234,11 @@ class SeatInsurance:
         me = session.me
         if me is None:
             return False
+        if self.removals.held_off():
+            # a proposal to remove our program is open: the others hold our frames back on
+            # purpose, so this wait shows nothing; we wait on (bounded by the proposal's timer)
+            session.restart_watch()
+            return True
         owners = self.config.owners
         if self.config.insured and session.state is not None:
             # (only once the game started: before, not every key is escrowed yet)
@@ -495,6 +500,8 @@ class SeatInsurance:
             first = not self.ballots.attempt(owner).votes
             if self.ballots.vote(signer, owner, held, envelope.seq) and session.me is not None:
                 self.ballots.attempt(owner).heard = session.chains[session.me].next_seq
+                if signer != session.me:
+                    self.removals.vote_seen(owner)
             me = session.me
             if first and me is not None and owner == self.config.owners[me] and not session.replaying:
                 grace = float(self.config.grace_seconds or 1)

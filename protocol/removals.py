@@ -27,6 +27,7 @@ never a fault of it; its own peer stops, saying the table removed it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -43,6 +44,10 @@ from .messages import Envelope
 
 QUIET_RETRIES = 3
 """How many more times a seat that confirmed waits for the others' answers before it stops."""
+VOTE_WAITS = 4
+"""How many more waits (at least) it gives the table's votes that silent seats vanished: each
+vote needs every other program's own whole wait for them, and a failed attempt a new one
+(`Removals.vote_waits`: enough for two whole waits for a move, the longest such wait)."""
 REMOVAL_SECONDS = 60.0
 """How long an agreement stands (at least; the table's grace if longer): when it runs out before
 every other program confirmed, the agreeing seat refuses, and the proposal is over everywhere."""
@@ -63,6 +68,14 @@ class Proposal:
     decided: Held | None = None
     retries: int = 0
     """(Our confirmation is in) how many times our timer ran out since, waiting for the others'."""
+    marks: dict[int, int] = field(default_factory=dict)
+    """seat -> how many of its frames we had received when we confirmed (the proposal opened,
+    when it is about us), then when our timer last ran out (what came during our last wait)."""
+    silent: set[int] = field(default_factory=set)
+    """Programs our timer's last expiry found silent for the whole wait before it."""
+    held_off: bool = False
+    """(The proposal is about our program) the others hold our frames back while it is open, so
+    our waits for them are no observation of anything: until our own timer gives up."""
 
 
 class Tally:
@@ -214,6 +227,7 @@ class RemovalContext(Protocol):
     config: TableConfig
     me: int | None
     removal_timeout: float | None
+    move_timeout: float | None
     halted: str | None
     final: bool
     replaying: bool
@@ -262,6 +276,10 @@ class InsuranceSide(Protocol):
     def decided(self, owner: int) -> bool: ...
 
     def discount(self) -> None: ...
+
+    def received(self, seat: int) -> int: ...
+
+    def vote(self, owner: int) -> None: ...
 
 
 class Removals:
@@ -404,6 +422,11 @@ class Removals:
             return  # our own, recorded when we sent it
         if held is not None:
             if self.tally.vote(signer, owner, held, envelope.seq):
+                me = session.me
+                if me is not None and self.config.owners[me] == owner and not session.replaying:
+                    # about us: what comes of the others is counted from their last agreement
+                    proposal = self.tally.proposal(owner)
+                    proposal.marks = {s: self.insurance.received(s) for s in range(self.config.players)}
                 if signer == session.me:
                     self.insurance.refreeze(owner)
                 elif len(self.tally.proposal(owner).votes) == 1:
@@ -479,15 +502,26 @@ class Removals:
             return self.session.removal_timeout
         return max(REMOVAL_SECONDS, float(self.config.grace_seconds))
 
+    def vote_waits(self) -> int:
+        """How many more of our waits (`wait`) we give the votes about silent seats: `VOTE_WAITS`,
+        or enough for another program's two whole waits for a move and a vote's grace (a program
+        waiting for the silent one's move votes only after those)."""
+        move = self.session.move_timeout or 0.0
+        needed = (2 * move + 2 * float(self.config.grace_seconds)) / self.wait()
+        return max(VOTE_WAITS, math.ceil(needed) + 1)
+
     def _expiry(self, owner: int) -> None:
         """Ask for the timer after which our program refuses a proposal it did not answer (a
-        seat of every other program, not the one it is about)."""
+        seat of every other program), or, the proposal being about our own program, after which
+        it looks at who has not answered (`timer`)."""
         me = self.session.me
-        if (
-            me is None
-            or self.session.replaying
-            or me not in self.tally.required(owner, self.insurance.left())
-        ):
+        if me is None or self.session.replaying:
+            return
+        proposal = self.tally.proposal(owner)
+        if self.config.owners[me] == owner:
+            proposal.marks = {s: self.insurance.received(s) for s in range(self.config.players)}
+            proposal.held_off = True
+        elif me not in self.tally.required(owner, self.insurance.left()):
             return
         seconds = self.wait()
         self.session.report(TimerRequest(f"remove:{owner}:{self.tally.proposal(owner).number}", seconds))
@@ -500,6 +534,8 @@ class Removals:
         if sent is None or session.me is None:
             return
         self.tally.answer(session.me, owner, say, sent.seq)
+        if say == "confirm":  # (what comes of the others from now on: `_vote_on_silent`)
+            proposal.marks = {s: self.insurance.received(s) for s in range(self.config.players)}
         self.progress(owner)
 
     def _over(self, owner: int) -> None:
@@ -574,8 +610,15 @@ class Removals:
         """`remove:<owner>:<attempt>` ran out before the decision: the proposal expires for us
         (we refuse it, whether we agreed or not: our player did not answer, or not every other
         did in time). Once we confirmed (an answer is final), we wait for the others' answers
-        `QUIET_RETRIES` more times, then stop, naming absent the seats that did not answer (a
-        seat that agreed and never answers would hold the table frozen)."""
+        `QUIET_RETRIES` more times (the program the proposal is about waits as long, without
+        answering; meanwhile the others hold its frames back on purpose, so its own waits for
+        them do not run out: `held_off`). A program that did not answer and sent us nothing at all
+        during a whole wait is gone (its lid closed right after it agreed): we vote that it
+        vanished, as at the end of any whole wait for it, and wait on while the vote may decide
+        (`vote_waits`); once the table plays its seats, what it counted of them decides the
+        proposal (`_orphaned`). Otherwise we stop, naming absent the seats that did not answer
+        (a seat that agreed and never answers would hold the table frozen); the program the
+        proposal is about just waits as usual again."""
         parsed = attempt_timer(name)
         if parsed is None or not self.timer_needed(name):
             return
@@ -585,19 +628,78 @@ class Removals:
         proposal = self.tally.proposal(owner)
         if me is None or session.halted or not proposal.votes:
             return
-        if me not in self.tally.required(owner, self.insurance.left()):
+        required = self.tally.required(owner, self.insurance.left())
+        target = self.config.owners[me] == owner
+        if not target and me not in required:
             return
-        if me not in proposal.answers:
+        if not target and me not in proposal.answers:
             self._answer(owner, "refuse")
             return
-        if proposal.retries < QUIET_RETRIES:
+        absent = tuple(s for s in required if s not in proposal.answers)[:8]
+        voting = self._vote_on_silent(proposal, absent)
+        proposal.marks = {s: self.insurance.received(s) for s in range(self.config.players)}
+        more = self.vote_waits() if voting else 0
+        if proposal.retries < QUIET_RETRIES + more:
             proposal.retries += 1
             session.report(TimerRequest(name, self.wait()))
             return
-        required = self.tally.required(owner, self.insurance.left())
-        absent = tuple(s for s in required if s not in proposal.answers)[:8]
+        if target:
+            proposal.held_off = False  # the others' own timers end the proposal; we wait as usual
+            return
         who = named_seats(self.config, absent)
         session.stop(f"{who} did not answer in time (the table could not agree on a removal)", absent=absent)
+
+    def _vote_on_silent(self, proposal: Proposal, absent: tuple[int, ...]) -> bool:
+        """Vote that the programs of `absent` vanished when nothing of theirs came during our last
+        whole wait (since our confirmation, or our timer's last expiry): our own observation, as
+        at the end of any whole wait for them (PROTOCOL.md 10.9), and again after a failed
+        attempt. True while the table may still play one of them: our vote about it is open, or
+        the table decided to play it (what it counted then decides the proposal)."""
+        owners = self.config.owners
+        voting = False
+        proposal.silent = set()
+        for program in sorted({owners[s] for s in absent}):
+            seats = self.tally.seats_of(program)
+            if any(self.insurance.received(s) > proposal.marks.get(s, 0) for s in seats):
+                continue  # something of it came: it is there
+            proposal.silent.add(program)
+            if self.insurance.decided(program):
+                voting = True
+                continue
+            if self.insurance.my_vote(program) is None:
+                self.insurance.vote(program)
+            voting = voting or self.insurance.my_vote(program) is not None
+        return voting
+
+    def vote_seen(self, program: int) -> None:
+        """Another seat voted that `program` vanished. If our timer's last expiry found it silent
+        for the whole wait before, and nothing of it came since, that is our own observation too:
+        we vote now rather than at our next expiry (two observers' timers need not be in phase,
+        and a vote that waits a whole wait for the other is withdrawn first)."""
+        session = self.session
+        if session.me is None or session.replaying or session.halted:
+            return
+        for proposal in self.tally.proposals.values():
+            if not proposal.votes or proposal.decided is not None or program not in proposal.silent:
+                continue
+            seats = self.tally.seats_of(program)
+            if any(self.insurance.received(s) > proposal.marks.get(s, 0) for s in seats):
+                continue
+            if self.insurance.my_vote(program) is None and not self.insurance.decided(program):
+                self.insurance.vote(program)
+            return
+
+    def held_off(self) -> bool:
+        """Whether a proposal to remove our own program is open and our timer for it still runs:
+        the others consume nothing of ours beyond what they held when they agreed, so a wait of
+        ours for them is no sign that they are gone (`SeatInsurance.wait_ran_out`)."""
+        me = self.session.me
+        if me is None:
+            return False
+        proposal = self.tally.proposals.get(self.config.owners[me])
+        if proposal is None or not proposal.held_off:
+            return False
+        return bool(proposal.votes) and proposal.decided is None
 
     def paused(self) -> bool:
         """(A live observer) whether a proposal is open: what it consumes may be frames the table
@@ -636,6 +738,7 @@ class Removals:
 __all__ = [
     "QUIET_RETRIES",
     "REMOVAL_SECONDS",
+    "VOTE_WAITS",
     "InsuranceSide",
     "Proposal",
     "RemovalContext",

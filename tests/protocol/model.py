@@ -240,6 +240,13 @@ class Run:
                         f"{tag}: at {at:.3f}s seat {seat} saw seat {event.seat} removed although "
                         "one program at least never agreed"
                     )
+        # A program that agreed to a removal and vanished before it confirmed is voted out like
+        # any vanished program (its answer never comes): the table plays on, never stops for it.
+        if self.effects["kicker_crash"]:
+            for seat in self.held:
+                for at, event in self.events[seat]:
+                    if isinstance(event, Halted) and "could not agree on a removal" in event.reason:
+                        out.append(f"{tag}: at {at:.3f}s seat {seat} stopped: {event.reason}")
         outcomes = {seat: self.outcome(seat) for seat in self.held}
         if len(set(outcomes.values())) > 1:
             shown = ", ".join(
@@ -399,7 +406,9 @@ def draw_step_out(seed: int) -> Deviation | None:
 def draw_kick(seed: int, players: int, adversary: int) -> Deviation | None:
     """In a third of the runs, the adversary proposes once to remove a program that is there
     (`targets[0]` is a seat of it); with `count` 1, one honest player of another program agrees
-    too, leaving at least one that never does (its own random stream)."""
+    too, leaving at least one that never does (its own random stream). With `count` 2 every
+    honest program but the target's agrees, and the adversary's program dies right after its own
+    agreement, so it never confirms: the others wait for its answer, then vote that it vanished."""
     rng = random.Random(f"kicker:{seed}")
     if rng.random() >= 1 / 3 or players < 3:
         return None
@@ -408,6 +417,10 @@ def draw_kick(seed: int, players: int, adversary: int) -> Deviation | None:
     deviation = Deviation("kicker", (target,), start, start + 1.0)
     deviation.count = 1 if players >= 4 and rng.random() < 0.5 else 0
     deviation.consistent = rng.random() < 0.5  # (reused) False: also an early confirmation
+    if random.Random(f"kickcrash:{seed}").random() < 1 / 3:
+        # every other program agrees, and the adversary's program dies right after its own
+        # agreement (a closed lid), before it could confirm: the table must play on
+        deviation.count, deviation.consistent = 2, True
     return deviation
 
 
@@ -822,6 +835,10 @@ class Model:
         except RemovalRefused:
             return  # the game is not running, or the table plays that program already
         self.effects["kicker"] += 1
+        if deviation.count == 2:
+            self._collect(self.adversary)
+            self._unanimous_then_gone(owner)
+            return
         if not deviation.consistent:  # a confirmation before every agreement is in: it waits on
             attempt = session.insurance.removals.tally.proposal(owner).number
             session._emit("remove", {"owner": owner, "attempt": attempt, "say": "confirm", "held": []})
@@ -840,6 +857,22 @@ class Model:
                 return
             self.effects["kicker_joined"] += 1
             self._collect(seat)
+
+    def _unanimous_then_gone(self, owner: int) -> None:
+        """The adversary's program dies right after its agreement went out; every honest program
+        but `owner`'s agrees on its player's word: every agreement is in, one answer never comes."""
+        self.effects["kicker_crash"] += 1
+        self.crashed = True
+        self._backlog_in.clear()
+        self._backlog_calls.clear()
+        self._held_out.clear()
+        owners = self.config.owners
+        for program in sorted({owners[s] for s in range(self.players)} - {owner, owners[self.adversary]}):
+            try:
+                self.sessions[program].remove_player(owner)
+            except RemovalRefused:
+                continue
+            self._collect(program)
 
     def _signed(self, kind: str, data: dict[str, Any], acks: list[Ack] | None = None) -> bytes:
         """A frame the adversary's session would never sign, next in its chain (its session goes

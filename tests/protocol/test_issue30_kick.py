@@ -17,7 +17,7 @@ import pytest
 from protocol.errors import RemovalRefused
 from protocol.events import Halted, RemovalChanged, SeatTakenOver
 from protocol.loopback import Loopback
-from protocol.messages import seal
+from protocol.messages import open_frame, seal
 from protocol.removals import REMOVAL_SECONDS
 from protocol.session import Session
 from protocol.takeover import undisclosed
@@ -258,3 +258,78 @@ def test_issue30_5_a_session_given_a_removal_timeout_asks_for_that_wait() -> Non
             asked = [t.seconds for t in net.timers[seat] if t.name.startswith("remove:")]
             rule = max(REMOVAL_SECONDS, float(net.config.grace_seconds))
             assert asked == [wanted if wanted is not None else rule], (seat, asked)
+
+
+# --- a removal and a vanished program at once ------------------------------------------------------
+
+
+def _is_confirmation(frame: bytes, net: Net, signer: int) -> bool:
+    envelope = open_frame(frame, net.config)
+    return envelope.seat == signer and envelope.kind == "remove" and envelope.data["say"] == "confirm"
+
+
+def _removal_with_a_lost_confirmation(reached: tuple[int, ...]) -> Net:
+    """Four programs; 0, 1 and 3 agree to remove program 2. Seat 3's links to the seats not in
+    `reached` are cut from its confirmation on (that frame and every later one are lost, as on a
+    link that failed), then seat 3's program vanishes. Only the removal's own timers run out (no
+    game wait): the table votes on what of seat 3 counts."""
+    net = table("skyjo", 4)
+    cut: set[int] = set()
+
+    def route(sender: int, receiver: int, frame: bytes) -> list[bytes]:
+        if sender == 3 and receiver not in reached and _is_confirmation(frame, net, 3):
+            cut.add(receiver)
+        return [] if sender == 3 and receiver in cut else [frame]
+
+    net.route = route
+    say(net, 0)
+    say(net, 1)
+    net.pump(play=False)
+    say(net, 3)
+    net.pump(play=False)
+    assert any(_is_confirmation(frame, net, 3) for sender, frame in net.sent if sender == 3), "3 confirmed"
+    assert cut == {0, 1, KICKED} - set(reached)
+    net.silent.add(3)
+    net.pump()
+    # seats 0 and 1 wait for seat 3's answer, seat 2 for the proposal about it to end: their
+    # removal timers run out; seat 3 sent nothing during a whole wait, so each votes it vanished
+    near = (0, 1, KICKED)
+    voted = lambda: all(net.sessions[s].insurance.my_vote(3) is not None for s in near)  # noqa: E731
+    net.fire_timers(list(near), prefix="remove:", until=voted)
+    net.fire_timers(list(near), prefix="vacate:", until=lambda: bool(net.sessions[0].taken_over))
+    net.pump()
+    return net
+
+
+def test_issue30_5_a_confirmation_nobody_received_before_its_signer_vanished_removes_nobody() -> None:
+    # seat 3 signed its confirmation, but the frames the table counts of it (the vote's max rule)
+    # end before it: it never answered there, so the proposal is over on every peer, the same way
+    net = _removal_with_a_lost_confirmation(reached=())
+    others = [0, 1, KICKED]
+    for seat in others:
+        assert net.sessions[seat].taken_over == {3: "vanished"}, (seat, net.sessions[seat].taken_over)
+        assert events(net, seat, RemovalChanged)[-1].outcome == "refused"
+        # (seat 3 stays frozen where the table plays it)
+        assert KICKED not in net.sessions[seat].insurance.frozen
+    finish(net, others)
+    assert_played_to_the_end(net, others, {3: "vanished"})
+    nobody_blamed(net)
+
+
+def test_issue30_5_a_confirmation_one_peer_received_before_its_signer_vanished_counts_everywhere() -> None:
+    # seat 0 holds seat 3's confirmation, seat 1 does not: seat 1 is given the frame (seat 0 held
+    # it when it confirmed) and reaches the same decision, program 2 removed
+    net = _removal_with_a_lost_confirmation(reached=(0,))
+    others = [0, 1]
+    for seat in others:
+        seen = [e for e in events(net, seat, RemovalChanged) if e.owner == KICKED]
+        assert seen[-1].outcome == "removed" and seen[-1].agreed == (0, 1, 3), (seat, seen[-1])
+    assert net.sessions[KICKED].halted
+    # seat 3 is gone too, and program 2, which holds a share of seat 3's key, was removed: the
+    # table cannot play seat 3 (PROTOCOL.md 10.9), so the game stops naming it, blaming nobody
+    net.silent.add(KICKED)
+    net.fire_timers(others, until=lambda: all(net.sessions[s].halted for s in others))
+    for seat in others:
+        halts = net.halted(seat)
+        assert halts and 3 in halts[-1].absent and halts[-1].culprit is None, (seat, halts)
+    nobody_blamed(net)

@@ -50,6 +50,7 @@ def test_the_seeds_cover_every_behaviour() -> None:
     kicks = [d for m in models if m.insured for d in m.deviations if d.behaviour == "kicker"]
     assert kicks, "no insured run where a minority proposes to remove a present program (issue 30)"
     assert any(d.count for d in kicks), "no insured run where an honest player joins a minority's removal"
+    assert any(d.count == 2 for d in kicks), "no insured run where a program agrees, then vanishes"
     assert any(m.insured and m.players >= 4 for m in models)
 
 
