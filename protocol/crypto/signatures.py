@@ -150,6 +150,7 @@ class FrameSigner:
         sign = self._sign
         if sign is None:
             return self._key.sign(data)
+        data = bytes(data)  # (the same object for bytes)
         signature = ctypes.create_string_buffer(SIGNATURE_BYTES)
         if sign(signature, None, data, len(data), self._secret) != 0:  # pragma: no cover (never fails)
             return self._key.sign(data)
@@ -170,7 +171,10 @@ class FrameSigner:
     def __del__(self) -> None:
         secret = getattr(self, "_secret", None)
         if secret is not None:
-            _wipe(secret)
+            try:
+                _wipe(secret)
+            except Exception:  # (at interpreter exit the modules may be gone: nothing to do)
+                return
 
 
 def _wipe(buffer: ctypes.Array[ctypes.c_char]) -> None:
