@@ -376,6 +376,7 @@ CATEGORIES = (
     ("_msm.decode_points", "point decoding (compiled extension)"),
     ("_msm.sum_public", "point addition (compiled extension)"),
     ("crypto/signatures.py:verify", "Ed25519 signature verification (libsodium)"),
+    ("crypto/signatures.py:sign", "Ed25519 signing (libsodium)"),
     ("crypto_scalarmult_ristretto255_base", "fixed-base scalar multiplication (libsodium)"),
     ("crypto_scalarmult_ristretto255", "variable-base scalar multiplication (libsodium)"),
     ("crypto_core_ristretto255_is_valid_point", "point validation in decode_point (libsodium)"),

@@ -105,20 +105,22 @@ class Acknowledgements:
             for seat, seq, _ in envelope.acks:
                 self.acked[seat] = max(self.acked[seat], seq)
             return
-        chains, me, echo_max = ctx.chains, ctx.me, self.echo_max
+        chains, me, echo_max, claims = ctx.chains, ctx.me, self.echo_max, self.claims
         for seat, seq, digest in envelope.acks:
             chain = chains[seat]
-            if seq >= chain.next_seq + (1 if seat == me else CLAIM_WINDOW):
+            next_seq = chain.next_seq
+            if seq >= next_seq + (1 if seat == me else CLAIM_WINDOW):
                 continue  # about a frame that cannot exist yet: nothing to keep
             key = (echoer, seat)
             if seq > echo_max.get(key, -1):
                 echo_max[key] = seq
             known = chain.frames.get(seq)
-            if known is None and seq < chain.next_seq:
-                continue  # from a round every seat signed: nothing left to dispute
-            if known is not None and known.digest == digest and (seat, seq) not in self.claims:
+            if known is None:
+                if seq < next_seq:
+                    continue  # from a round every seat signed: nothing left to dispute
+            elif known.digest == digest and (not claims or (seat, seq) not in claims):
                 continue  # agrees with what we hold: nothing to keep
-            self.claims.setdefault((seat, seq), {})[echoer] = digest
+            claims.setdefault((seat, seq), {})[echoer] = digest
             self.claim_frames[(seat, seq, echoer)] = envelope.frame
             if known is not None:
                 self.check_claims(known)

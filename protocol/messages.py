@@ -25,7 +25,6 @@ protocol/PROTOCOL.md describes each kind for other implementations.
 from __future__ import annotations
 
 import hashlib
-import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +34,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from .config import PROTOCOL_VERSION, TableConfig
-from .crypto.signatures import identity_key
+from .crypto.signatures import FrameSigner, identity_key
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame
 
 MAX_FRAME = 1 << 20
@@ -78,33 +77,11 @@ def _tuple_of(*items: Check) -> Check:
     )
 
 
-def _list_of_bin_pairs(size: int, most: int, least: int = 0) -> Check:
-    """`_list_of(_tuple_of(_bin(size), _bin(size)), most, least)`, the same verdict for any input,
-    with a fast path for what msgpack decodes a deck to (exact lists and bytes): a deal checks
-    thousands of pairs, one Python call each on the general path."""
-    general = _list_of(_tuple_of(_bin(size), _bin(size)), most, least)
-    lists, twos, strings, sizes = {list}, {2}, {bytes}, {size}
-
-    def check(v: Any) -> bool:
-        if (
-            type(v) is list
-            and least <= len(v) <= most
-            and set(map(type, v)) <= lists
-            and set(map(len, v)) <= twos
-        ):
-            items = list(itertools.chain.from_iterable(v))
-            if set(map(type, items)) <= strings and set(map(len, items)) <= sizes:
-                return True
-        return general(v)
-
-    return check
-
-
 BIN32 = _bin(32)
 UINT = _uint(MAX_SEQ)
 SEAT = _uint(8)
 PAIR = _tuple_of(BIN32, BIN32)
-DECK = _list_of_bin_pairs(32, MAX_LIST, 1)
+DECK = _list_of(PAIR, MAX_LIST, 1)
 ACK = _tuple_of(SEAT, UINT, BIN32)
 
 
@@ -318,7 +295,7 @@ def encode_body(
 
 def seal(
     config: TableConfig,
-    key: Ed25519PrivateKey,
+    key: Ed25519PrivateKey | FrameSigner,
     seat: int,
     seq: int,
     prev: bytes,
@@ -327,7 +304,8 @@ def seal(
     acks: Sequence[Ack] = (),
 ) -> Envelope:
     """Build and sign a frame. `data` must already satisfy the kind's schema; `acks` are in
-    increasing seat order, at most one per other seat."""
+    increasing seat order, at most one per other seat. `key` signs: the identity key or its
+    `FrameSigner` (the same signature, faster: `crypto.signatures`)."""
     if kind not in SCHEMAS:
         raise ValueError(f"unknown message kind {kind!r}")
     body = encode_body(config, seat, seq, prev, kind, data, acks)
@@ -393,8 +371,31 @@ def open_frame(
     )
 
 
+def _exact_deck(v: Any) -> bool:
+    """`DECK` for the exact types msgpack decodes to: a list of 1..MAX_LIST [32 bytes, 32 bytes]."""
+    if type(v) is not list or not 0 < len(v) <= MAX_LIST:
+        return False
+    for pair in v:
+        if type(pair) is not list or len(pair) != 2:
+            return False
+        a, b = pair
+        if type(a) is not bytes or type(b) is not bytes or len(a) != HASH_BYTES or len(b) != HASH_BYTES:
+            return False
+    return True
+
+
+def _deck(v: Any) -> bool:
+    # the general check decides whatever the fast one does not accept: the same verdicts, and a
+    # shuffle's 150-card deck checked in about a fifth of the time
+    return _exact_deck(v) or DECK(v)
+
+
+_FAST_CHECKS: dict[Check, Check] = {DECK: _deck}
+"""Checks replaced in `_contents_error` by one with the same verdicts and a fast path."""
+
 _SCHEMA_BY_CODE: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, Check], ...]], ...] = tuple(
-    (kind, tuple(SCHEMAS[kind]), tuple(SCHEMAS[kind].items())) for kind in KINDS
+    (kind, tuple(SCHEMAS[kind]), tuple((name, _FAST_CHECKS.get(c, c)) for name, c in SCHEMAS[kind].items()))
+    for kind in KINDS
 )
 """For each kind's code: its name, its field names and its (field, check) pairs, in schema order."""
 

@@ -294,13 +294,14 @@ class Quotas:
         if not isinstance(job, int):
             return
         signer = envelope.seat
-        held = envelope.seq
-        for seat, seq in acked.items():
-            if seat != signer:
-                held += seq + 1
+        held = envelope.seq + sum(acked.values()) + len(acked)
+        own = acked.get(signer)
+        if own is not None:  # (a chain never acknowledges its own seat: not counted if it did)
+            held -= own + 1
         for seat, seq, _ in envelope.acks:
-            if seat != signer and seq > acked.get(seat, -1):
-                held += seq - acked.get(seat, -1)
+            before = acked.get(seat, -1)
+            if seq > before and seat != signer:
+                held += seq - before
         if job > 1 + 2 * held + JOB_LEAD:
             raise Misbehaviour(
                 envelope.seat,

@@ -63,6 +63,7 @@ from .chains import MAX_BUFFERED, MAX_BUFFERED_BYTES, Chain
 from .config import TableConfig, seat_names
 from .crypto.group import encode_scalar
 from .crypto.randomness import SYSTEM, RandomSource
+from .crypto.signatures import FrameSigner
 from .deck import CardStore
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame, Misbehaviour
 from .escrows import Escrows
@@ -112,6 +113,7 @@ class Session:
         self.config = config
         self.me = seat
         self._key = identity
+        self._signer = FrameSigner(identity) if identity is not None else None
         if identity is not None and seat is not None:
             mine = identity.public_key().public_bytes_raw()
             if mine != config.identities[seat]:
@@ -528,6 +530,8 @@ class Session:
 
     def stands_in(self, seat: int, boundary: bool = False) -> bool:
         """Whether the table plays `seat` now (`SeatInsurance.stands_in`)."""
+        if seat not in self.stand_ins:  # (asked at every frame a job waits on: the common answer)
+            return False
         return self.insurance.stands_in(seat, boundary)
 
     def stand_in_shares(self, seat: int, ciphertexts: Sequence[crypto.Ciphertext]) -> list[crypto.Point]:
@@ -668,7 +672,7 @@ class Session:
 
     def _emit(self, kind: str, data: dict[str, Any]) -> Envelope | None:
         """Sign and send one of our frames; game messages are no longer sent once halted."""
-        assert self.me is not None and self._key is not None
+        assert self.me is not None and self._signer is not None
         if self.halted and kind not in SIDE_KINDS:
             return None
         if self.recovering:
@@ -680,7 +684,9 @@ class Session:
         # every frame acknowledges what we hold: no frame of ours acts on an unacknowledged one
         acks = self.acks.pending()
         chain = self.chains[self.me]
-        envelope = seal(self.config, self._key, self.me, chain.next_seq, chain.last_digest, kind, data, acks)
+        envelope = seal(
+            self.config, self._signer, self.me, chain.next_seq, chain.last_digest, kind, data, acks
+        )
         self.acks.sent(envelope, acks)
         self.quotas.sent(envelope)
         chain.frames[envelope.seq] = envelope

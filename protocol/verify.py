@@ -28,7 +28,6 @@ The verdict is one of three kinds (protocol/PROTOCOL.md, section 11):
 from __future__ import annotations
 
 import bisect
-import hashlib
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -206,7 +205,9 @@ class _Survey:
         """Place one record of the file."""
         assert self.config is not None, "a survey of a file knows its table"
         self.records += 1
-        mark = hashlib.sha256(frame).digest()
+        # the frame's own bytes are the mark (their hash is cached by Python; the frames are kept
+        # anyway by their envelopes): a SHA-256 of every frame bought nothing more
+        mark = frame if type(frame) is bytes else bytes(frame)
         if mark in self._seen:  # a copy: nothing to open again
             self.duplicates += 1
             return
@@ -337,7 +338,8 @@ def _feeding_order(survey: _Survey) -> list[Envelope]:
 
     def blocker(envelope: Envelope) -> tuple[int, int] | None:
         for seat, seq, _ in envelope.acks:
-            if (seat, seq) in chosen and last_fed.get(seat, -1) < seq:
+            # (most acknowledge a frame fed already: that test first, no key built for it)
+            if last_fed.get(seat, -1) < seq and (seat, seq) in chosen:
                 return seat, seq
         return None
 
@@ -345,6 +347,7 @@ def _feeding_order(survey: _Survey) -> list[Envelope]:
     heads = {seat: chosen[(seat, seqs[0])] for seat, seqs in pending.items()}
     while heads:
         head: Envelope | None = None
+        lowest = (0, 0)  # (seq, seat) of `head`
         for seat, envelope in heads.items():
             if seat not in ready:
                 wait = waits.get(seat)
@@ -355,8 +358,9 @@ def _feeding_order(survey: _Survey) -> list[Envelope]:
                     waits[seat] = wait
                     continue
                 ready.add(seat)
-            if head is None or (envelope.seq, seat) < (head.seq, head.seat):
-                head = envelope
+            seq = envelope.seq
+            if head is None or seq < lowest[0] or (seq == lowest[0] and seat < lowest[1]):
+                head, lowest = envelope, (seq, seat)
         if head is None:  # no order satisfies the acknowledgements: the lowest frame goes first
             head = min(heads.values(), key=lambda e: (e.seq, e.seat))
         order.append(head)

@@ -125,7 +125,9 @@ class RevealsJob(Job):
             if knowers == everyone:
                 self.public.add(handle)
                 for seat in unpublished:
-                    self._owe(self.owed.setdefault(seat, []), handle)
+                    owed = self.owed.setdefault(seat, [])
+                    if handle not in owed:
+                        owed.append(handle)
                 continue
             if not unpublished:
                 continue  # cannot happen: a card with every share published is public
@@ -211,10 +213,13 @@ class RevealsJob(Job):
         cards = ctx.cards
         while self.next_index < len(self.seats):
             seat = self.seats[self.next_index]
-            handles = self.owed.get(seat, [])
-            sealed = sorted(self.sealed.get(seat, {}).items())
             envelope = ctx.head(seat, "shares", self.number)
-            if envelope is None and seat != me and ctx.stands_in(seat):
+            if envelope is None and (seat == me or not ctx.stands_in(seat)):
+                return False  # (asked again at every frame that arrives meanwhile)
+            handles = self.owed.get(seat, [])
+            to_seal = self.sealed.get(seat)
+            sealed = sorted(to_seal.items()) if to_seal else []
+            if envelope is None:  # the table plays the seat (`stands_in` above)
                 # every peer computes the seat's shares from its published key share; the ones
                 # it would have sealed to a recipient are then public too (the card is the seat's)
                 owed = handles + [h for _, hs in sealed for h in hs]
@@ -227,8 +232,6 @@ class RevealsJob(Job):
                         cards.published(handle)[seat] = share
                 self.next_index += 1
                 continue
-            if envelope is None:
-                return False
             context = self._context(ctx, seat)
             if seat == me and self.own is not None:
                 # The message we made in this process: checking its proofs again would only

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pexpect
@@ -231,3 +234,57 @@ def start_two_screens(host: Pty, guest: Pty, third: str) -> None:
     host.send("s")
     for screen in screens:
         on_screen(screens, lambda t: "cards face up" in t, screen, 120, "the deal")
+
+
+@dataclass
+class Table:
+    """ana (hosting, a screen), ben (a screen) and cat (headless, a bot; its output in `told`)."""
+
+    host: Pty
+    guest: Pty
+    cat: subprocess.Popen[bytes]
+    told: Path
+
+
+@contextmanager
+def three_programs(
+    tmp_path: Path, env: dict[str, str], grace: int, options: Sequence[str] = ()
+) -> Iterator[Table]:
+    """A table of three on loopback (ana hosts with `options`), the game started on both
+    screens; every program ended on the way out."""
+    table = ["--seats", "3", "--grace", str(grace), "--no-mdns", "--interface", "127.0.0.1", "--name", "T"]
+    host = Pty(
+        ["host", *table, *options, "--nick", "ana", "--lang", "en"], tmp_path / "host", cols=160, env=env
+    )
+    guest: Pty | None = None
+    cat: subprocess.Popen[bytes] | None = None
+    told = tmp_path / "cat.out"
+    try:
+        port = lobby_address(host)[1]
+        joining = ["join", f"127.0.0.1:{port}", "--nick", "ben", "--lang", "en"]
+        guest = Pty(joining, tmp_path / "ben", cols=160, env=env)
+        joining = ["join", f"127.0.0.1:{port}", "--nick", "cat", "--bot", "greedy"]
+        home = tmp_path / "cat"
+        with told.open("wb") as out:
+            cat = subprocess.Popen(
+                [sys.executable, "-m", "client", *joining],
+                cwd=ROOT,
+                env={
+                    "PATH": "/usr/bin:/bin",
+                    "HOME": str(home),
+                    "XDG_DATA_HOME": str(home / "data"),
+                    "PYTHONPATH": str(ROOT),
+                    "SKYJO_LAN_BOT_THINK": "0",
+                    **env,
+                },
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        start_two_screens(host, guest, "cat")
+        yield Table(host, guest, cat, told)
+    finally:
+        host.close()
+        if guest is not None:
+            guest.close()
+        if cat is not None and cat.poll() is None:
+            cat.kill()

@@ -10,12 +10,10 @@ program whose terminal is not read would stall)."""
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-from .pty_driver import ROOT, Pty, ScreenTimeout, lobby_address, on_screen, start_two_screens
+from .pty_driver import Pty, ScreenTimeout, on_screen, three_programs
 
 ENV = {"SKYJO_LAN_STEP_TIMEOUT": "15", "SKYJO_LAN_MOVE_TIMEOUT": "30"}
 """The two waits for cat, 15 s each: `g` is offered once the first ran out, and both players
@@ -61,23 +59,9 @@ def _play_until_both_go_on(screens: list[Pty], timeout: float = 180.0) -> None:
 
 
 def test_issue28_3_g_goes_on_without_a_player_whose_program_is_gone(tmp_path: Path) -> None:
-    table = ["--seats", "3", "--grace", "300", "--no-mdns", "--interface", "127.0.0.1", "--name", "T"]
-    host = Pty(["host", *table, "--nick", "ana", "--lang", "en"], tmp_path / "host", cols=160, env=ENV)
-    guest: Pty | None = None
-    cat: subprocess.Popen[bytes] | None = None
-    try:
-        port = lobby_address(host)[1]
-        joining = ["join", f"127.0.0.1:{port}", "--nick", "ben", "--lang", "en"]
-        guest = Pty(joining, tmp_path / "ben", cols=160, env=ENV)
-        cat = subprocess.Popen(
-            [sys.executable, "-m", "client", "join", f"127.0.0.1:{port}", "--nick", "cat", "--bot", "greedy"],
-            cwd=ROOT,
-            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "cat"), "PYTHONPATH": str(ROOT), **ENV},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+    with three_programs(tmp_path, ENV, grace=300) as table:
+        host, guest, cat = table.host, table.guest, table.cat
         screens = [host, guest]
-        start_two_screens(host, guest, "cat")
         cat.send_signal(signal.SIGKILL)  # its program is gone: no word of it any more
         cat.wait(timeout=30)
         _play_until_both_go_on(screens)
@@ -88,9 +72,3 @@ def test_issue28_3_g_goes_on_without_a_player_whose_program_is_gone(tmp_path: Pa
         bot = "A bot plays cat's seat from now on"
         for screen in (host, guest):
             on_screen(screens, lambda t: bot in t, screen, 60, "the bot in cat's seat")
-    finally:
-        host.close()
-        if guest is not None:
-            guest.close()
-        if cat is not None and cat.poll() is None:
-            cat.kill()

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .pty_driver import ROOT, Pty, ScreenTimeout, lobby_address, on_screen, start_two_screens
+from .pty_driver import ROOT, Pty, ScreenTimeout, on_screen, three_programs
 
 ENV = {
     "SKYJO_LAN_STEP_TIMEOUT": "15",
@@ -30,6 +30,9 @@ ENV = {
 }
 """Short waits, as in test_e2e_go_on (a move: 60 s, longer than the players sit still while a
 proposal stands); a proposal stands 8 s instead of the table's grace (300)."""
+
+SHORT = ("--option", "target_score=1", "--option", "setup_reveals=10")
+"""A short SKYJO: one round, ten cards face up at the setup."""
 
 PROPOSAL = "ana proposes to remove cat (1 of 2 agree): y to agree, n to refuse."
 STAYS = "cat stays: not every player"  # (the log's lines are cut at its width)
@@ -91,17 +94,18 @@ def _leave(screens: list[Pty], screen: Pty, timeout: float = 60.0) -> None:
                 break
 
 
-def _propose(screens: list[Pty], host: Pty) -> None:
-    """ana: `K`, the digit shown for cat, `y`."""
-    host.send("K")
-    shown = on_screen(screens, lambda t: re.search(r"(\d) +cat\b", t) is not None, host, 30, "K's list")
+def _propose(screens: list[Pty], proposer: Pty) -> None:
+    """`proposer`'s player: `K`, the digit shown for cat, `y`."""
+    proposer.send("K")
+    shown = on_screen(screens, lambda t: re.search(r"(\d) +cat\b", t) is not None, proposer, 30, "K's list")
     assert "Remove a player" in shown and "only if every other player" in shown
     found = re.search(r"(\d) +cat\b", shown)
     assert found is not None
-    host.send(found.group(1))
-    on_screen(screens, lambda t: "Propose to remove cat from the game?" in t, host, 30, "the confirmation")
-    host.send("y")
-    on_screen(screens, lambda t: "You proposed to remove cat" in t, host, 30, "the proposal made")
+    proposer.send(found.group(1))
+    asked = "Propose to remove cat from the game?"
+    on_screen(screens, lambda t: asked in t, proposer, 30, "the confirmation")
+    proposer.send("y")
+    on_screen(screens, lambda t: "You proposed to remove cat" in t, proposer, 30, "the proposal made")
 
 
 def _verify(path: Path) -> str:
@@ -120,45 +124,9 @@ def _verify(path: Path) -> str:
 
 
 def test_issue30_5_a_proposal_expires_then_the_table_removes_a_player(tmp_path: Path) -> None:
-    table = ["--seats", "3", "--grace", "300", "--no-mdns", "--interface", "127.0.0.1", "--name", "T"]
-    options = ["--option", "target_score=1", "--option", "setup_reveals=10"]
-    host = Pty(
-        ["host", *table, *options, "--nick", "ana", "--lang", "en"], tmp_path / "host", cols=160, env=ENV
-    )
-    guest: Pty | None = None
-    cat: subprocess.Popen[bytes] | None = None
-    told = tmp_path / "cat.out"
-    try:
-        port = lobby_address(host)[1]
-        joining = ["join", f"127.0.0.1:{port}", "--nick", "ben", "--lang", "en"]
-        guest = Pty(joining, tmp_path / "ben", cols=160, env=ENV)
-        with told.open("wb") as out:
-            cat = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "client",
-                    "join",
-                    f"127.0.0.1:{port}",
-                    "--nick",
-                    "cat",
-                    "--bot",
-                    "greedy",
-                ],
-                cwd=ROOT,
-                env={
-                    "PATH": "/usr/bin:/bin",
-                    "HOME": str(tmp_path / "cat"),
-                    "XDG_DATA_HOME": str(tmp_path / "cat" / "data"),
-                    "PYTHONPATH": str(ROOT),
-                    "SKYJO_LAN_BOT_THINK": "0",
-                    **ENV,
-                },
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
+    with three_programs(tmp_path, ENV, grace=300, options=SHORT) as table:
+        host, guest, cat, told = table.host, table.guest, table.cat, table.told
         screens = [host, guest]
-        start_two_screens(host, guest, "cat")
 
         # a. nobody answers: the proposal's timer fires in both programs, cat stays
         _propose(screens, host)
@@ -233,9 +201,3 @@ def test_issue30_5_a_proposal_expires_then_the_table_removes_a_player(tmp_path: 
                 assert "game finished" in verdict, verdict
                 bot = f"seat {agreed.group(2)} (cat) (played by the table's bot: removed)"
                 assert bot in verdict, verdict
-    finally:
-        host.close()
-        if guest is not None:
-            guest.close()
-        if cat is not None and cat.poll() is None:
-            cat.kill()
