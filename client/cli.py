@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -988,7 +989,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _ctrl_c_ends_the_program() -> None:
+    """A player at the terminal who presses Ctrl-C means it: SIGINT ends the program (one line,
+    exit status 130) even when it was started with SIGINT ignored or blocked, as a launcher or a
+    parent process may leave it (Python then leaves it ignored, and the screen's own Ctrl-C key,
+    which raises SIGINT, would do nothing). Only with a terminal on standard input: a program a
+    script started in the background (standard input not a terminal) keeps what it was given."""
+    try:
+        if sys.stdin is None or not sys.stdin.isatty():
+            return
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    except (ValueError, OSError):  # not the main thread (a test calling `main`), or no stdin
+        return
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _ctrl_c_ends_the_program()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

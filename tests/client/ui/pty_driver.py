@@ -50,8 +50,10 @@ class Pty:
         rows: int = 24,
         env: dict[str, str] | None = None,
         netns: str | None = None,
+        preexec_fn: Callable[[], None] | None = None,
     ) -> None:
-        """`netns`: run the program inside that network namespace (`ip netns exec`, as root)."""
+        """`netns`: run the program inside that network namespace (`ip netns exec`, as root);
+        `preexec_fn`: called in the child before the program starts (its signals, say)."""
         environ = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(home),
@@ -77,7 +79,12 @@ class Pty:
         if netns is not None:
             command = ["ip", "netns", "exec", netns, *command]
         self.child = pexpect.spawn(
-            command[0], command[1:], env=environ, dimensions=(rows, cols), cwd=str(ROOT)
+            command[0],
+            command[1:],
+            env=environ,
+            dimensions=(rows, cols),
+            cwd=str(ROOT),
+            preexec_fn=preexec_fn,
         )
         self.raw = bytearray()
 

@@ -15,7 +15,10 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from .pty_driver import ROOT, Pty, lobby_address, loopback_host
 
@@ -133,6 +136,29 @@ def test_ctrl_c_in_a_game_says_where_it_is_saved(tmp_path: Path) -> None:
         raw = _interrupted(game, "play")
         assert "Interrupted: the game is saved in" in raw
         assert ".skyjo" in game.text
+    finally:
+        game.close()
+
+
+def _ctrl_c_ignored() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _ctrl_c_blocked() -> None:
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+@pytest.mark.parametrize("start", [_ctrl_c_ignored, _ctrl_c_blocked], ids=["ignored", "blocked"])
+def test_ctrl_c_ends_a_game_started_with_ctrl_c_ignored_or_blocked(
+    tmp_path: Path, start: Callable[[], None]
+) -> None:
+    # a launcher (or a parent process) may start the program with SIGINT ignored or blocked; the
+    # player at the terminal who presses Ctrl-C still means it (before, nothing happened at all)
+    game = Pty(["play", "--bots", "2", "--lang", "en"], tmp_path, preexec_fn=start)
+    try:
+        game.wait("cards face up", 60, "the game")
+        raw = _interrupted(game, "play")
+        assert "Interrupted: the game is saved in" in raw
     finally:
         game.close()
 
