@@ -20,22 +20,12 @@ from hypothesis import strategies as st
 from client import cli
 from protocol.crypto import group
 from protocol.crypto.errors import InvalidPoint
-from protocol.crypto.group import BASE, IDENTITY, L, Point, add, decode_point, lincomb_public, mul
+from protocol.crypto.group import BASE, IDENTITY, L, add, decode_point, lincomb_public, mul
+
+from .msm_support import naive_sum, random_points
 
 built = pytest.mark.skipif(group._msm_module is None, reason="the C extension is not built here")
 SOURCE = Path(group.__file__).with_name("_msm.c")
-
-
-def _naive(terms: list[tuple[int, Point]]) -> Point:
-    """sum k_i P_i by one libsodium multiplication and one addition per term."""
-    acc = IDENTITY
-    for k, p in terms:
-        acc = add(acc, mul(k, p))
-    return acc
-
-
-def _points(rng: random.Random, n: int) -> list[Point]:
-    return [group.mul_base(rng.randrange(1, L)) for _ in range(n)]
 
 
 @pytest.fixture
@@ -49,15 +39,15 @@ def extension_on() -> object:
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 16, 40, 97, 150, 256, 600])
 def test_random_sums_equal_the_naive_sum(n: int, extension_on: object) -> None:
     rng = random.Random(n)
-    points = _points(rng, n)
+    points = random_points(rng, n)
     scalars = [rng.randrange(L) for _ in range(n)]
-    assert group.msm_public_vartime(scalars, points) == _naive(list(zip(scalars, points, strict=True)))
+    assert group.msm_public_vartime(scalars, points) == naive_sum(list(zip(scalars, points, strict=True)))
 
 
 @built
 def test_edge_cases(extension_on: object) -> None:
     rng = random.Random(7)
-    p, q = _points(rng, 2)
+    p, q = random_points(rng, 2)
     msm = group.msm_public_vartime
     assert msm([], []) == IDENTITY
     assert msm([1], [p]) == p
@@ -73,15 +63,15 @@ def test_edge_cases(extension_on: object) -> None:
     assert msm(big, [p] * 30) == mul(sum(big) % L, p)
     for k in (1, 2, 8, 9, 2**250 + 12345, L - 2):  # digits at the edges of the signed windows
         assert msm([k], [q]) == mul(k, q)
-        assert msm([k] * 80, _points(random.Random(k % 1000), 80)) == _naive(
-            [(k, x) for x in _points(random.Random(k % 1000), 80)]
+        assert msm([k] * 80, random_points(random.Random(k % 1000), 80)) == naive_sum(
+            [(k, x) for x in random_points(random.Random(k % 1000), 80)]
         )
 
 
 @built
 def test_lincomb_public_drops_identity_terms_and_merges(extension_on: object) -> None:
     rng = random.Random(3)
-    p, q = _points(rng, 2)
+    p, q = random_points(rng, 2)
     assert lincomb_public([(5, IDENTITY), (3, p)]) == mul(3, p)
     assert lincomb_public([(5, IDENTITY)]) == IDENTITY
     assert lincomb_public([(4, p), (-4, p), (2, BASE)]) == group.mul_base(2)
@@ -122,7 +112,7 @@ def test_every_invalid_encoding_is_refused_with_decode_points_error(
 ) -> None:
     with pytest.raises(InvalidPoint) as expected:
         decode_point(bad)
-    good = _points(random.Random(1), 3)
+    good = random_points(random.Random(1), 3)
     for where in range(3):
         points: list[object] = [*good]
         points.insert(where, bad)
@@ -140,7 +130,7 @@ def test_every_invalid_encoding_is_refused_with_decode_points_error(
     )
 )
 def test_the_same_sums_with_the_extension_off_and_on(raw: list[tuple[int, int]]) -> None:
-    pool = [IDENTITY, BASE, *_points(random.Random(11), 39)]
+    pool = [IDENTITY, BASE, *random_points(random.Random(11), 39)]
     terms = [(k, pool[i]) for k, i in raw]
     was = group.use_extension(False)
     try:
