@@ -330,7 +330,7 @@ def random_scalars(count: int, *, rng: RandomSource = SYSTEM) -> list[int]:
     while len(out) < count:
         # twice the candidates needed and a few more: one call almost always suffices
         raw = _SYSTEM_SECRETS.token_bytes(SCALAR_BYTES * (2 * (count - len(out)) + 8))
-        candidates = map(_SCALAR_MASK.__and__, map(int.from_bytes, _chunks(raw, SCALAR_BYTES), _LITTLE))
+        candidates = map(_SCALAR_MASK.__and__, map(int.from_bytes, _chunks(raw, SCALAR_BYTES), LITTLE))
         out += [k for k in candidates if 0 < k < L]
     del out[count:]
     return out
@@ -419,17 +419,18 @@ def scalar_dot(a: Iterable[int], b: Iterable[int]) -> int:
 
 
 def _scalars_bytes(values: Sequence[int]) -> bytes:
-    return b"".join(map(int.to_bytes, [k % L for k in values], _SCALAR_LENGTHS, _LITTLE))
+    return b"".join(map(int.to_bytes, [k % L for k in values], _SCALAR_LENGTHS, LITTLE))
 
 
 def _scalars_from(data: bytes) -> list[int]:
-    return list(map(int.from_bytes, _chunks(data, SCALAR_BYTES), _LITTLE))
+    return list(map(int.from_bytes, _chunks(data, SCALAR_BYTES), LITTLE))
 
 
 _SCALAR_LENGTHS: Final[itertools.repeat[int]] = itertools.repeat(SCALAR_BYTES)
-_LITTLE: Final[itertools.repeat[Literal["little"]]] = itertools.repeat("little")
-"""Endless arguments of `int.to_bytes` / `int.from_bytes` for `map` (every scalar is 32 bytes,
-little-endian): the conversions of a list at C speed, without a Python loop."""
+LITTLE: Final[itertools.repeat[Literal["little"]]] = itertools.repeat("little")
+"""Endless byte-order arguments of `int.to_bytes` / `int.from_bytes` for `map` (with
+`_SCALAR_LENGTHS`: every scalar 32 bytes, little-endian): a list converted at C speed, without a
+Python loop (also for hashing's and shuffle's digests)."""
 
 
 def _chunks(data: bytes, size: int) -> list[bytes]:
@@ -707,7 +708,7 @@ def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point], *, reduc
         items = list(map(_decoded.get, points, points))
     if not reduced:
         scalars = [k % L for k in scalars]
-    packed = b"".join(map(int.to_bytes, scalars, _SCALAR_LENGTHS, _LITTLE))
+    packed = b"".join(map(int.to_bytes, scalars, _SCALAR_LENGTHS, LITTLE))
     return _extension_sum(_msm.lincomb_public_vartime, packed, items, points)
 
 

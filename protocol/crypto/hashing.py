@@ -20,9 +20,9 @@ import functools
 import hashlib
 import itertools
 from collections.abc import Sequence
-from typing import Final, Literal, TypeAlias
+from typing import Final, TypeAlias
 
-from protocol.crypto.group import IDENTITY, L, Point, from_hash
+from protocol.crypto.group import IDENTITY, LITTLE, L, Point, from_hash
 
 HashItem: TypeAlias = "bytes | int | str | Sequence[HashItem]"
 """What `encode` accepts: bytes, non-negative ints, text, and (nested) sequences of those."""
@@ -167,16 +167,12 @@ def indexed_scalars(prefix: HashItem, count: int) -> list[int]:
     else:
         sha512 = hashlib.sha512
         digests = [sha512(head + suffix).digest() for suffix in suffixes]
-    return list(map(L.__rmod__, map(int.from_bytes, digests, _LITTLE)))
+    return list(map(L.__rmod__, map(int.from_bytes, digests, LITTLE)))
 
 
 _ONE_BLOCK_HEAD: Final[int] = 96
 """A prefix's encoding up to this length and an index's (at most 17 bytes) fit in one block of
 SHA-512 (128 bytes, of which 17 are padding and length)."""
-
-
-_LITTLE: Final[itertools.repeat[Literal["little"]]] = itertools.repeat("little")
-"""The endless byte order argument of `int.from_bytes` for `map` (a list converted at C speed)."""
 
 
 @functools.lru_cache(maxsize=16)

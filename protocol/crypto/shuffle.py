@@ -57,13 +57,14 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Final, Literal
+from typing import Final
 
 from protocol.crypto.elgamal import Ciphertext, reencrypt
 from protocol.crypto.errors import CryptoError, InvalidProof, MalformedData
 from protocol.crypto.group import (
     BASE,
     IDENTITY,
+    LITTLE,
     POINT_BYTES,
     SCALAR_BYTES,
     L,
@@ -315,17 +316,13 @@ class ShuffleProof:
         )
 
 
-_LITTLE: Final[itertools.repeat[Literal["little"]]] = itertools.repeat("little")
-"""The endless byte order argument of `int.from_bytes` for `map` (a list converted at C speed)."""
-
-
 def _decode_scalars(items: tuple[object, ...]) -> list[int]:
     """`decode_scalar` of every item (the 2N + 5 scalars of a proof), checked together; on a
     refusal each item is decoded in turn, for the first bad item's own error."""
     if all(map(isinstance, items, itertools.repeat(bytes))):
         raw: tuple[bytes, ...] = items  # type: ignore[assignment]  # all bytes, checked above
         if set(map(len, raw)) <= {SCALAR_BYTES}:
-            values = list(map(int.from_bytes, raw, _LITTLE))
+            values = list(map(int.from_bytes, raw, LITTLE))
             if not values or max(values) < L:
                 return values
     return [decode_scalar(k) for k in items]
