@@ -1,6 +1,8 @@
-"""Frame signatures are checked by libsodium (issue 29, point 2: the fastest safe verifier
-already shipped): it accepts what an honest `cryptography` signer makes and refuses the rest.
-Frames are signed by libsodium too (`FrameSigner`): the very same signature bytes."""
+"""Frame signatures (issue 29, point 2: the fastest safe verifier). A frame is checked by
+libsodium first and, when libsodium refuses it, by protocol version 6's cofactored rule
+(PROTOCOL.md 12.11), which a whole file's signatures can be checked by at once
+(`SignatureBatch`, used by `verify`): the same decisions either way, with the compiled extension
+or without it. Frames are signed by libsodium too (`FrameSigner`): the very same signature bytes."""
 
 from __future__ import annotations
 
@@ -107,3 +109,184 @@ def test_a_session_signs_its_frames_as_seal_with_the_key_does() -> None:
             config, keys[0], 0, envelope.seq, envelope.prev, envelope.kind, envelope.data, envelope.acks
         )
         assert again.frame == frame
+
+
+# --- protocol version 6: the cofactored rule, one at a time and in a batch --------------------------
+
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from protocol.crypto import group  # noqa: E402
+from protocol.crypto.signatures import SignatureBatch, cofactored_holds  # noqa: E402
+from tests.protocol.signature_support import ORDER_2, ORDER_8, L, add_points, sign_twisted, times_base  # noqa: E402
+
+VECTORS = json.loads((Path(group.__file__).parents[1] / "vectors" / "signatures.json").read_text())["cases"]
+
+
+@pytest.fixture(params=["compiled", "pure"])
+def extension(request: pytest.FixtureRequest) -> object:
+    """Each test below runs with the compiled extension and without it (libsodium's point
+    functions): the decisions must be the same."""
+    if request.param == "compiled" and not group.msm_available():
+        pytest.skip("the extension is not built here")
+    was = group.use_extension(request.param == "compiled")
+    yield request.param
+    group.use_extension(was)
+
+
+def _holds(raw: bytes, signature: bytes, message: bytes) -> bool:
+    try:
+        identity_key(raw).verify(signature, message)
+    except InvalidSignature:
+        return False
+    return True
+
+
+def test_the_signature_vectors_decide_as_stored(extension: object) -> None:
+    seen = set()
+    for case in VECTORS:
+        key, message, signature = (bytes.fromhex(case[k]) for k in ("key", "message", "signature"))
+        assert _holds(key, signature, message) is case["valid"], case["case"]
+        assert cofactored_holds(key, signature, message) is case["valid"], case["case"]
+        assert (signatures._verify(signature, message, len(message), key) == 0) is case["libsodium"]
+        seen.add((case["valid"], case["libsodium"]))
+    assert seen == {(True, True), (True, False), (False, False)}  # libsodium is never laxer
+    valid, every = SignatureBatch(), SignatureBatch()
+    for case in VECTORS:
+        item = (bytes.fromhex(case["key"]), bytes.fromhex(case["signature"]), bytes.fromhex(case["message"]))
+        every.add(*item)
+        if case["valid"]:
+            valid.add(*item)
+    assert valid.holds() and not every.holds()
+
+
+def test_a_signature_off_by_a_small_order_point_verifies_and_nothing_else_changes(extension: object) -> None:
+    key, raw = _pair()
+    for torsion in (ORDER_8, ORDER_2):
+        twisted = sign_twisted(key, b"frame", torsion)
+        assert signatures._verify(twisted, b"frame", 5, raw) != 0, "libsodium refuses it"
+        identity_key(raw).verify(twisted, b"frame")  # the rule accepts it
+        with pytest.raises(InvalidSignature):
+            identity_key(raw).verify(twisted, b"frame!")  # for its own message only
+        with pytest.raises(InvalidSignature):
+            identity_key(_pair()[1]).verify(twisted, b"frame")  # and its own key only
+    # nobody but the key's holder can move R: the same S with R + T no longer verifies
+    honest = key.sign(b"frame")
+    moved = add_points(honest[:32], ORDER_8) + honest[32:]
+    with pytest.raises(InvalidSignature):
+        identity_key(raw).verify(moved, b"frame")
+    # a small-order key or R, S + L, R's y not below p: refused as libsodium refuses them
+    s_plus_l = int.from_bytes(honest[32:], "little") + L
+    for bad_raw, bad in (
+        (ORDER_8, bytes(64)),
+        (raw, ORDER_8 + honest[32:]),
+        (raw, honest[:32] + s_plus_l.to_bytes(32, "little") if s_plus_l < 2**256 else b"x" * 64),
+        (raw, (2**255 - 17).to_bytes(32, "little") + honest[32:]),
+    ):
+        assert not _holds(bad_raw, bad, b"frame")
+
+
+def _mutations(
+    key: Ed25519PrivateKey, raw: bytes, message: bytes, data: st.DataObject
+) -> tuple[bytes, bytes, bytes]:
+    """A signature made honestly, twisted or damaged in one of many ways (some verify, most not)."""
+    how = data.draw(st.sampled_from(["honest", "twisted8", "twisted2", "bit", "r_point", "s", "key", "junk"]))
+    if how == "honest":
+        return raw, key.sign(message), message
+    if how in ("twisted8", "twisted2"):
+        return raw, sign_twisted(key, message, ORDER_8 if how == "twisted8" else ORDER_2), message
+    signature = bytearray(key.sign(message))
+    if how == "bit":
+        i = data.draw(st.integers(0, 511))
+        signature[i // 8] ^= 1 << (i % 8)
+    elif how == "r_point":  # R any point [r]B + a torsion point: S no longer matches
+        r = data.draw(st.integers(1, L - 1))
+        t = data.draw(st.sampled_from([ORDER_8, ORDER_2]))
+        signature[:32] = add_points(times_base(r), t)
+    elif how == "s":
+        signature[32:] = data.draw(st.integers(0, 2**256 - 1)).to_bytes(32, "little")
+    elif how == "key":
+        raw = data.draw(st.sampled_from([ORDER_8, ORDER_2, bytes(32), _pair()[1], bytes([0xFF] * 32)]))
+    else:
+        signature = bytearray(data.draw(st.binary(min_size=64, max_size=64)))
+    return raw, bytes(signature), message
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), message=st.binary(max_size=200))
+def test_the_compiled_and_the_pure_check_decide_alike(data: st.DataObject, message: bytes) -> None:
+    key, raw = _pair()
+    raw, signature, message = _mutations(key, raw, message, data)
+    decisions = []
+    for compiled in [True, False] if group.msm_available() else [False]:
+        was = group.use_extension(compiled)
+        try:
+            decisions.append((_holds(raw, signature, message), cofactored_holds(raw, signature, message)))
+        finally:
+            group.use_extension(was)
+    assert len(set(decisions)) == 1, decisions
+    libsodium = signatures._verify(signature, message, len(message), raw) == 0
+    assert decisions[0][0] == decisions[0][1] or libsodium, (
+        "the rule is libsodium's check, or the cofactored one"
+    )
+    if libsodium:
+        assert decisions[0] == (True, True), "every signature libsodium accepts holds under the rule"
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), size=st.integers(1, 40))
+def test_a_batch_holds_exactly_when_each_signature_does(data: st.DataObject, size: int) -> None:
+    keys = [_pair() for _ in range(3)]
+    batch = SignatureBatch()
+    alone = []
+    for i in range(size):
+        key, raw = keys[i % 3]
+        item = _mutations(key, raw, i.to_bytes(2, "little"), data)
+        batch.add(*item)
+        alone.append(_holds(*item))
+    assert len(batch) == size
+    for compiled in [True, False] if group.msm_available() else [False]:
+        was = group.use_extension(compiled)
+        try:
+            assert batch.holds() is all(alone)
+        finally:
+            group.use_extension(was)
+
+
+def test_errors_that_cancel_in_a_plain_sum_do_not_in_the_batch(extension: object) -> None:
+    # S_1 + 1 and S_2 - 1: the plain sum of the two equations holds, each equation fails; the
+    # batch's random multipliers z_i keep them apart
+    key, raw = _pair()
+    first, second = key.sign(b"one"), key.sign(b"two")
+    s1 = (int.from_bytes(first[32:], "little") + 1) % L
+    s2 = (int.from_bytes(second[32:], "little") - 1) % L
+    batch = SignatureBatch()
+    batch.add(raw, first[:32] + s1.to_bytes(32, "little"), b"one")
+    batch.add(raw, second[:32] + s2.to_bytes(32, "little"), b"two")
+    assert not batch.holds()
+
+
+def test_a_batch_is_summed_in_slices_and_draws_its_multipliers_at_the_check(
+    extension: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(signatures, "BATCH_SIZE", 4)
+    key, raw = _pair()
+    batch = SignatureBatch()
+    assert batch.holds()  # nothing to check
+    for i in range(10):
+        message = bytes([i])
+        batch.add(raw, sign_twisted(key, message) if i % 3 else key.sign(message), message)
+    drawn: list[int] = []
+
+    class Scripted:
+        @staticmethod
+        def token_bytes(n: int) -> bytes:
+            drawn.append(n)
+            return bytes(n)  # every z_i 0: taken as 1, the sum still decides
+
+    monkeypatch.setattr(signatures, "_SYSTEM_SECRETS", Scripted)
+    assert batch.holds()
+    if extension == "compiled":
+        assert drawn == [64, 64, 32]  # three slices of 4, 4 and 2, drawn when checked
+    batch.add(raw, key.sign(b"x"), b"y")
+    assert not batch.holds()
