@@ -38,6 +38,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from .config import TableConfig
+from .crypto.signatures import SignatureBatch
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame
 from .events import (
     AwayChanged,
@@ -186,6 +187,14 @@ class _Survey:
     order: list[Envelope | bytes] | None = None
     """When kept (`replay`): each distinct frame in the file's order, opened, and the first
     malformed signed frame where it was (bytes)."""
+    strict_keys: dict[int, Ed25519PublicKey] | None = None
+    """Keys that check at once, for the rare frames of another session (`_signer_elsewhere`),
+    when `keys` only collect the signatures into a batch (`verify_stream`). None: `keys`."""
+    kept: list[bytes] | None = None
+    """When kept: each record whose signature `keys` took (opened, or signed garbage), in the
+    file's order, to survey again with checking keys if the batch does not hold."""
+    copies: int = 0
+    """Records that repeat another's very bytes (part of `duplicates`)."""
     _seen: set[bytes] = field(default_factory=set)
 
     def seqs(self, seat: int) -> list[int]:
@@ -210,11 +219,14 @@ class _Survey:
         mark = frame if type(frame) is bytes else bytes(frame)
         if mark in self._seen:  # a copy: nothing to open again
             self.duplicates += 1
+            self.copies += 1
             return
         try:
             envelope = open_frame(frame, self.config, self.keys)
         except MalformedSignedFrame as exc:
             self._seen.add(mark)
+            if self.kept is not None:
+                self.kept.append(mark)
             found = (exc.seat, exc.reason, exc.frame)
             if self.garbage is None:
                 if self.order is not None:
@@ -224,7 +236,8 @@ class _Survey:
                 self.garbage = found
             return
         except (MalformedMessage, BadSignature) as exc:
-            signer = _signer_elsewhere(frame, self.config, self.keys)
+            checking = self.keys if self.strict_keys is None else self.strict_keys
+            signer = _signer_elsewhere(frame, self.config, checking)
             if signer is not None and self.other_session is None:
                 self.other_session = signer
             self.rejected_count += 1
@@ -234,6 +247,8 @@ class _Survey:
                 del self.rejected[_SAMPLE:]
             return
         self._seen.add(mark)
+        if self.kept is not None:
+            self.kept.append(mark)
         versions = self.versions.setdefault((envelope.seat, envelope.seq), {})
         if envelope.digest in versions:  # the same signed body in other bytes
             self.duplicates += 1
@@ -241,6 +256,22 @@ class _Survey:
         versions[envelope.digest] = envelope
         if self.order is not None:
             self.order.append(envelope)
+
+
+def _survey_again(first: _Survey, keys: dict[int, Ed25519PublicKey]) -> _Survey:
+    """`first` (whose keys collected the signatures) redone with `keys`, which check them: the
+    survey a check of each signature on arrival makes. The records `first` did not keep were
+    refused before their signature counted (or checked by `strict_keys`): they are taken as
+    they are."""
+    assert first.kept is not None
+    again = _Survey(first.config, keys, order=[] if first.order is not None else None)
+    again.rejected, again.rejected_count = list(first.rejected), first.rejected_count
+    again.other_session = first.other_session
+    again.records = first.records - len(first.kept)
+    again.duplicates = again.copies = first.copies
+    for frame in first.kept:
+        again.add(frame)
+    return again
 
 
 def _signer_elsewhere(frame: bytes, config: TableConfig, keys: dict[int, Ed25519PublicKey]) -> int | None:
@@ -626,9 +657,17 @@ def verify_stream(
     stream = Records(read, size=size, limit=limit)
     config = stream.config
     keys = verifiers_for(config)
-    survey = _Survey(config, keys, order=[] if keep_order else None)
+    # Every frame's signature is checked in one sum at the end of the survey (protocol version 6's
+    # rule makes a sum that holds mean that each signature holds: crypto/signatures.py); when it
+    # does not hold, the frames are surveyed again, each signature checked as a live peer checks
+    # it, so that exactly the forged frames are refused.
+    batch = SignatureBatch()
+    collecting: dict[int, Ed25519PublicKey] = {seat: batch.collecting(key) for seat, key in keys.items()}
+    survey = _Survey(config, collecting, order=[] if keep_order else None, strict_keys=keys, kept=[])
     for frame in stream:
         survey.add(frame)
+    if not batch.holds():
+        survey = _survey_again(survey, keys)
     if surveyed is not None:
         surveyed(config, survey.order or [])
     # Every decryption-share proof of the file is checked in one batch at the end (a passing batch
