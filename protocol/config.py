@@ -20,7 +20,7 @@ from skyjo_p2p.engine import validate_options
 
 from .errors import MalformedMessage
 
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 6
 SESSION_ID_BYTES = 32
 IDENTITY_BYTES = 32
 MAX_NAME = 32

@@ -188,14 +188,15 @@ def test_a_malformed_key_makes_the_announcement_incompatible():
 
 def test_a_table_of_another_protocol_version_is_listed_as_incompatible():
     # version 1 (edwards25519, before issue 16), 2 (the vote before issue 25), 3 (the shuffle
-    # proof before its commitment form) and 4 (the share proofs before theirs, issue 29) cannot
-    # play with version 5, nor can a later one: say so, do not join
-    assert PROTOCOL_VERSION == 5
-    for other in ("1", "2", "3", "4", "6", ""):
+    # proof before its commitment form), 4 (the share proofs before theirs, issue 29) and 5 (frame
+    # signatures checked by libsodium's cofactorless equation) cannot play with version 6, nor can
+    # a later one: say so, do not join
+    assert PROTOCOL_VERSION == 6
+    for other in ("1", "2", "3", "4", "5", "7", ""):
         ad = parse_service(f"T.{SERVICE}", _info(["10.0.0.5"], version=other))
         assert not ad.compatible
         assert ad.problem == f"protocol version {other or '?'} (we speak {PROTOCOL_VERSION})"
-    assert parse_service(f"T.{SERVICE}", _info(["10.0.0.5"], version="5")).compatible
+    assert parse_service(f"T.{SERVICE}", _info(["10.0.0.5"], version="6")).compatible
 
 
 def test_a_joiner_tries_addresses_on_its_own_networks_first():

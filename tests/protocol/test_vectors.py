@@ -89,6 +89,7 @@ FILES = (
     "private_shares.json",
     "frames.json",
     "escrow.json",
+    "signatures.json",
 )
 """The small vectors (`build_all`); the whole-game vector (game.json and its transcript file) is
 tested at the end."""

@@ -55,6 +55,7 @@ from tools.vectors.common import (
 from tools.vectors.crypto_sections import CryptoSections
 from tools.vectors.escrow_section import escrow_vector
 from tools.vectors.jsonform import deck_json, frame_json, hx, plain_wire, sc, tree
+from tools.vectors.signature_section import signature_vector
 
 
 class Builder(CryptoSections):
@@ -71,6 +72,7 @@ class Builder(CryptoSections):
             "private_shares.json": self.private_shares(),
             "frames.json": self.frames(),
             "escrow.json": escrow_vector(self),
+            "signatures.json": signature_vector(),
         }
 
     def private_shares(self) -> dict[str, Any]:
