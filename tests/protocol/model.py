@@ -40,7 +40,16 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol.config import PROTOCOL_VERSION, TableConfig
 from protocol.errors import RemovalRefused
-from protocol.events import Blamed, Halted, Rewound, SeatTakenOver, SessionEvent, TimerRequest, YourMove
+from protocol.events import (
+    Blamed,
+    FrameRejected,
+    Halted,
+    Rewound,
+    SeatTakenOver,
+    SessionEvent,
+    TimerRequest,
+    YourMove,
+)
 from protocol.messages import KINDS, Ack, Envelope, open_frame, seal
 from protocol.quotas import job_of
 from protocol.session import Session
@@ -48,6 +57,7 @@ from protocol.transcript import dump
 from protocol.verify import verify_bytes
 from skyjo_p2p.bots import make_bot
 from skyjo_p2p.core.errors import IllegalMove
+from tools.vectors.signature_section import ORDER_2, ORDER_8, L, twisted_sign
 
 STEP_TIMEOUT = 30.0
 """The client's default (client/table/seat.py `session_timeouts`): automatic protocol steps."""
@@ -66,7 +76,7 @@ THINK = (0.05, 2.0)
 """A bot's think time before each move (seconds): far below both timeouts."""
 
 BENIGN = frozenset(
-    {"stop", "delay", "hold", "cut", "losttail", "stepout", "impatient", "kicker", "kicker_joined"}
+    {"stop", "delay", "hold", "cut", "losttail", "stepout", "impatient", "kicker", "kicker_joined", "twisted"}
 )
 """Behaviours that only make a seat late: such a seat runs an honest session that sends every
 frame, so it is held to the honest seats' standard (it too must never name an honest seat, and it
@@ -174,6 +184,8 @@ class Run:
     errors: list[str] = field(default_factory=list)
     effects: Counter[str] = field(default_factory=Counter)
     """Behaviours that changed at least one frame (or stopped the adversary), and how often."""
+    twisted: set[bytes] = field(default_factory=set)
+    """The signatures the adversary made with R moved by a point of small order (`TwistedSigner`)."""
 
     @property
     def late_only(self) -> bool:
@@ -247,6 +259,25 @@ class Run:
                 for at, event in self.events[seat]:
                     if isinstance(event, Halted) and "could not agree on a removal" in event.reason:
                         out.append(f"{tag}: at {at:.3f}s seat {seat} stopped: {event.reason}")
+        # Protocol version 6: a signature whose R is off by a point of small order verifies (the
+        # cofactored rule, PROTOCOL.md 12.11). Every peer takes the adversary's such frames as any
+        # other (none is dropped as unsigned) and a finished transcript holding them verifies.
+        if self.twisted:
+            refused = f"claiming seat {self.adversary + 1} does not verify"
+            for seat in self.held:
+                for at, event in self.events[seat]:
+                    if (
+                        isinstance(event, FrameRejected)
+                        and refused in event.reason
+                        and not self.effects["garbage"]
+                    ):
+                        out.append(
+                            f"{tag}: at {at:.3f}s seat {seat} refused a twisted signature: {event.reason}"
+                        )
+            for seat in self.held:
+                frames = self.sessions[seat].frames
+                if self.outcome(seat)[0] == "finished" and not any(f[-64:] in self.twisted for f in frames):
+                    out.append(f"{tag}: seat {seat} finished without any of the adversary's twisted frames")
         outcomes = {seat: self.outcome(seat) for seat in self.held}
         if len(set(outcomes.values())) > 1:
             shown = ", ".join(
@@ -515,6 +546,14 @@ class Model:
             Session(self.config, s, self.keys[s], step_timeout=step_timeout, move_timeout=move_timeout)
             for s in range(self.players)
         ]
+        twisting = random.Random(f"twisted:{seed}")
+        self.twisted = TwistedSigner(self.keys[self.adversary], twisting)
+        """Protocol version 6: in half the runs the adversary's program signs every frame with R
+        moved by a point of small order (valid under the cofactored rule; an honest signer never
+        does it). Drawn from its own stream: the other draws of the seed are unchanged."""
+        self.twisting = deviations is None and twisting.random() < 0.5
+        if self.twisting:
+            self.sessions[self.adversary]._signer = self.twisted  # type: ignore[assignment]
         self.bots = [make_bot("greedy", self.game, f"model:{seed}:{s}") for s in range(self.players)]
         self.latency = {
             (a, b): self.rng.uniform(*LATENCY)
@@ -561,6 +600,8 @@ class Model:
                 when, _, action = heapq.heappop(self._heap)
                 self.now = max(self.now, when)
                 action()
+        if self.twisted.made:
+            self.effects["twisted"] = len(self.twisted.made)
         return Run(
             self.seed,
             self.game,
@@ -576,6 +617,7 @@ class Model:
             not self._heap,
             self.errors,
             self.effects,
+            self.twisted.made,
         )
 
     # --- calls into a session ---------------------------------------------------------------------
@@ -677,6 +719,8 @@ class Model:
             step_timeout=self.step_timeout,
             move_timeout=self.move_timeout,
         )
+        if self.twisting and seat == self.adversary:
+            restored._signer = self.twisted  # type: ignore[assignment]
         self._thinking[seat] = False
         self._collect(seat)
         # the links' `resend` at the reconnection: each other program says how much of the
@@ -1097,6 +1141,25 @@ class Model:
             use_bin_type=True,
         )
         return bytes(msgpack.packb([body, self.keys[self.adversary].sign(body)], use_bin_type=True))
+
+
+class TwistedSigner:
+    """Signs as the key's holder may under protocol version 6's rule but an honest signer never
+    does: R moved by a point of order 8 or 2 (tools/vectors/signature_section.py), the nonce from
+    the run's own stream. Stands for the session's `FrameSigner`."""
+
+    def __init__(self, key: Ed25519PrivateKey, rng: random.Random) -> None:
+        self.key = key
+        self.rng = rng
+        self.public = key.public_key().public_bytes_raw()
+        self.made: set[bytes] = set()
+
+    def sign(self, data: bytes) -> bytes:
+        signature = twisted_sign(
+            self.key, data, self.rng.randrange(1, L), self.rng.choice((ORDER_8, ORDER_2))
+        )
+        self.made.add(signature)
+        return signature
 
 
 def run_model(seed: int, **overrides: Any) -> Run:

@@ -52,6 +52,8 @@ def test_the_seeds_cover_every_behaviour() -> None:
     assert any(d.count for d in kicks), "no insured run where an honest player joins a minority's removal"
     assert any(d.count == 2 for d in kicks), "no insured run where a program agrees, then vanishes"
     assert any(m.insured and m.players >= 4 for m in models)
+    # protocol version 6: an adversary signing with R off by a point of small order (PROTOCOL.md 12.11)
+    assert any(m.twisting for m in models) and any(m.twisting and m.insured for m in models)
 
 
 def fingerprint(run: Run) -> str:
