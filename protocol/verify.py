@@ -193,8 +193,9 @@ class _Survey:
     kept: list[bytes] | None = None
     """When kept: each record whose signature `keys` took (opened, or signed garbage), in the
     file's order, to survey again with checking keys if the batch does not hold."""
-    copies: int = 0
-    """Records that repeat another's very bytes (part of `duplicates`)."""
+    copies: dict[bytes, int] = field(default_factory=dict)
+    """With `kept`: how many records repeated each kept record's very bytes (counted in
+    `duplicates`; a survey again decides what each copy is)."""
     _seen: set[bytes] = field(default_factory=set)
 
     def seqs(self, seat: int) -> list[int]:
@@ -219,7 +220,8 @@ class _Survey:
         mark = frame if type(frame) is bytes else bytes(frame)
         if mark in self._seen:  # a copy: nothing to open again
             self.duplicates += 1
-            self.copies += 1
+            if self.kept is not None:
+                self.copies[mark] = self.copies.get(mark, 0) + 1
             return
         try:
             envelope = open_frame(frame, self.config, self.keys)
@@ -262,15 +264,17 @@ def _survey_again(first: _Survey, keys: dict[int, Ed25519PublicKey]) -> _Survey:
     """`first` (whose keys collected the signatures) redone with `keys`, which check them: the
     survey a check of each signature on arrival makes. The records `first` did not keep were
     refused before their signature counted (or checked by `strict_keys`): they are taken as
-    they are."""
+    they are. Each kept record is surveyed again with its copies (a copy of a frame whose
+    signature fails is refused again, as on arrival; the verdict does not depend on the order)."""
     assert first.kept is not None
     again = _Survey(first.config, keys, order=[] if first.order is not None else None)
     again.rejected, again.rejected_count = list(first.rejected), first.rejected_count
     again.other_session = first.other_session
-    again.records = first.records - len(first.kept)
-    again.duplicates = again.copies = first.copies
+    copies = first.copies
+    again.records = first.records - len(first.kept) - sum(copies.values())
     for frame in first.kept:
-        again.add(frame)
+        for _ in range(1 + copies.get(frame, 0)):
+            again.add(frame)
     return again
 
 

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import random
 
+import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from protocol.crypto import group, signatures
 from protocol.events import FrameRejected, Halted
@@ -91,6 +94,11 @@ def test_a_forged_signature_is_refused_exactly_as_one_by_one(
         assert verdict.kind == "invalid" and verdict.blame is None and verdict.duplicates == 1
         assert verdict.rejected == ["signature of a frame claiming seat 2 does not verify"]
         assert verdict.totals == honest.totals
+        # the forgery twice, a real frame three times, at both ends of the file
+        copies = [_forge(frames[5]), frames[9], *frames, frames[9], _forge(frames[5])]
+        verdict = verify_bytes(dump(config, copies))
+        assert verdict.as_dict() == _strict(dump(config, copies), monkeypatch).as_dict()
+        assert verdict.duplicates == 2 and len(verdict.rejected) == 2
         # the real frame replaced by the forgery: a hole in seat 2's chain, as one by one
         index = next(i for i, f in enumerate(frames) if open_frame(f, config).seat == 1 and i > 10)
         replaced = [*frames[:index], _forge(frames[index]), *frames[index + 1 :]]
@@ -120,3 +128,32 @@ def test_the_batch_is_checked_before_the_replay_and_only_redone_when_it_fails(
     monkeypatch.setattr(signatures.SodiumEd25519PublicKey, "verify", lambda *a: calls.append("one"))
     verify_bytes(dump(net.config, [*frames, _forge(frames[3])]))
     assert len(calls) == len(frames) + 1, "a failed batch: the survey again, each signature alone"
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_damaged_file_gets_the_verdict_of_checking_each_signature_alone(
+    twisted_game: tuple[Net, Twisted], monkeypatch: pytest.MonkeyPatch, data: st.DataObject
+) -> None:
+    net, _ = twisted_game
+    frames = list(net.sessions[0].frames)
+    for _ in range(data.draw(st.integers(1, 4))):
+        how = data.draw(st.sampled_from(["forge", "copy", "drop", "byte", "resign", "move"]))
+        i = data.draw(st.integers(0, len(frames) - 1))
+        if how == "forge":
+            frames.insert(data.draw(st.integers(0, len(frames))), _forge(frames[i]))
+        elif how == "copy":
+            frames.insert(data.draw(st.integers(0, len(frames))), frames[i])
+        elif how == "drop":
+            del frames[i]
+        elif how == "byte":  # anywhere: the body, the signature or the framing
+            j = data.draw(st.integers(0, len(frames[i]) - 1))
+            frames[i] = frames[i][:j] + bytes([frames[i][j] ^ 0x10]) + frames[i][j + 1 :]
+        elif how == "resign":  # the same body signed again by its seat, twisted: still its frame
+            envelope = open_frame(frames[i], net.config)
+            twisted = sign_twisted(net.keys[envelope.seat], envelope.body)
+            frames.insert(i + 1, msgpack.packb([envelope.body, twisted], use_bin_type=True))
+        else:
+            frames.insert(data.draw(st.integers(0, len(frames))), frames.pop(i))
+    file = dump(net.config, frames)
+    assert verify_bytes(file).as_dict() == _strict(file, monkeypatch).as_dict()
