@@ -9,7 +9,9 @@ Three things relay:
   are sent to every peer once each, inside our own `evidence` frames.
 * **Gaps** (`want_later`, `serve_want`): an acknowledgement that shows a frame we lack starts a
   short `want:<seat>:<seq>` timer; when it runs out we ask with a `want`, and any peer answers by
-  relaying the frames (at most 64 at a time, each frame at most `MAX_SERVED` times).
+  relaying the frames (at most 64 at a time, each frame at most `MAX_SERVED` times); a want for
+  our own frames is answered with the frames themselves, sent again as they are (inside our own
+  `evidence` frames they would sit behind the very gap they fill, and lengthen it).
 * **Who may lack what** (`unacknowledged`): the frames a seat we wait for has not acknowledged.
 
 Every relay is within our own relay budget (`Quotas.may_relay`), which is below every quota the
@@ -50,6 +52,8 @@ class RelayContext(Protocol):
     def report(self, event: SessionEvent) -> None: ...
 
     def emit(self, kind: str, data: dict[str, Any]) -> Envelope | None: ...
+
+    def resend(self, frame: bytes) -> None: ...
 
     def accept(self, envelope: Envelope) -> None: ...
 
@@ -200,6 +204,9 @@ class Relays:
         if ctx.me is None or seat >= ctx.players or seat == asker:
             return
         chain = ctx.chains[seat]
+        if seat == ctx.me:
+            self._resend_own(seat, chain, start)
+            return
         for seq in range(start, min(chain.next_seq, start + 64)):
             key = (seat, seq)
             # side frames too (their bytes are kept until compaction): a seat the table voted to
@@ -216,6 +223,21 @@ class Relays:
                 ctx.emit("evidence", {"frame": frame})
             except ValueError:  # too large to wrap: it went out directly
                 continue
+
+    def _resend_own(self, me: int, chain: Chain, start: int) -> None:
+        """A want for our own frames: each sent again as it is (at most 64 at a time, each at
+        most `MAX_SERVED` times). Wrapped in our own `evidence` frames they would be new frames of
+        our chain, after the gap the asker has in it: held behind that gap, of no use to it, and
+        more frames it lacks (seed 9283 of the adversary model: thousands of such relays, two
+        honest peers that never caught up, and the others stopped naming one of them absent)."""
+        ctx = self.ctx
+        for seq in range(start, min(chain.next_seq, start + 64)):
+            key = (me, seq)
+            held = chain.first_version(seq)
+            if self.served.get(key, 0) >= MAX_SERVED or not held:
+                continue
+            self.served[key] = self.served.get(key, 0) + 1
+            ctx.resend(held[0])
 
     def compact(self, signed: Mapping[int, int]) -> None:
         """A round was signed: forget the serve counts of frames nobody will ask for again."""

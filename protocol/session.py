@@ -764,6 +764,11 @@ class Session:
         """Sign and send one of our frames (see `_emit`)."""
         return self._emit(kind, data)
 
+    def resend(self, frame: bytes) -> None:
+        """Send one of our frames again, as it is (a `want` for our own frames: `Relays.serve_want`);
+        a peer that holds it ignores it."""
+        self._out.append(frame)
+
     def has_queued(self, seat: int) -> bool:
         """Whether a game message of `seat` waits in its queue, not yet consumed (and may be)."""
         queue = self.queues[seat]

@@ -114,15 +114,23 @@ def served(net: FloodNet) -> dict[int, int]:
 
 def test_flood_wants_are_not_amplified() -> None:
     """Wants for every frame of every honest seat in each of 5 windows (a few hundred bytes):
-    each frame is relayed at most MAX_SERVED times per peer, so what the honest peers send back
-    stays under the bytes of the game's frames times MAX_SERVED, and nobody is blamed."""
+    each frame is relayed at most MAX_SERVED times per peer (another seat's inside new
+    `evidence` frames, its own sent again as it is: PROTOCOL.md 9), so what the honest peers
+    send back stays under the bytes of the game's frames times MAX_SERVED, and nobody is
+    blamed."""
     net = FloodNet(3, {"target_score": 1}, Plan("want", windows=5), FLOODER)
     relayed: dict[tuple[int, bytes], int] = {}
+    resent: dict[tuple[int, bytes], int] = {}
+    sent: set[tuple[int, bytes]] = set()
 
     def count(sender: int, receiver: int, frame: bytes) -> list[bytes]:
-        if receiver == FLOODER and sender in HONEST and frame_kind(frame) == "evidence":
-            inner = open_frame(frame, net.config).data["frame"]
-            relayed[(sender, inner)] = relayed.get((sender, inner), 0) + 1
+        if receiver == FLOODER and sender in HONEST:
+            if (sender, frame) in sent:  # one of its own frames, sent again as it is
+                resent[(sender, frame)] = resent.get((sender, frame), 0) + 1
+            elif frame_kind(frame) == "evidence":
+                inner = open_frame(frame, net.config).data["frame"]
+                relayed[(sender, inner)] = relayed.get((sender, inner), 0) + 1
+            sent.add((sender, frame))
         return [frame]
 
     net.filter = count
@@ -133,6 +141,9 @@ def test_flood_wants_are_not_amplified() -> None:
     assert relayed, "no want was answered"
     most = max(relayed.values())
     assert most <= 3, f"a frame was relayed {most} times by one peer"
+    assert resent, "no want for a seat's own frames was answered"
+    most = max(resent.values())
+    assert most <= 3, f"a frame was sent again {most} times by its own seat"
     game_bytes = sum(len(f) for f in net.sessions[0].frames) + net.disk[0]
     for seat, sent in served(net).items():
         assert sent <= 3 * game_bytes, (seat, sent, game_bytes)

@@ -72,12 +72,13 @@ def test_a_seed_replays_exactly() -> None:
     assert fingerprint(run_model(seed)) == fingerprint(run_model(seed))
 
 
-LONG_RUN_FINDINGS = (6007, 6096, 6219, 7082, 7276)
+LONG_RUN_FINDINGS = (6007, 6096, 6219, 7082, 7276, 9283)
 """Seeds of the long runs (docs/protocol-testing.md) that found something, now fixed: 6096 and
 6219 the model's restart (its old links' frames), 7082 and 7276 the same rule misapplied to a
 program that rebuilds its session after `Rewound` (it keeps its links), 6007 the relays after a
 proven stop (PROTOCOL.md 10.5: a seat that withheld a thousand frames from two peers, then sent a
-far job)."""
+far job), 9283 a want for a seat's own frames answered inside its own chain (PROTOCOL.md 9: now
+sent again as they are; two honest peers never caught up and the others named one absent)."""
 
 
 @pytest.mark.parametrize("seed", LONG_RUN_FINDINGS)
