@@ -76,11 +76,15 @@ THINK = (0.05, 2.0)
 """A bot's think time before each move (seconds): far below both timeouts."""
 
 BENIGN = frozenset(
-    {"stop", "delay", "hold", "cut", "losttail", "stepout", "impatient", "kicker", "kicker_joined", "twisted"}
+    {"stop", "delay", "hold", "cut", "losttail", "stepout", "impatient", "kicker", "kicker_joined"}
 )
 """Behaviours that only make a seat late: such a seat runs an honest session that sends every
 frame, so it is held to the honest seats' standard (it too must never name an honest seat, and it
-must end as they do: a peer stopped for a while that comes back adopts the verdict)."""
+must end as they do: a peer stopped for a while that comes back adopts the verdict). Not "twisted"
+signatures: an honest program signs deterministically (RFC 8032), and a program that signs one
+body twice with different bytes may, once restarted, wrap the other bytes in a frame and so
+equivocate on its own (seed 9237): it is then rightly blamed, and not held to the honest seats'
+verdict."""
 
 BEHAVIOURS = (
     "withhold",
