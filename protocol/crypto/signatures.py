@@ -1,24 +1,17 @@
-"""Ed25519 signature checks by libsodium (`crypto_sign_ed25519_verify_detached`), issue 29.
+"""Frame signatures: which Ed25519 signatures verify (protocol version 6's rule), checked one at a
+time or a whole file's at once; and frames signed by libsodium. Issue 29.
 
-Every frame's signature is checked on receipt and again by `verify`, `replay` and `history`; it
-is 11-16 % of `verify`'s time. libsodium's check is about twice as fast here as the one of
-`cryptography` (OpenSSL) used before (49 against 107 us, benchmarks/crypto_micro.py), and
-libsodium is already loaded: rbcl bundles it and `group` loads it (no new dependency).
-
+Every frame's signature is checked on receipt and again by `verify`, `replay` and `history`.
 `identity_key(raw)` returns an `Ed25519PublicKey` (the `cryptography` type the rest of the code
-uses) whose `verify` calls libsodium and raises `cryptography`'s `InvalidSignature` when it
-refuses. libsodium is the stricter of the two (RFC 8032 verification, cofactorless, as OpenSSL;
-in addition it refuses a public key or an R that is not canonical or of small order, and S >= L
-as OpenSSL does): every signature an honest signer makes passes both, and every peer of this
-version decides the same way on every signature. When the library lacks the function (a rbcl
-built without it), `identity_key` returns `cryptography`'s own key.
+uses) whose `verify` decides by the rule below and raises `cryptography`'s `InvalidSignature`
+when it refuses. libsodium is the one rbcl bundles and `group` loads (no new dependency).
 
 Signing (issue 29, a flip signs five frames): `FrameSigner(key)` signs with libsodium's
 `crypto_sign_ed25519_detached` (about 20 us here, against 32 us for `cryptography`'s), built once
 per identity key by the session. Ed25519 signing is deterministic (RFC 8032, 5.1.6), so both give
 the very same 64 bytes; without the function the signer calls `cryptography`'s key.
 
-Protocol version 6 (docs/crypto.md, "Ed25519 signatures checked together"): the rule is RFC 8032's
+Protocol version 6 (PROTOCOL.md 12.11; docs/crypto.md, "Signatures"): the rule is RFC 8032's
 *cofactored* equation (section 5.1.7, "sufficient but not required": [8][S]B = [8]R + [8][k]A)
 with libsodium's refusals of encodings (S >= L; A or R not a point, with y >= p, or of small
 order). It accepts every signature libsodium accepts, plus signatures whose R differs from
@@ -26,10 +19,11 @@ order). It accepts every signature libsodium accepts, plus signatures whose R di
 never does), and they forge nothing. What it buys is that a whole file's signatures can be
 checked in one sum (`SignatureBatch`, Bernstein et al. 2012, section 5) and give exactly the
 decisions of checking them one at a time, which the cofactorless equation cannot promise
-(Chalkias, Garillot, Nikolaenko, "Taming the many EdDSAs", 2020). One signature is checked by
-libsodium first (about 1 u; any signature it accepts holds under the rule) and only one it
-refuses is tried against the cofactored equation (`cofactored_holds`): honest frames cost what
-they cost before.
+(Chalkias, Garillot, Nikolaenko, "Taming the many EdDSAs", 2020). One signature is checked, with
+the compiled extension, by the rule itself with tables kept per key (`_msm.ed25519_check`: S and
+k cut in four 64-bit pieces, about 29 us against libsodium's 52 us); without it, by libsodium
+first (any signature it accepts holds under the rule) and, only for one it refuses, by the
+cofactored equation with libsodium's point functions (`cofactored_holds`): the same decisions.
 """
 
 from __future__ import annotations
@@ -98,8 +92,8 @@ class SodiumEd25519PublicKey(Ed25519PublicKey):
 
     def verify(self, signature: bytes | bytearray | memoryview, data: bytes | bytearray | memoryview) -> None:
         """Raise `InvalidSignature` unless `signature` is this key's signature of `data` under the
-        protocol's rule (the module docstring): libsodium's check, then the cofactored equation
-        for a signature it refuses."""
+        protocol's rule (the module docstring): by the extension with this key's tables, else by
+        libsodium's check, then the cofactored equation for a signature it refuses."""
         signature, data = bytes(signature), bytes(data)
         if len(signature) != SIGNATURE_BYTES:
             raise InvalidSignature
