@@ -68,6 +68,10 @@ class Attempt:
     """(our own vote) seat -> how many frames of it we had received when we voted: a voter whose
     count has not moved since is silent, not merely of another opinion."""
     retries: int = 0
+    held_ahead: dict[int, frozenset[int]] = field(default_factory=dict)
+    """(our own vote) seat of the program -> the sequence numbers of its frames we held ahead of a
+    gap when we voted: received before our whole wait, so signed before the votes (they refute
+    nothing, `SeatInsurance._refuted`)."""
 
 
 class Ballots:

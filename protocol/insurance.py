@@ -211,11 +211,6 @@ class SeatInsurance:
         chain = self.session.chains[seat]
         return chain.next_seq + len(chain.ahead)
 
-    def holds_from(self, seat: int, seq: int) -> bool:
-        """Whether we hold a frame of `seat` at sequence number `seq` or beyond."""
-        chain = self.session.chains[seat]
-        return chain.next_seq > seq or any(q >= seq for q in chain.ahead)
-
     def watch(self, name: str) -> None:
         """Our wait for the step `name` begins (or begins afresh): what we have received of each
         seat now is the mark a vote compares with (`wait_ran_out`)."""
@@ -450,7 +445,7 @@ class SeatInsurance:
         if sent is None:
             return
         self.ballots.vote(me, owner, held, sent.seq)
-        attempt.marks = {seat: self.received(seat) for seat in range(self.config.players)}
+        self._mark(owner)
         self.refreeze(owner)
         self._vacate_timer(owner)
         self.progress(owner)
@@ -507,9 +502,7 @@ class SeatInsurance:
                 grace = float(self.config.grace_seconds or 1)
                 session.report(TimerRequest(f"vacate:{owner}:{number}", 2 * grace))
             if signer == session.me:
-                self.ballots.attempt(owner).marks = {
-                    seat: self.received(seat) for seat in range(self.config.players)
-                }
+                self._mark(owner)
                 self.refreeze(owner)
         elif self.ballots.answer(signer, owner, envelope.kind, envelope.seq) and envelope.kind == "withdraw":
             self._over(owner)
@@ -558,19 +551,40 @@ class SeatInsurance:
         if decision is not None:
             self._decided(owner, decision)
 
+    def _mark(self, owner: int) -> None:
+        """Our vote about `owner` is in: what we had received of every seat then, and which frames
+        of the program's seats we held ahead of a gap."""
+        attempt = self.ballots.attempt(owner)
+        attempt.marks = {seat: self.received(seat) for seat in range(self.config.players)}
+        chains = self.session.chains
+        attempt.held_ahead = {seat: frozenset(chains[seat].ahead) for seat in self.seats_of(owner)}
+
     def _refuted(self, owner: int, counted: Held | None) -> bool:
         """Whether we hold a frame of the program signed after the votes: one that acknowledges
         a vote of this attempt (its seat saw the vote: it is there), or, once every vote is in,
-        one beyond what the votes counted."""
+        one beyond what the votes counted that we did not hold when we voted. A frame we held
+        then, ahead of a gap in its chain (its seat withheld the frames before it from us, and
+        nobody else holds them), came before our whole wait: it was signed before the votes and
+        shows nothing; counting it would withdraw every vote about a program that vanished behind
+        such a gap, and the table would neither play its seat nor stop (the adversary model's seed
+        9771)."""
         session = self.session
         attempt = self.ballots.attempt(owner)
         for seat in self.seats_of(owner):
             acked = session.acks.in_chain[seat]
             if any(acked.get(voter, -1) >= seq for voter, seq in attempt.vote_seqs.items()):
                 return True
-            if counted is not None and self.holds_from(seat, counted[seat][0]):
+            if counted is not None and self._beyond(seat, counted[seat][0], attempt.held_ahead.get(seat)):
                 return True
         return False
+
+    def _beyond(self, seat: int, seq: int, held_then: frozenset[int] | None) -> bool:
+        """Whether we hold a frame of `seat` at `seq` or beyond, other than those held ahead of a
+        gap when we voted (`held_then`)."""
+        chain = self.session.chains[seat]
+        if chain.next_seq > seq:
+            return True
+        return any(q >= seq and (held_then is None or q not in held_then) for q in chain.ahead)
 
     def _answer(self, owner: int, kind: str) -> None:
         session = self.session

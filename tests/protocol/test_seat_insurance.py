@@ -755,3 +755,39 @@ def test_issue17_4_after_a_takeover_only_revealed_cards_shares_of_the_vanished_s
         if len(shares) == net.players:
             assert state.seen[handle] == everyone, f"card {handle} is open to all, yet not shown to all"
     assert any(not state.seen[h] for h in cards.ciphertexts), "some cards stay face down"
+
+
+# --- 9. a program that vanished behind a gap ------------------------------------------------------
+
+
+def test_issue17_3_a_program_that_vanished_behind_a_gap_at_every_peer_is_played_by_the_table() -> None:
+    # One frame of seat 3 reaches nobody, a few later ones reach both others (held ahead of the
+    # gap: nobody can fill it), then seat 3 is gone. Those later frames were held before either
+    # voter's wait, so they refute nothing: the table plays seat 3 from the gap. Before, each vote
+    # was withdrawn as soon as every vote was in (a frame "beyond what the votes counted"), again
+    # at every attempt: the table neither played the seat nor stopped (the adversary model's
+    # seed 9771).
+    net = insured("skyjo", moves=8)
+    dropped: list[int] = []
+
+    def route(sender: int, receiver: int, frame: bytes) -> list[bytes]:
+        if sender == GONE:
+            seq = open_frame(frame, net.config).seq
+            if not dropped:
+                dropped.append(seq)
+            if seq == dropped[0]:
+                return []
+        return [frame]
+
+    net.route = route
+    net.pump(until=lambda: all(net.sessions[s].chains[GONE].ahead for s in (0, 1)))
+    assert all(net.sessions[s].next_seq_of(GONE) == dropped[0] for s in (0, 1))
+    net.silent.add(GONE)
+    net.route = None
+    net.pump()
+    net.fire_timers([0, 1], until=lambda: all(net.sessions[s].taken_over for s in (0, 1)))
+    for seat in (0, 1):
+        assert net.sessions[seat].stand_ins[GONE].limit == dropped[0]
+        assert not [e for e in opened(net, seat) if e.kind == "withdraw"]
+    finish(net, [0, 1])
+    assert_played_to_the_end(net, [0, 1], {GONE: "vanished"})
