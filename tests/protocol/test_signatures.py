@@ -2,7 +2,8 @@
 protocol version 6's cofactored rule (PROTOCOL.md 12.11): with the compiled extension by the rule
 itself with per-key tables, without it by libsodium first and, when libsodium refuses it, by the
 cofactored equation; a whole file's signatures are checked at once (`SignatureBatch`, used by
-`verify`): the same decisions every way. Frames are signed by libsodium too (`FrameSigner`): the very same signature bytes."""
+`verify`): the same decisions every way. Frames are signed by libsodium too (`FrameSigner`): the
+very same signature bytes."""
 
 from __future__ import annotations
 
