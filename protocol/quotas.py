@@ -222,6 +222,23 @@ class Quotas:
             and self.may_send(size + 64)  # the evidence frame wraps it
         )
 
+    def may_resend(self, size: int) -> bool:
+        """Whether sending one of our own frames again (`size` bytes, a `want`'s answer) stays
+        within our relay budget (RELAY_*). Not a side frame: it counts nowhere else."""
+        window, round_ = self.relayed_window, self.relayed_round
+        return (
+            window[0] < RELAY_WINDOW_FRAMES
+            and window[1] + size <= RELAY_WINDOW_BYTES
+            and round_[0] < RELAY_ROUND_FRAMES
+            and round_[1] + size <= RELAY_ROUND_BYTES
+        )
+
+    def resent(self, size: int) -> None:
+        """We sent one of our own frames again: it spends our relay budget as a relay does."""
+        for spent in (self.relayed_window, self.relayed_round):
+            spent[0] += 1
+            spent[1] += size
+
     def relay_refused(self) -> str | None:
         """Why a relay was not sent, the first time in a window (a local report); None after."""
         if self.told:

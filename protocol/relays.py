@@ -226,18 +226,24 @@ class Relays:
 
     def _resend_own(self, me: int, chain: Chain, start: int) -> None:
         """A want for our own frames: each sent again as it is (at most 64 at a time, each at
-        most `MAX_SERVED` times). Wrapped in our own `evidence` frames they would be new frames of
-        our chain, after the gap the asker has in it: held behind that gap, of no use to it, and
-        more frames it lacks (seed 9283 of the adversary model: thousands of such relays, two
-        honest peers that never caught up, and the others stopped naming one of them absent)."""
+        most `MAX_SERVED` times, within our relay budget as any relay). Wrapped in our own
+        `evidence` frames they would be new frames of our chain, after the gap the asker has in
+        it: held behind that gap, of no use to it, and more frames it lacks (seed 9283 of the
+        adversary model: thousands of such relays, two honest peers that never caught up, and the
+        others stopped naming one of them absent)."""
         ctx = self.ctx
         for seq in range(start, min(chain.next_seq, start + 64)):
             key = (me, seq)
             held = chain.first_version(seq)
             if self.served.get(key, 0) >= MAX_SERVED or not held:
                 continue
+            frame = held[0]
+            if not ctx.quotas.may_resend(len(frame)):  # within the budget of our relays
+                self._refused()
+                return
             self.served[key] = self.served.get(key, 0) + 1
-            ctx.resend(held[0])
+            ctx.quotas.resent(len(frame))
+            ctx.resend(frame)
 
     def compact(self, signed: Mapping[int, int]) -> None:
         """A round was signed: forget the serve counts of frames nobody will ask for again."""

@@ -8,8 +8,10 @@ never caught up, and the others stopped the game naming one of them absent."""
 
 from __future__ import annotations
 
+from protocol.events import FrameRejected
 from protocol.loopback import frame_kind
 from protocol.messages import open_frame
+from protocol.quotas import RELAY_WINDOW_FRAMES
 from tests.protocol.harness import Net
 
 
@@ -56,3 +58,24 @@ def test_a_want_only_the_owner_can_answer_is_answered_with_its_frames_as_they_ar
     net.filter = None
     net.pump()
     assert not net.blamed()
+
+
+def test_sending_our_own_frames_again_spends_the_relay_budget() -> None:
+    # a flood of wants for a seat's own frames makes it send them again only within its relay
+    # budget (PROTOCOL.md 10.5): what it sends for wants stays bounded as relays are
+    net = Net("skyjo", 3, {"target_score": 1})
+    net.start(until=lambda: net.sessions[0].state is not None and net.sessions[0].state.phase == "turn")
+    session = net.sessions[0]
+    quotas = session.quotas
+    session.data_to_send()
+    session.relays.serve_want(2, 0, 0)
+    resent = session.data_to_send()
+    assert resent and quotas.relayed_window[0] == len(resent)
+    assert quotas.relayed_window[1] == sum(len(f) for f in resent)
+    quotas.relayed_window[0] = RELAY_WINDOW_FRAMES  # the budget of this window is spent
+    session.relays.served.clear()
+    session.relays.serve_want(2, 0, 0)
+    assert session.data_to_send() == []
+    assert any(
+        "relay budget is spent" in e.reason for e in session.next_events() if isinstance(e, FrameRejected)
+    )
