@@ -151,9 +151,7 @@ class Quotas:
                 return
             self._count(me, size)
             if envelope.kind == "evidence":
-                for spent in (self.relayed_window, self.relayed_round):
-                    spent[0] += 1
-                    spent[1] += size
+                self.spend_relay_budget(size)
             return
         self.game_frame(envelope)
 
@@ -213,18 +211,11 @@ class Quotas:
 
     def may_relay(self, size: int) -> bool:
         """Within our relay budget (RELAY_*) and our share of the quotas: we never cross them."""
-        window, round_ = self.relayed_window, self.relayed_round
-        return (
-            window[0] < RELAY_WINDOW_FRAMES
-            and window[1] + size <= RELAY_WINDOW_BYTES
-            and round_[0] < RELAY_ROUND_FRAMES
-            and round_[1] + size <= RELAY_ROUND_BYTES
-            and self.may_send(size + 64)  # the evidence frame wraps it
-        )
+        return self.within_relay_budget(size) and self.may_send(size + 64)  # the evidence frame wraps it
 
-    def may_resend(self, size: int) -> bool:
-        """Whether sending one of our own frames again (`size` bytes, a `want`'s answer) stays
-        within our relay budget (RELAY_*). Not a side frame: it counts nowhere else."""
+    def within_relay_budget(self, size: int) -> bool:
+        """Whether `size` more bytes relayed (or one of our own frames sent again in answer to a
+        `want`, which is no side frame and counts nowhere else) stay within RELAY_*."""
         window, round_ = self.relayed_window, self.relayed_round
         return (
             window[0] < RELAY_WINDOW_FRAMES
@@ -233,8 +224,8 @@ class Quotas:
             and round_[1] + size <= RELAY_ROUND_BYTES
         )
 
-    def resent(self, size: int) -> None:
-        """We sent one of our own frames again: it spends our relay budget as a relay does."""
+    def spend_relay_budget(self, size: int) -> None:
+        """One frame of `size` bytes relayed, or of ours sent again: it spends the relay budget."""
         for spent in (self.relayed_window, self.relayed_round):
             spent[0] += 1
             spent[1] += size

@@ -199,14 +199,18 @@ class Relays:
         ctx.emit("want", {"seat": seat, "from": seq})
 
     def serve_want(self, asker: int, seat: int, start: int) -> None:
-        """Relay the frames of `seat` that `asker` lacks (at most 64 at a time, each a few times)."""
+        """Relay the frames of `seat` that `asker` lacks (at most 64 at a time, each a few times,
+        within our relay budget). Our own frames are sent again as they are: wrapped in our own
+        `evidence` frames they would be new frames of our chain, after the gap the asker has in
+        it, held behind that gap, of no use to it, and more frames it lacks (seed 9283 of the
+        adversary model: thousands of such relays, two honest peers that never caught up, and the
+        others stopped naming one of them absent)."""
         ctx = self.ctx
         if ctx.me is None or seat >= ctx.players or seat == asker:
             return
         chain = ctx.chains[seat]
-        if seat == ctx.me:
-            self._resend_own(seat, chain, start)
-            return
+        own = seat == ctx.me
+        quotas = ctx.quotas
         for seq in range(start, min(chain.next_seq, start + 64)):
             key = (seat, seq)
             # side frames too (their bytes are kept until compaction): a seat the table voted to
@@ -215,35 +219,22 @@ class Relays:
             if self.served.get(key, 0) >= MAX_SERVED or not held:
                 continue
             frame = held[0]
-            if not (ctx.quotas.free_relay(seat, seq, len(frame)) or ctx.quotas.may_relay(len(frame))):
+            if own:
+                allowed = quotas.within_relay_budget(len(frame))
+            else:
+                allowed = quotas.free_relay(seat, seq, len(frame)) or quotas.may_relay(len(frame))
+            if not allowed:
                 self._refused()
                 return
             self.served[key] = self.served.get(key, 0) + 1
+            if own:
+                quotas.spend_relay_budget(len(frame))
+                ctx.resend(frame)
+                continue
             try:
                 ctx.emit("evidence", {"frame": frame})
             except ValueError:  # too large to wrap: it went out directly
                 continue
-
-    def _resend_own(self, me: int, chain: Chain, start: int) -> None:
-        """A want for our own frames: each sent again as it is (at most 64 at a time, each at
-        most `MAX_SERVED` times, within our relay budget as any relay). Wrapped in our own
-        `evidence` frames they would be new frames of our chain, after the gap the asker has in
-        it: held behind that gap, of no use to it, and more frames it lacks (seed 9283 of the
-        adversary model: thousands of such relays, two honest peers that never caught up, and the
-        others stopped naming one of them absent)."""
-        ctx = self.ctx
-        for seq in range(start, min(chain.next_seq, start + 64)):
-            key = (me, seq)
-            held = chain.first_version(seq)
-            if self.served.get(key, 0) >= MAX_SERVED or not held:
-                continue
-            frame = held[0]
-            if not ctx.quotas.may_resend(len(frame)):  # within the budget of our relays
-                self._refused()
-                return
-            self.served[key] = self.served.get(key, 0) + 1
-            ctx.quotas.resent(len(frame))
-            ctx.resend(frame)
 
     def compact(self, signed: Mapping[int, int]) -> None:
         """A round was signed: forget the serve counts of frames nobody will ask for again."""
