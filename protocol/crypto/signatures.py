@@ -97,19 +97,8 @@ class SodiumEd25519PublicKey(Ed25519PublicKey):
         signature, data = bytes(signature), bytes(data)
         if len(signature) != SIGNATURE_BYTES:
             raise InvalidSignature
-        extension = group._msm
-        if extension is not None:  # the rule itself, with this key's kept tables (`_key_table`)
-            table = _key_table(self._raw)
-            r = signature[:32]
-            s = signature[32:]
-            if table is None or int.from_bytes(s, "little") >= _L:
-                raise InvalidSignature
-            k = _challenge(r, self._raw, data).to_bytes(32, "little")
-            if not extension.ed25519_check(table, r, k, s):
-                raise InvalidSignature
-            return
-        if _verify is not None and _verify(signature, data, len(data), self._raw) == 0:
-            return
+        if group._msm is None and _verify is not None and _verify(signature, data, len(data), self._raw) == 0:
+            return  # libsodium's check first: whatever it accepts holds under the rule
         if not cofactored_holds(self._raw, signature, data):
             raise InvalidSignature
 
@@ -195,10 +184,10 @@ def cofactored_holds(key: bytes, signature: bytes, data: bytes) -> bool:
         return False
     k = _challenge(r, key, data)
     extension = group._msm
-    if extension is not None:
-        scalars = (1).to_bytes(32, "little") + k.to_bytes(32, "little")
-        holds: bool = extension.ed25519_cofactored_sum(
-            r + key, scalars, ((_L - s) % _L).to_bytes(32, "little")
+    if extension is not None:  # with this key's kept tables (`_key_table`)
+        table = _key_table(key)
+        holds: bool = table is not None and extension.ed25519_check(
+            table, r, k.to_bytes(32, "little"), signature[32:]
         )
         return holds
     return _cofactored_by_libsodium(r, key, s, k)
