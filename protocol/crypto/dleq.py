@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Final
@@ -32,6 +32,7 @@ from protocol.crypto.group import (
     decode_points,
     decode_scalar,
     encode_scalar,
+    kept_forms,
     lincomb_public,
     lincomb_public_merged,
     lincomb_secret,
@@ -439,7 +440,23 @@ _WEIGHT_BYTES: Final[int] = 16
 """Bytes of one weight (WEIGHT_BOUND is 2^(8 * _WEIGHT_BYTES))."""
 
 
-def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
+def share_check_forms(checks: Iterable[ShareCheck]) -> dict[Point, bytes]:
+    """The decoded forms `decode_points` keeps now of the checks' points (each share, A, B, and the
+    ciphertexts' c1), for a batch checked later (`verify_share_batches`' `forms`): its sum then
+    decodes none of them again, however many points were received meanwhile."""
+    return kept_forms(
+        p
+        for check in checks
+        for p in (
+            *check.batch.shares,
+            check.batch.proof.commit_a,
+            check.batch.proof.commit_b,
+            *(ct.c1 for ct in check.ciphertexts),
+        )
+    )
+
+
+def verify_share_batches(checks: Sequence[ShareCheck], forms: Mapping[Point, bytes] | None = None) -> None:
     """Raise `InvalidProof` (its `index` the first bad check, in order) unless every batch verifies.
 
     Small-exponent batch verification (Bellare, Garay, Rabin, "Fast batch verification for
@@ -461,9 +478,10 @@ def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
     cheating prover and are never reused). When it is not the identity, or without the compiled
     extension (where a sum costs one multiplication per point, so nothing is gained), each check
     is verified alone, in order, and the first that fails is named: so a fault found in a batch
-    names the same proof as checking the proofs one by one.
+    names the same proof as checking the proofs one by one. `forms`: decoded forms of the checks'
+    points kept by the caller (`share_check_forms`; the sum decodes the others).
     """
-    if msm_available() and _batch_holds(checks):
+    if msm_available() and _batch_holds(checks, forms):
         return
     for index, check in enumerate(checks):
         try:
@@ -474,7 +492,7 @@ def verify_share_batches(checks: Sequence[ShareCheck]) -> None:
             raise InvalidProof("batched DLEQ proof does not verify", index)
 
 
-def _batch_holds(checks: Sequence[ShareCheck]) -> bool:
+def _batch_holds(checks: Sequence[ShareCheck], forms: Mapping[Point, bytes] | None = None) -> bool:
     """Whether the random linear combination of every check's two equations is the identity (see
     `verify_share_batches`), as one sum of the compiled extension (`group.lincomb_public_merged`);
     False when it is not, or when a check cannot be put in the sum (found again, and named, by the
@@ -488,7 +506,7 @@ def _batch_holds(checks: Sequence[ShareCheck]) -> bool:
             lasting.add(check.public_key)
     except InvalidProof:
         return False
-    return lincomb_public_merged(coefs, lasting) == IDENTITY
+    return lincomb_public_merged(coefs, lasting, forms) == IDENTITY
 
 
 def verify_share_batch(

@@ -153,7 +153,7 @@ class Codebook:
     anything else (a wrong share or a tampered ciphertext gives a point outside the deck).
     """
 
-    __slots__ = ("_index", "game_id", "points")
+    __slots__ = ("_index", "_initial", "game_id", "points")
 
     def __init__(self, game_id: bytes, n_cards: int) -> None:
         if not isinstance(game_id, bytes):
@@ -165,6 +165,7 @@ class Codebook:
         self._index: Mapping[Point, int] = {p: k for k, p in enumerate(self.points)}
         if len(self._index) != n_cards:  # pragma: no cover - a SHA-512 collision
             raise CryptoError("two cards have the same encoding")
+        self._initial: tuple[Point, tuple[Ciphertext, ...]] | None = None
 
     def __len__(self) -> int:
         return len(self.points)
@@ -177,5 +178,9 @@ class Codebook:
             raise UnknownCard("decrypted point is not a card of this deck") from None
 
     def initial_deck(self, public_key: Point) -> list[Ciphertext]:
-        """The public starting deck of this game under the joint key."""
-        return initial_deck(self.points, public_key)
+        """The public starting deck of this game under the joint key (kept for the last key: every
+        round of a game starts from the same one)."""
+        kept = self._initial
+        if kept is None or kept[0] != public_key:
+            kept = self._initial = (public_key, tuple(initial_deck(self.points, public_key)))
+        return list(kept[1])

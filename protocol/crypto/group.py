@@ -89,7 +89,8 @@ import sys
 import tempfile
 import threading
 import types
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import ModuleType
 from typing import Final, Literal, NewType, cast
@@ -684,7 +685,13 @@ def lincomb_public_terms(scalars: Sequence[int], points: Sequence[Point], *, red
     return msm_public_vartime(scalars, points, reduced=reduced)
 
 
-def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point], *, reduced: bool = False) -> Point:
+def msm_public_vartime(
+    scalars: Sequence[int],
+    points: Sequence[Point],
+    *,
+    reduced: bool = False,
+    forms: Mapping[Point, bytes] | None = None,
+) -> Point:
     """sum(scalars[i] * points[i]) by the compiled extension, in VARIABLE TIME: public scalars only.
 
     Each point must be what `decode_point` accepts (the identity included in the refusals) and
@@ -692,7 +699,8 @@ def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point], *, reduc
     canonical encoding (`IDENTITY` for a zero sum). `RuntimeError` when the extension is not
     built (`backend`). A point that `decode_points` decoded is not decoded again: its decoded
     form is taken from that function's store. `reduced=True`: the scalars are already in [0, L)
-    (a larger one raises ValueError from the extension or OverflowError).
+    (a larger one raises ValueError from the extension or OverflowError). `forms`: decoded forms
+    the caller kept (`kept_forms`), taken before the store's.
     """
     if _msm is None:
         raise RuntimeError("the compiled multi-scalar multiplication is not available")
@@ -704,12 +712,34 @@ def msm_public_vartime(scalars: Sequence[int], points: Sequence[Point], *, reduc
                 decode_point(p)  # raises the same error as for a received point
     OPS.msm += 1
     OPS.msm_terms += len(points)
-    with _decoded_lock:
-        items = list(map(_decoded.get, points, points))
+    items = _items(points, forms)
     if not reduced:
         scalars = [k % L for k in scalars]
     packed = b"".join(map(int.to_bytes, scalars, _SCALAR_LENGTHS, LITTLE))
     return _extension_sum(_msm.lincomb_public_vartime, packed, items, points)
+
+
+def _items(points: Sequence[Point], forms: Mapping[Point, bytes] | None) -> list[bytes]:
+    """For the extension's sums: each point's decoded form if `forms` or the store holds it, else
+    its encoding (decoded, and checked, by the extension)."""
+    with _decoded_lock:
+        if not forms:
+            return list(map(_decoded.get, points, points))
+        found = _decoded.get
+        kept = forms.get
+        return [kept(p) or found(p, p) for p in points]
+
+
+def kept_forms(points: Iterable[Point]) -> dict[Point, bytes]:
+    """The decoded forms the store (`decode_points`) holds now of `points` (those it holds; none
+    without the extension): for a check put off past the time the store keeps them, so that its
+    sum does not decode them again (`msm_public_vartime`'s `forms`)."""
+    if _msm is None:
+        return {}
+    with _decoded_lock:
+        found = _decoded.get
+        out = {p: form for p in points if (form := found(p)) is not None}
+    return out
 
 
 def _extension_sum(
@@ -766,10 +796,12 @@ def _store_forms(points: Sequence[Point], forms: bytes, size: int) -> None:
     start = (len(points) - len(kept)) * size
     slices = _chunks(forms[start:] if start else forms, size)
     with _decoded_lock:
+        # the oldest go first, one `popitem` each (a plain dict's oldest keys were found by
+        # iterating from its start, over every slot deleted before: slower as the store turned)
         excess = len(_decoded) + len(kept) - DECODED_KEPT
-        if excess > 0:
-            for old in list(itertools.islice(_decoded, excess)):
-                del _decoded[old]
+        pop = _decoded.popitem
+        for _ in range(min(excess, len(_decoded))):
+            pop(False)
         _decoded.update(zip(kept, slices, strict=True))
 
 
@@ -803,7 +835,7 @@ DECODED_KEPT: Final[int] = 8192
 deal receives about 5,300 points, each used by a later sum of the shuffle verifier; the seats of
 one process (a host with bot seats) receive the same ones."""
 
-_decoded: dict[Point, bytes] = {}
+_decoded: OrderedDict[Point, bytes] = OrderedDict()
 _decoded_lock = threading.Lock()
 
 
@@ -1088,9 +1120,12 @@ def lincomb_public_few(terms: Iterable[tuple[int, Point]], lasting: Collection[P
     return lincomb_public_merged(coefs, lasting)
 
 
-def lincomb_public_merged(coefs: dict[Point, int], lasting: Collection[Point] = ()) -> Point:
+def lincomb_public_merged(
+    coefs: dict[Point, int], lasting: Collection[Point] = (), forms: Mapping[Point, bytes] | None = None
+) -> Point:
     """`lincomb_public_few` of the terms (k, p) for p, k in `coefs.items()` (a sum whose terms
-    are already merged by point, as a batch check adds them up; the dict is left as it is)."""
+    are already merged by point, as a batch check adds them up; the dict is left as it is).
+    `forms`: decoded forms kept by the caller (`kept_forms`), as for `msm_public_vartime`."""
     module = _msm
     if module is None:
         return lincomb_public((k, p) for p, k in coefs.items())
@@ -1104,16 +1139,16 @@ def lincomb_public_merged(coefs: dict[Point, int], lasting: Collection[Point] = 
     if not points:
         return IDENTITY
     if len(points) > FEW_TERMS:
-        return msm_public_vartime(scalars, points)
+        return msm_public_vartime(scalars, points, forms=forms)
     for p in points:
         if not isinstance(p, bytes) or len(p) != POINT_BYTES:
             decode_point(p)  # raises the same error as for a received point
     OPS.msm += 1
     OPS.msm_terms += len(points)
     tables = {p: _public_table(p) for p in points if p in lasting}
-    with _decoded_lock:
-        found = _decoded.get
-        items = [tables[p] if p in tables else found(p, p) for p in points]
+    items = _items(points, forms)
+    if tables:
+        items = [tables.get(p, item) for p, item in zip(points, items, strict=True)]
     packed = b"".join(k.to_bytes(SCALAR_BYTES, "little") for k in scalars)
     return _extension_sum(module.lincomb_public_wnaf, packed, items, points)
 

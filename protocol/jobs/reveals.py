@@ -22,11 +22,19 @@ class DeferredShareChecks:
     """The share proofs an offline check puts off to the end of the file (`deferred_share_checks`)."""
 
     checks: list[crypto.ShareCheck] = field(default_factory=list)
+    forms: dict[crypto.Point, bytes] = field(default_factory=dict)
+    """The decoded forms of the checks' points, taken when each was put off: the batch at the end
+    of a long file would otherwise decode again those the bounded store no longer holds."""
+
+    def defer(self, checks: list[crypto.ShareCheck]) -> None:
+        """Put off `checks` (their points just decoded: their forms are kept with them)."""
+        self.checks.extend(checks)
+        self.forms.update(crypto.share_check_forms(checks))
 
     def verify(self) -> bool:
         """Whether every proof put off holds (one batch: `crypto.verify_share_batches`)."""
         try:
-            crypto.verify_share_batches(self.checks)
+            crypto.verify_share_batches(self.checks, self.forms)
         except CryptoError:
             return False
         return True
@@ -271,7 +279,7 @@ class RevealsJob(Job):
             return
         collector = _DEFERRED.get()
         if collector is not None:
-            collector.checks.extend(check for _, check, _, _ in pending)
+            collector.defer([check for _, check, _, _ in pending])
         else:
             try:
                 crypto.verify_share_batches([check for _, check, _, _ in pending])

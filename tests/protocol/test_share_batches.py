@@ -116,9 +116,9 @@ def _record_batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     sizes: list[int] = []
     original = crypto.verify_share_batches
 
-    def recording(checks: list[crypto.ShareCheck]) -> None:
+    def recording(checks: list[crypto.ShareCheck], *args: Any) -> None:
         sizes.append(len(checks))
-        original(checks)
+        original(checks, *args)
 
     monkeypatch.setattr(crypto, "verify_share_batches", recording)
     return sizes
