@@ -28,8 +28,10 @@ The verdict is one of three kinds (protocol/PROTOCOL.md, section 11):
 from __future__ import annotations
 
 import bisect
+import gc
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -628,6 +630,30 @@ class Verified:
     order: list[Envelope | bytes] = field(default_factory=list)
 
 
+YOUNG_COLLECTION_THRESHOLD = 50_000
+"""Allocations between two collections of the youngest generation while a file is checked (the
+interpreter's default is 700; see `_fewer_collections`)."""
+
+
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Within this block, the cyclic garbage collector runs its youngest generation about 70 times
+    less often (the process's setting, restored after). A check keeps what it builds (the file's
+    frames, the game's state) until its verdict, so each collection of the default schedule
+    scanned objects that all survive: about 4 % of `verify`'s time, measured. Reference counting
+    frees everything else at once as before; only cycles wait a little longer."""
+    before = gc.get_threshold()
+    raised = before[0] != 0 and before[0] < YOUNG_COLLECTION_THRESHOLD
+    if raised:
+        gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *before[1:])
+    try:
+        yield
+    finally:
+        # put back unless someone changed it meanwhile (another check still running keeps it)
+        if raised and gc.get_threshold()[0] == YOUNG_COLLECTION_THRESHOLD:
+            gc.set_threshold(*before)
+
+
 def verify_bytes(data: bytes) -> Verdict:
     """Check a transcript file's contents. Raises `MalformedMessage` if it is not a transcript."""
     return verify_stream(reader(data), limit=None).verdict
@@ -658,6 +684,18 @@ def verify_stream(
     given (with `keep_order`), is called once the file is read and its signatures checked, with
     the frames in the order they will be replayed, before the replay that gives the verdict
     (`skyjo-lan replay` shows the game from there while the check goes on)."""
+    with _fewer_collections():
+        return _verify_stream(read, size, limit, keep_order, progress, surveyed)
+
+
+def _verify_stream(
+    read: Read,
+    size: int | None,
+    limit: int | None,
+    keep_order: bool,
+    progress: Progress | None,
+    surveyed: Callable[[TableConfig, list[Envelope | bytes]], None] | None,
+) -> Verified:
     stream = Records(read, size=size, limit=limit)
     config = stream.config
     keys = verifiers_for(config)
