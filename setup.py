@@ -14,7 +14,11 @@ setup(
             "protocol.crypto._msm",
             sources=["protocol/crypto/_msm.c"],
             optional=True,
-            extra_compile_args=["-O3"],
+            # -O2 and loop peeling, not -O3: with GCC 12, -O3 spills the 128-bit column sums of
+            # the field squaring to the stack in the inverse square root (RFC 9496 decoding), a
+            # third slower (5.0 against 3.6 us a point here); the sums and the prover's
+            # constant-time paths are as fast or faster (docs/performance.md, issue 29's fifth stop)
+            extra_compile_args=["-O2", "-fpeel-loops"],
         )
     ]
 )
