@@ -56,7 +56,7 @@ from .events import (
     SteppedOut,
 )
 from .intake import NOT_THE_SAME_GAME
-from .jobs.reveals import deferred_share_checks
+from .jobs.deferred import deferred_checks
 from .messages import Envelope, open_frame, verifiers_for
 from .session import Session
 from .transcript import MAX_TRANSCRIPT, Read, Records, reader
@@ -712,11 +712,11 @@ def _verify_stream(
         survey = _survey_again(survey, keys)
     if surveyed is not None:
         surveyed(config, survey.order or [])
-    # Every decryption-share proof of the file is checked in one batch at the end (a passing batch
-    # means each proof holds, so the verdict is the one checking each at once gives); when the
-    # batch fails, the file is checked again with each job's proofs checked as a live peer checks
-    # them, which names the seat of the first bad proof (`reveals.deferred_share_checks`).
-    with deferred_share_checks() as deferred:
+    # Every decryption-share proof and every shuffle chain's sum of the file is checked in a few
+    # large sums (a passing sum means each proof holds, so the verdict is the one checking each at
+    # once gives); when a sum fails, the file is checked again with each job's proofs checked as
+    # a live peer checks them, which names the seat of the first bad proof (`jobs.deferred`).
+    with deferred_checks() as deferred:
         verdict = _judge(config, keys, survey, stream.truncated, progress)
     if not deferred.verify():
         verdict = _judge(config, keys, survey, stream.truncated, progress)

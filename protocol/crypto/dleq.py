@@ -14,6 +14,7 @@ own share with a proof. Nothing else is needed: it is the same combination.
 from __future__ import annotations
 
 import hashlib
+import operator
 import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -444,16 +445,16 @@ def share_check_forms(checks: Iterable[ShareCheck]) -> dict[Point, bytes]:
     """The decoded forms `decode_points` keeps now of the checks' points (each share, A, B, and the
     ciphertexts' c1), for a batch checked later (`verify_share_batches`' `forms`): its sum then
     decodes none of them again, however many points were received meanwhile."""
-    return kept_forms(
-        p
-        for check in checks
-        for p in (
-            *check.batch.shares,
-            check.batch.proof.commit_a,
-            check.batch.proof.commit_b,
-            *(ct.c1 for ct in check.ciphertexts),
-        )
-    )
+    points: list[Point] = []
+    for check in checks:
+        batch = check.batch
+        points += batch.shares
+        points += (batch.proof.commit_a, batch.proof.commit_b)
+        points += map(_FIRST, check.ciphertexts)
+    return kept_forms(points)
+
+
+_FIRST: Final = operator.attrgetter("c1")
 
 
 def verify_share_batches(checks: Sequence[ShareCheck], forms: Mapping[Point, bytes] | None = None) -> None:
@@ -492,20 +493,49 @@ def verify_share_batches(checks: Sequence[ShareCheck], forms: Mapping[Point, byt
             raise InvalidProof("batched DLEQ proof does not verify", index)
 
 
+def _weighted_sum(checks: Sequence[ShareCheck]) -> dict[Point, int] | None:
+    """The random linear combination of every check's two equations (`verify_share_batches`), as
+    point -> scalar (not reduced); None when a check cannot be put in it (found again, and named,
+    by a check of each proof alone)."""
+    coefs: dict[Point, int] = {}
+    weights = _weights(2 * len(checks))
+    try:
+        for check in checks:
+            _add_weighted(coefs, check, next(weights), next(weights))
+    except InvalidProof:
+        return None
+    return coefs
+
+
+def share_batch_terms(checks: Sequence[ShareCheck]) -> tuple[list[int], list[Point]] | None:
+    """The terms of `verify_share_batches`' one sum (scalars reduced, none zero), the weights drawn
+    now: the sum is the identity iff every check holds (up to 2^-128), so a caller may add the
+    terms to other batches' and check all in one multi-scalar multiplication (`verify` does).
+    None when a check cannot be put in the sum. Nothing here names a bad proof: a caller whose
+    sum fails must check the proofs again (`verify_share_batches` names the first bad one)."""
+    coefs = _weighted_sum(checks)
+    if coefs is None:
+        return None
+    scalars: list[int] = []
+    points: list[Point] = []
+    for p, k in coefs.items():
+        k %= L
+        if k:
+            scalars.append(k)
+            points.append(p)
+    return scalars, points
+
+
 def _batch_holds(checks: Sequence[ShareCheck], forms: Mapping[Point, bytes] | None = None) -> bool:
     """Whether the random linear combination of every check's two equations is the identity (see
     `verify_share_batches`), as one sum of the compiled extension (`group.lincomb_public_merged`);
     False when it is not, or when a check cannot be put in the sum (found again, and named, by the
     caller's check of each proof alone)."""
-    coefs: dict[Point, int] = {}
-    lasting = {BASE}  # G and the seats' keys are in every flip's sums: their tables are kept
-    weights = _weights(2 * len(checks))
-    try:
-        for check in checks:
-            _add_weighted(coefs, check, next(weights), next(weights))
-            lasting.add(check.public_key)
-    except InvalidProof:
+    coefs = _weighted_sum(checks)
+    if coefs is None:
         return False
+    # G and the seats' keys are in every flip's sums: their tables are kept
+    lasting = {BASE, *(check.public_key for check in checks)}
     return lincomb_public_merged(coefs, lasting, forms) == IDENTITY
 
 

@@ -663,7 +663,13 @@ def lincomb_public(terms: Iterable[tuple[int, Point]]) -> Point:
     return msm_public_vartime(scalars, points)
 
 
-def lincomb_public_terms(scalars: Sequence[int], points: Sequence[Point], *, reduced: bool = False) -> Point:
+def lincomb_public_terms(
+    scalars: Sequence[int],
+    points: Sequence[Point],
+    *,
+    reduced: bool = False,
+    forms: Mapping[Point, bytes] | None = None,
+) -> Point:
     """sum(scalars[i] * points[i]) for PUBLIC scalars, as `lincomb_public`, from two parallel lists.
 
     For a verifier that has already gathered one coefficient per point (points may repeat: a
@@ -671,7 +677,8 @@ def lincomb_public_terms(scalars: Sequence[int], points: Sequence[Point], *, red
     multiplication as they are, without `lincomb_public`'s merging dictionary, which costs more
     than the repeated terms it would save. Identity points are dropped. Without the extension this
     is `lincomb` of the pairs (which merges them), and gives the same encoding bit for bit.
-    `reduced=True` when every scalar is already in [0, L) (not reduced again).
+    `reduced=True` when every scalar is already in [0, L) (not reduced again). `forms`: decoded
+    forms kept by the caller (`kept_forms`), as for `msm_public_vartime`.
     """
     if len(scalars) != len(points):
         raise ValueError("one scalar per point")
@@ -682,7 +689,7 @@ def lincomb_public_terms(scalars: Sequence[int], points: Sequence[Point], *, red
         return lincomb_public(zip(scalars, points, strict=True))
     if not points:
         return IDENTITY
-    return msm_public_vartime(scalars, points, reduced=reduced)
+    return msm_public_vartime(scalars, points, reduced=reduced, forms=forms)
 
 
 def msm_public_vartime(
@@ -730,16 +737,18 @@ def _items(points: Sequence[Point], forms: Mapping[Point, bytes] | None) -> list
         return [kept(p) or found(p, p) for p in points]
 
 
-def kept_forms(points: Iterable[Point]) -> dict[Point, bytes]:
+def kept_forms(points: Sequence[Point]) -> dict[Point, bytes]:
     """The decoded forms the store (`decode_points`) holds now of `points` (those it holds; none
     without the extension): for a check put off past the time the store keeps them, so that its
     sum does not decode them again (`msm_public_vartime`'s `forms`)."""
     if _msm is None:
         return {}
     with _decoded_lock:
-        found = _decoded.get
-        out = {p: form for p in points if (form := found(p)) is not None}
-    return out
+        forms = list(map(_decoded.get, points))
+    out = dict(zip(points, forms, strict=True))
+    if None in forms:
+        return {p: form for p, form in out.items() if form is not None}
+    return cast("dict[Point, bytes]", out)
 
 
 def _extension_sum(

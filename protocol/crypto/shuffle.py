@@ -1018,8 +1018,9 @@ class ShuffleChainVerifier:
             self._deck_terms(inputs, in1, in2, scalars, points)
         self._evaluate(scalars, points)
 
-    def check(self) -> None:
-        """Check the sum of everything added so far; `InvalidProof` (with its index) if it fails."""
+    def _shared_terms(self) -> tuple[list[int], list[Point]]:
+        """The terms of the shared points (the last deck, h_1..h_N, G, h, the key), whose
+        coefficients wait for the next shuffle, taken out (reduced): none of them wait after."""
         scalars: list[int] = []
         points: list[Point] = []
         if self._deck_c1 is not None and self._deck_c2 is not None:
@@ -1032,6 +1033,29 @@ class ShuffleChainVerifier:
             points.append(p)
         self._deck_c1 = self._deck_c2 = self._hs = None
         self._g = self._h = self._y = 0
+        return scalars, points
+
+    def take_terms(self) -> tuple[list[int], list[Point]]:
+        """Every term of the sum `check` would check now (scalars reduced; points as received,
+        the identity possible), taken out instead of summed: the verifier holds none of them
+        after, as after `check`. The sum is the identity iff every proof added since the last
+        `check` or `take_terms` holds (up to the batch's 2^-128; its weights are this verifier's
+        own), so a caller may add the terms to other batches' and check all in one multi-scalar
+        multiplication (`verify` does). Nothing here names a bad proof: a caller whose sum fails
+        must check the shuffles again, with `check`."""
+        scalars, points = self._shared_terms()
+        scalars = [*self._waiting_scalars, *scalars]
+        points = [*self._waiting_points, *points]
+        self._waiting_scalars, self._waiting_points = [], []
+        if self._acc != IDENTITY:
+            scalars.append(1)
+            points.append(self._acc)
+            self._acc = IDENTITY
+        return scalars, points
+
+    def check(self) -> None:
+        """Check the sum of everything added so far; `InvalidProof` (with its index) if it fails."""
+        scalars, points = self._shared_terms()
         self._evaluate(scalars, points, now=True)
         if self._acc != IDENTITY:
             for k in range(self._checked, len(self._proofs)):

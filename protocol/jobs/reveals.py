@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import Any
 
 from skyjo_p2p.core.events import Reveal, RevealRequest
@@ -15,49 +11,7 @@ from ..crypto import CryptoError
 from ..errors import Misbehaviour
 from ..messages import Envelope
 from .base import Blocked, Job, JobContext, Unattributable, crypto_fault
-
-
-@dataclass
-class DeferredShareChecks:
-    """The share proofs an offline check puts off to the end of the file (`deferred_share_checks`)."""
-
-    checks: list[crypto.ShareCheck] = field(default_factory=list)
-    forms: dict[crypto.Point, bytes] = field(default_factory=dict)
-    """The decoded forms of the checks' points, taken when each was put off: the batch at the end
-    of a long file would otherwise decode again those the bounded store no longer holds."""
-
-    def defer(self, checks: list[crypto.ShareCheck]) -> None:
-        """Put off `checks` (their points just decoded: their forms are kept with them)."""
-        self.checks.extend(checks)
-        self.forms.update(crypto.share_check_forms(checks))
-
-    def verify(self) -> bool:
-        """Whether every proof put off holds (one batch: `crypto.verify_share_batches`)."""
-        try:
-            crypto.verify_share_batches(self.checks, self.forms)
-        except CryptoError:
-            return False
-        return True
-
-
-_DEFERRED: ContextVar[DeferredShareChecks | None] = ContextVar("skyjo_lan_deferred_shares", default=None)
-
-
-@contextmanager
-def deferred_share_checks() -> Iterator[DeferredShareChecks]:
-    """Within this block, reveals jobs do not check the share proofs they consume: they add them to
-    the collector yielded, to be checked in one batch at the end (`DeferredShareChecks.verify`).
-
-    For `skyjo-lan verify` only, which holds the whole file: if the batch fails, it checks the file
-    again without this block, so that the seat of the first bad proof is named as a live peer
-    names it. A passing batch means every proof holds, so the check that took them on trust
-    reached exactly the verdict of a check that verified each at once. Never for a live peer."""
-    collector = DeferredShareChecks()
-    token = _DEFERRED.set(collector)
-    try:
-        yield collector
-    finally:
-        _DEFERRED.reset(token)
+from .deferred import deferring
 
 
 class RevealsJob(Job):
@@ -273,13 +227,13 @@ class RevealsJob(Job):
     def _check_pending(self, ctx: JobContext) -> None:
         """Check the proofs put off, in one batch, and publish their shares; `Misbehaviour` for the
         first seat (in seat order) whose proof does not verify. In an offline check that defers
-        them (`deferred_share_checks`), hand them over instead."""
+        them (`deferred.deferred_checks`), hand them over instead."""
         pending, self.pending = self.pending, []
         if not pending:
             return
-        collector = _DEFERRED.get()
+        collector = deferring()
         if collector is not None:
-            collector.defer([check for _, check, _, _ in pending])
+            collector.defer_shares([check for _, check, _, _ in pending])
         else:
             try:
                 crypto.verify_share_batches([check for _, check, _, _ in pending])

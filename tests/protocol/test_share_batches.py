@@ -17,7 +17,7 @@ import pytest
 
 from protocol import crypto
 from protocol.crypto import group
-from protocol.crypto.group import BASE, L, add, mul_base, random_scalar
+from protocol.crypto.group import BASE, L, Point, add, mul_base, random_scalar
 from protocol.session import Session
 from protocol.transcript import dump
 from protocol.vectors import __file__ as vectors_init
@@ -112,15 +112,22 @@ def test_two_proofs_that_cancel_out_do_not_pass() -> None:
 
 
 def _record_batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The size of every batch of share proofs checked together from now on."""
+    """The size of every batch of share proofs checked together from now on (by a live peer, or
+    put in one of `verify`'s sums: `crypto.share_batch_terms`)."""
     sizes: list[int] = []
     original = crypto.verify_share_batches
+    terms = crypto.share_batch_terms
 
     def recording(checks: list[crypto.ShareCheck], *args: Any) -> None:
         sizes.append(len(checks))
         original(checks, *args)
 
+    def recording_terms(checks: list[crypto.ShareCheck]) -> tuple[list[int], list[Point]] | None:
+        sizes.append(len(checks))
+        return terms(checks)
+
     monkeypatch.setattr(crypto, "verify_share_batches", recording)
+    monkeypatch.setattr(crypto, "share_batch_terms", recording_terms)
     return sizes
 
 
