@@ -201,7 +201,20 @@ def challenge(
 
 def make_context(session_id: bytes, seat: int, transcript_hash: bytes) -> bytes:
     """The standard `context` of a proof: who proves (seat), in which session, after what."""
+    plain = type(session_id) is bytes and type(transcript_hash) is bytes
+    if plain and type(seat) is int and 0 <= seat < len(_SMALL_INTS):
+        # the same bytes as `encode`'s, the label and session's part encoded once per session
+        # (every reveal of a game asks for a context per seat)
+        head = _context_head(session_id) + _SMALL_INTS[seat]
+        if len(transcript_hash) == 32:
+            return hashlib.sha512(head + _PREFIX_32 + transcript_hash).digest()
+        return hashlib.sha512(head + encode(transcript_hash)).digest()
     return hash512(CONTEXT_LABEL, session_id, seat, transcript_hash)
+
+
+@functools.lru_cache(maxsize=16)
+def _context_head(session_id: bytes) -> bytes:
+    return encode(CONTEXT_LABEL, session_id)
 
 
 def hash_to_point(label: str, *parts: HashItem) -> Point:

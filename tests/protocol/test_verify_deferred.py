@@ -20,6 +20,7 @@ from protocol import verify as verify_module
 from protocol.crypto import group
 from protocol.crypto.elgamal import Codebook, initial_deck
 from protocol.crypto.errors import InvalidPoint
+from protocol.crypto.hashing import CONTEXT_LABEL, hash512, make_context
 from protocol.jobs import deferred
 from protocol.session import Session
 from protocol.transcript import dump
@@ -297,3 +298,18 @@ def test_collections_are_fewer_while_a_file_is_checked_and_as_before_after() -> 
     )
     assert seen and all(t[0] == verify_module.YOUNG_COLLECTION_THRESHOLD for t in seen)
     assert gc.get_threshold() == before
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    session_id=st.binary(min_size=0, max_size=40),
+    seat=st.integers(0, 2000),
+    transcript_hash=st.binary(min_size=0, max_size=70),
+)
+def test_a_proof_context_is_the_hash_of_its_encoding(
+    session_id: bytes, seat: int, transcript_hash: bytes
+) -> None:
+    # `make_context` puts the encoding together from a part kept per session: the same bytes
+    assert make_context(session_id, seat, transcript_hash) == hash512(
+        CONTEXT_LABEL, session_id, seat, transcript_hash
+    )
