@@ -8,6 +8,11 @@ duplicates). Heartbeats every `heartbeat` seconds keep quiet links alive; a link
 `dead_after` seconds is closed and re-dialled. Timeouts that blame a seat are the session's
 business (its `step_timeout`), not the links'.
 
+A seat that listens on another port than the table's address for it (a resumed program whose
+port another program took meanwhile) tells each lower seat where: it dials the lower seat, which
+notes the port from the authenticated handshake, refuses the link ("the lower seat dials") and
+dials it there at once. Only a seat's own key moves where that seat is dialled.
+
 Every link binds the whole genesis (`link.TableClaim`). A seat that holds another genesis for the
 same session id is refused at its link, never re-dialled, and the game stops for this peer
 before any game frame: the two chains could never agree. Nobody is blamed, unless the other seat
@@ -39,6 +44,7 @@ from .link import (
     Link,
     LinkError,
     Proof,
+    Refused,
     TableClaim,
     accept,
     dial,
@@ -52,6 +58,8 @@ _SETTLED = ("blamed", "left", "absent")
 """Link states the session decided (a cheat, a leave, a timeout): a closed link keeps them."""
 GENESIS_SIGNATURE_LABEL = b"skyjo-lan/v1/genesis-signature"
 HOST_SEAT = 0
+PORT_NOTED = "noted: the lower seat dials you at port"
+"""A lower seat's refusal of a higher seat's link that told it a new port."""
 
 
 def sign_genesis(host: Ed25519PrivateKey, config: TableConfig) -> bytes:
@@ -150,6 +158,7 @@ class Mesh:
         backoff: tuple[float, float] = (0.25, 8.0),
         linger: float = 3.0,
         genesis_signature: bytes = b"",
+        on_moved: Callable[[], None] | None = None,
     ) -> None:
         assert runner.seat is not None
         self.runner = runner
@@ -171,6 +180,10 @@ class Mesh:
         self._rng = random.Random()
         self.admission = Admission()
         """Handshake caps on our listener (shared by the process: see `guard.process_caps`)."""
+        self.on_moved = on_moved
+        """Called when a seat told us its new port (`addresses` changed: the caller saves it)."""
+        self._noted: dict[int, trio.Event] = {}
+        """Per higher seat, set when it tells us a new port: its dial loop stops waiting."""
         self.watching: dict[str, Any] | None = None
         """The host's last ``watching`` side message (how many spectators), told to every link."""
         if self.seat == HOST_SEAT and runner.watching:
@@ -190,6 +203,9 @@ class Mesh:
             nursery.start_soon(self._accept_loop)
             for seat in range(self.seat + 1, self.config.players):
                 nursery.start_soon(self._dial_loop, seat)
+            if self.moved:
+                for seat in range(self.seat):
+                    nursery.start_soon(self._tell_port, seat)
             nursery.start_soon(self._heartbeats)
             await nursery.start(self.runner.run, self.broadcast)
             await self.runner.wait_done()
@@ -200,6 +216,16 @@ class Mesh:
             await trio.sleep(0.1)
             self.runner.close()
             nursery.cancel_scope.cancel()
+
+    @property
+    def port(self) -> int:
+        """The port we listen on."""
+        return int(self.listener.socket.getsockname()[1])
+
+    @property
+    def moved(self) -> bool:
+        """Whether we listen on another port than the table's address for our seat."""
+        return self.port != self.addresses[self.seat][1]
 
     async def _quiet(self) -> None:
         """Return once every other seat has said goodbye or gone away."""
@@ -237,6 +263,9 @@ class Mesh:
                 seat = seat_of.get(peer.key)
                 if seat is None:
                     return "you are not seated at this table"
+                if seat > self.seat and peer.port:  # a higher seat tells us its new port
+                    self._note_port(seat, peer.port)
+                    return f"{PORT_NOTED} {peer.port}"
                 if seat >= self.seat:
                     return "the lower seat dials"
                 return None
@@ -274,6 +303,50 @@ class Mesh:
             expected=lambda source: source_key(source) in seat_hosts,
         )
 
+    def _note_port(self, seat: int, port: int) -> None:
+        """`seat` (authenticated) listens on `port` now: dial it there, at once."""
+        host, old = self.addresses[seat]
+        if port != old:
+            self.addresses[seat] = (host, port)
+            log.warning("seat %s listens on port %d now (it was %d)", seat, port, old)
+            if self.on_moved is not None:
+                self.on_moved()
+        noted = self._noted.pop(seat, None)
+        if noted is not None:
+            noted.set()
+
+    async def _tell_port(self, seat: int) -> None:
+        """Tell the lower `seat` our new port (see `moved`), until its link to us is up: a
+        handshake it refuses once it has noted the port. Repeated with the dial loop's backoff
+        (it may be away, or busy dialling our old port)."""
+        low, high = self.backoff
+        delay = low
+        while seat not in self.links and not self.runner.status.finished:
+            host, port = self.addresses[seat]
+            try:
+                stream = await trio.open_tcp_stream(host, port)
+                try:
+                    link, _ = await dial(
+                        stream,
+                        self.identity,
+                        name=self.name,
+                        role="peer",
+                        table=self.config.session_id,
+                        port=self.port,
+                        expect_key=self.config.identities[seat],
+                        claim=self.claim,
+                    )
+                    await link.aclose()  # (a lower seat refuses: never reached)
+                finally:
+                    with trio.CancelScope(shield=True), trio.move_on_after(1):
+                        await stream.aclose()
+            except Refused as exc:
+                log.info("told seat %s our port %d: %s", seat, self.port, exc)
+            except (LinkError, FramingError, trio.TooSlowError, trio.BrokenResourceError, OSError) as exc:
+                log.info("cannot tell seat %s our port yet: %s", seat, exc)
+            await trio.sleep(delay * (0.5 + self._rng.random()))
+            delay = min(high, delay * 2)
+
     # --- outgoing links (to higher seats) -------------------------------------------------------
 
     async def _dial_loop(self, seat: int) -> None:
@@ -308,13 +381,18 @@ class Mesh:
                 log.info("link to seat %s: %s", seat, exc)
             if self.runner.status.finished and not self.links:
                 return
+            if self.addresses[seat] != (host, port):  # it told us its new port meanwhile
+                delay = low
+                continue
             wait = delay * (0.5 + self._rng.random())  # jitter: peers do not retry in lockstep
             if state.status not in _SETTLED:
                 state.status, state.retry_in = "reconnecting", wait
             self.runner.changed.set()
-            await trio.sleep(wait)
+            noted = self._noted[seat] = trio.Event()
+            with trio.move_on_after(wait):
+                await noted.wait()
             state.retry_in = None
-            delay = min(high, delay * 2)
+            delay = low if noted.is_set() else min(high, delay * 2)
 
     async def _table_split(self, seat: int, exc: GenesisDiffers) -> None:
         """`seat` holds another genesis: stop (once), naming the host only if the split is proven."""
