@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -182,8 +183,8 @@ class Mesh:
         """Handshake caps on our listener (shared by the process: see `guard.process_caps`)."""
         self.on_moved = on_moved
         """Called when a seat told us its new port (`addresses` changed: the caller saves it)."""
-        self._noted: dict[int, trio.Event] = {}
-        """Per higher seat, set when it tells us a new port: its dial loop stops waiting."""
+        self._dialling: dict[int, trio.CancelScope] = {}
+        """Per higher seat, its dial loop's attempt or backoff (cancelled when it moves)."""
         self.watching: dict[str, Any] | None = None
         """The host's last ``watching`` side message (how many spectators), told to every link."""
         if self.seat == HOST_SEAT and runner.watching:
@@ -308,12 +309,11 @@ class Mesh:
         host, old = self.addresses[seat]
         if port != old:
             self.addresses[seat] = (host, port)
-            log.warning("seat %s listens on port %d now (it was %d)", seat, port, old)
             if self.on_moved is not None:
                 self.on_moved()
-        noted = self._noted.pop(seat, None)
-        if noted is not None:
-            noted.set()
+            log.warning("seat %s listens on port %d now (it was %d)", seat, port, old)
+            if (attempt := self._dialling.get(seat)) is not None:
+                attempt.cancel()
 
     async def _tell_port(self, seat: int) -> None:
         """Tell the lower `seat` our new port (see `moved`), until its link to us is up: a
@@ -356,24 +356,12 @@ class Mesh:
         while True:
             host, port = self.addresses[seat]
             try:
-                stream = await trio.open_tcp_stream(host, port)
-                try:
-                    link, _ = await dial(
-                        stream,
-                        self.identity,
-                        name=self.name,
-                        role="peer",
-                        table=self.config.session_id,
-                        port=self.listener.socket.getsockname()[1],
-                        expect_key=self.config.identities[seat],
-                        claim=self.claim,
-                    )
-                except BaseException:
-                    with trio.CancelScope(shield=True), trio.move_on_after(1):
-                        await stream.aclose()
-                    raise
-                delay = low
-                await self._serve(seat, link)
+                link = None
+                with self._until_moved(seat):  # a new port told meanwhile: dial there at once
+                    link = await self._dial_once(seat, host, port)
+                if link is not None:
+                    delay = low
+                    await self._serve(seat, link)
             except GenesisDiffers as exc:
                 await self._table_split(seat, exc)
                 return
@@ -381,18 +369,47 @@ class Mesh:
                 log.info("link to seat %s: %s", seat, exc)
             if self.runner.status.finished and not self.links:
                 return
-            if self.addresses[seat] != (host, port):  # it told us its new port meanwhile
+            if self.addresses[seat] != (host, port):
                 delay = low
                 continue
             wait = delay * (0.5 + self._rng.random())  # jitter: peers do not retry in lockstep
             if state.status not in _SETTLED:
                 state.status, state.retry_in = "reconnecting", wait
             self.runner.changed.set()
-            noted = self._noted[seat] = trio.Event()
-            with trio.move_on_after(wait):
-                await noted.wait()
+            with self._until_moved(seat):
+                await trio.sleep(wait)
             state.retry_in = None
-            delay = low if noted.is_set() else min(high, delay * 2)
+            delay = low if self.addresses[seat] != (host, port) else min(high, delay * 2)
+
+    async def _dial_once(self, seat: int, host: str, port: int) -> Link:
+        """One link to the higher `seat` at `host`:`port`, through the handshake."""
+        stream = await trio.open_tcp_stream(host, port)
+        try:
+            link, _ = await dial(
+                stream,
+                self.identity,
+                name=self.name,
+                role="peer",
+                table=self.config.session_id,
+                port=self.port,
+                expect_key=self.config.identities[seat],
+                claim=self.claim,
+            )
+        except BaseException:
+            with trio.CancelScope(shield=True), trio.move_on_after(1):
+                await stream.aclose()
+            raise
+        return link
+
+    @contextmanager
+    def _until_moved(self, seat: int) -> Iterator[None]:
+        """Cancel what runs inside (a dial, a backoff) if `seat` tells us a new port meanwhile."""
+        with trio.CancelScope() as scope:
+            self._dialling[seat] = scope
+            try:
+                yield
+            finally:
+                del self._dialling[seat]
 
     async def _table_split(self, seat: int, exc: GenesisDiffers) -> None:
         """`seat` holds another genesis: stop (once), naming the host only if the split is proven."""

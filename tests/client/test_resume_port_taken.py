@@ -6,19 +6,32 @@ skyjo-lan table draws from the same range). The resumed program then listens on 
 tells the lower seats where (`client.net.mesh`, "moved"): the host notes it from the
 authenticated handshake and dials it there, and the game finishes.
 
-Real programs on loopback (127.0.0.1, no mDNS). Every wait is bounded and waits for what the
-programs say or log, never for a delay.
+The first test runs real programs on loopback (127.0.0.1, no mDNS); the second, two seats in
+this process. Every wait is bounded and waits for what the programs say or log (or for the
+seats' own state), never for a delay.
 """
 
 from __future__ import annotations
 
+import logging
 import re
+import secrets
 import signal
 import socket
 from pathlib import Path
 
+import pytest
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from client.net import link as link_module
+from client.net.mesh import PORT_NOTED
+from client.table.peer import PeerRunner
 from client.table.saved import ResumeInfo
+from client.table.seat import Peer, open_listener
+from skyjo_p2p.bots import make_bot
 from tests.client.test_again_loopback import start, text
+from tests.client.test_lan_genesis import table
 from tests.client.test_remote_ends import ended, finished_game, healthy, host_argv, logged, said
 
 
@@ -76,3 +89,58 @@ async def test_a_resumed_program_whose_port_was_taken_listens_elsewhere_and_the_
         for process in (host, joiner, resumed):
             if process is not None and process.poll() is None:
                 process.kill()
+
+
+async def test_a_lower_seat_notes_a_moved_port_from_the_handshake_dials_there_and_saves_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setattr(link_module, "HANDSHAKE_TIMEOUT", 4.0)
+    caplog.set_level(logging.INFO, logger="skyjo_lan.mesh")
+    keys = [Ed25519PrivateKey.generate() for _ in range(2)]
+    config = table(keys, ["anna", "bob"], secrets.token_bytes(32))
+    first, second = await open_listener("127.0.0.1"), await open_listener("127.0.0.1")
+    blocker = socket.socket()  # the table's port for bob, held by a program that never answers
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen(8)
+    old, new = blocker.getsockname()[1], second.socket.getsockname()[1]
+    peers = [
+        Peer(
+            config,
+            seat,
+            keys[seat],
+            listener,
+            [("127.0.0.1", first.socket.getsockname()[1]), ("127.0.0.1", old)],
+            make_bot("greedy", "skyjo", secrets.token_hex(8)),
+            save=seat == 0,
+        )
+        for seat, listener in enumerate((first, second))
+    ]
+    runners = [peer.build() for peer in peers]
+
+    def linked(runners: list[PeerRunner]) -> bool:
+        anna, bob = runners
+        link = anna.links.get(1)
+        return (
+            link is not None
+            and link.status == "connected"
+            and anna.session.next_seq_of(1) > 0
+            and bob.status.started
+        )
+
+    try:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                for peer in peers:
+                    nursery.start_soon(peer.play)
+                while not linked(runners):
+                    await trio.sleep(0.05)
+                nursery.cancel_scope.cancel()
+    finally:
+        blocker.close()
+    resume = peers[0].resume
+    assert resume is not None
+    assert ResumeInfo.load(resume.path).addresses[1] == ("127.0.0.1", new), "the new port is not saved"
+    assert f"seat 1 listens on port {new} now (it was {old})" in caplog.text
+    assert f"told seat 0 our port {new}: {PORT_NOTED} {new}" in caplog.text
