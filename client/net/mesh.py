@@ -61,6 +61,9 @@ GENESIS_SIGNATURE_LABEL = b"skyjo-lan/v1/genesis-signature"
 HOST_SEAT = 0
 PORT_NOTED = "noted: the lower seat dials you at port"
 """A lower seat's refusal of a higher seat's link that told it a new port."""
+MOVES_PER_SEAT = 16
+"""How many new ports one seat may tell a lower seat in a game (a resumed program tells one; the
+cap bounds the saves of the .resume file a seat telling ports in a loop could cause)."""
 
 
 def sign_genesis(host: Ed25519PrivateKey, config: TableConfig) -> bytes:
@@ -183,6 +186,8 @@ class Mesh:
         """Handshake caps on our listener (shared by the process: see `guard.process_caps`)."""
         self.on_moved = on_moved
         """Called when a seat told us its new port (`addresses` changed: the caller saves it)."""
+        self._moves: dict[int, int] = {}
+        """Per higher seat, how many new ports it told us (at most MOVES_PER_SEAT)."""
         self._dialling: dict[int, trio.CancelScope] = {}
         """Per higher seat, its dial loop's attempt or backoff (cancelled when it moves)."""
         self.watching: dict[str, Any] | None = None
@@ -265,8 +270,7 @@ class Mesh:
                 if seat is None:
                     return "you are not seated at this table"
                 if seat > self.seat and peer.port:  # a higher seat tells us its new port
-                    self._note_port(seat, peer.port)
-                    return f"{PORT_NOTED} {peer.port}"
+                    return self._note_port(seat, peer.port)
                 if seat >= self.seat:
                     return "the lower seat dials"
                 return None
@@ -304,16 +308,23 @@ class Mesh:
             expected=lambda source: source_key(source) in seat_hosts,
         )
 
-    def _note_port(self, seat: int, port: int) -> None:
-        """`seat` (authenticated) listens on `port` now: dial it there, at once."""
+    def _note_port(self, seat: int, port: int) -> str:
+        """`seat` (authenticated) listens on `port` now: dial it there, at once. The refusal to
+        send it (a higher seat is never linked through its own dial)."""
         host, old = self.addresses[seat]
         if port != old:
+            moves = self._moves[seat] = self._moves.get(seat, 0) + 1
+            if moves > MOVES_PER_SEAT:
+                if moves == MOVES_PER_SEAT + 1:
+                    log.warning("seat %s told new ports too often: its next are not noted", seat)
+                return f"the lower seat dials you at port {old}: too many port changes"
             self.addresses[seat] = (host, port)
             if self.on_moved is not None:
                 self.on_moved()
             log.warning("seat %s listens on port %d now (it was %d)", seat, port, old)
             if (attempt := self._dialling.get(seat)) is not None:
                 attempt.cancel()
+        return f"{PORT_NOTED} {port}"
 
     async def _tell_port(self, seat: int) -> None:
         """Tell the lower `seat` our new port (see `moved`), until its link to us is up: a

@@ -25,7 +25,8 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from client.net import link as link_module
-from client.net.mesh import PORT_NOTED
+from client.net.link import Refused, dial
+from client.net.mesh import MOVES_PER_SEAT, PORT_NOTED
 from client.table.peer import PeerRunner
 from client.table.saved import ResumeInfo
 from client.table.seat import Peer, open_listener
@@ -144,3 +145,57 @@ async def test_a_lower_seat_notes_a_moved_port_from_the_handshake_dials_there_an
     assert ResumeInfo.load(resume.path).addresses[1] == ("127.0.0.1", new), "the new port is not saved"
     assert f"seat 1 listens on port {new} now (it was {old})" in caplog.text
     assert f"told seat 0 our port {new}: {PORT_NOTED} {new}" in caplog.text
+
+
+async def test_a_seat_telling_new_ports_in_a_loop_is_noted_a_bounded_number_of_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    keys = [Ed25519PrivateKey.generate() for _ in range(2)]
+    config = table(keys, ["anna", "bob"], secrets.token_bytes(32))
+    listener = await open_listener("127.0.0.1")
+    anna_port = listener.socket.getsockname()[1]
+    silent = socket.socket()  # where anna dials bob: nobody answers, the game never starts
+    silent.bind(("127.0.0.1", 0))
+    anna = Peer(
+        config,
+        0,
+        keys[0],
+        listener,
+        [("127.0.0.1", anna_port), ("127.0.0.1", silent.getsockname()[1])],
+        make_bot("greedy", "skyjo", secrets.token_hex(8)),
+    )
+    anna.build()
+    saves = []
+    original = Peer._addresses_changed
+    monkeypatch.setattr(Peer, "_addresses_changed", lambda peer: (saves.append(1), original(peer))[1])
+    answers = []
+    try:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(anna.play)
+                for told in range(40001, 40001 + MOVES_PER_SEAT + 4):
+                    stream = await trio.open_tcp_stream("127.0.0.1", anna_port)
+                    with pytest.raises(Refused) as refused:
+                        await dial(
+                            stream,
+                            keys[1],
+                            name="bob",
+                            role="peer",
+                            table=config.session_id,
+                            port=told,
+                            expect_key=config.identities[0],
+                            claim=anna.mesh.claim if anna.mesh else None,
+                        )
+                    await stream.aclose()
+                    answers.append(str(refused.value))
+                nursery.cancel_scope.cancel()
+    finally:
+        silent.close()
+    last = 40000 + MOVES_PER_SEAT
+    assert answers[:MOVES_PER_SEAT] == [f"{PORT_NOTED} {40001 + i}" for i in range(MOVES_PER_SEAT)]
+    assert all(a.endswith(f"port {last}: too many port changes") for a in answers[MOVES_PER_SEAT:]), answers
+    assert anna.addresses[1] == ("127.0.0.1", last)
+    assert len(saves) == MOVES_PER_SEAT, "a save for each port noted, none beyond the cap"
+    assert anna.resume is not None and ResumeInfo.load(anna.resume.path).addresses[1] == ("127.0.0.1", last)
