@@ -8,6 +8,11 @@ duplicates). Heartbeats every `heartbeat` seconds keep quiet links alive; a link
 `dead_after` seconds is closed and re-dialled. Timeouts that blame a seat are the session's
 business (its `step_timeout`), not the links'.
 
+A seat that listens on another port than the table's address for it (a resumed program whose
+port another program took meanwhile) tells each lower seat where: it dials the lower seat, which
+notes the port from the authenticated handshake, refuses the link ("the lower seat dials") and
+dials it there at once. Only a seat's own key moves where that seat is dialled.
+
 Every link binds the whole genesis (`link.TableClaim`). A seat that holds another genesis for the
 same session id is refused at its link, never re-dialled, and the game stops for this peer
 before any game frame: the two chains could never agree. Nobody is blamed, unless the other seat
@@ -19,7 +24,8 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -39,6 +45,7 @@ from .link import (
     Link,
     LinkError,
     Proof,
+    Refused,
     TableClaim,
     accept,
     dial,
@@ -52,6 +59,11 @@ _SETTLED = ("blamed", "left", "absent")
 """Link states the session decided (a cheat, a leave, a timeout): a closed link keeps them."""
 GENESIS_SIGNATURE_LABEL = b"skyjo-lan/v1/genesis-signature"
 HOST_SEAT = 0
+PORT_NOTED = "noted: the lower seat dials you at port"
+"""A lower seat's refusal of a higher seat's link that told it a new port."""
+MOVES_PER_SEAT = 16
+"""How many new ports one seat may tell a lower seat in a game (a resumed program tells one; the
+cap bounds the saves of the .resume file a seat telling ports in a loop could cause)."""
 
 
 def sign_genesis(host: Ed25519PrivateKey, config: TableConfig) -> bytes:
@@ -150,6 +162,7 @@ class Mesh:
         backoff: tuple[float, float] = (0.25, 8.0),
         linger: float = 3.0,
         genesis_signature: bytes = b"",
+        on_moved: Callable[[], None] | None = None,
     ) -> None:
         assert runner.seat is not None
         self.runner = runner
@@ -171,6 +184,12 @@ class Mesh:
         self._rng = random.Random()
         self.admission = Admission()
         """Handshake caps on our listener (shared by the process: see `guard.process_caps`)."""
+        self.on_moved = on_moved
+        """Called when a seat told us its new port (`addresses` changed: the caller saves it)."""
+        self._moves: dict[int, int] = {}
+        """Per higher seat, how many new ports it told us (at most MOVES_PER_SEAT)."""
+        self._dialling: dict[int, trio.CancelScope] = {}
+        """Per higher seat, its dial loop's attempt or backoff (cancelled when it moves)."""
         self.watching: dict[str, Any] | None = None
         """The host's last ``watching`` side message (how many spectators), told to every link."""
         if self.seat == HOST_SEAT and runner.watching:
@@ -190,6 +209,9 @@ class Mesh:
             nursery.start_soon(self._accept_loop)
             for seat in range(self.seat + 1, self.config.players):
                 nursery.start_soon(self._dial_loop, seat)
+            if self.moved:
+                for seat in range(self.seat):
+                    nursery.start_soon(self._tell_port, seat)
             nursery.start_soon(self._heartbeats)
             await nursery.start(self.runner.run, self.broadcast)
             await self.runner.wait_done()
@@ -200,6 +222,16 @@ class Mesh:
             await trio.sleep(0.1)
             self.runner.close()
             nursery.cancel_scope.cancel()
+
+    @property
+    def port(self) -> int:
+        """The port we listen on."""
+        return int(self.listener.socket.getsockname()[1])
+
+    @property
+    def moved(self) -> bool:
+        """Whether we listen on another port than the table's address for our seat."""
+        return self.port != self.addresses[self.seat][1]
 
     async def _quiet(self) -> None:
         """Return once every other seat has said goodbye or gone away."""
@@ -237,6 +269,8 @@ class Mesh:
                 seat = seat_of.get(peer.key)
                 if seat is None:
                     return "you are not seated at this table"
+                if seat > self.seat and peer.port:  # a higher seat tells us its new port
+                    return self._note_port(seat, peer.port)
                 if seat >= self.seat:
                     return "the lower seat dials"
                 return None
@@ -274,13 +308,31 @@ class Mesh:
             expected=lambda source: source_key(source) in seat_hosts,
         )
 
-    # --- outgoing links (to higher seats) -------------------------------------------------------
+    def _note_port(self, seat: int, port: int) -> str:
+        """`seat` (authenticated) listens on `port` now: dial it there, at once. The refusal to
+        send it (a higher seat is never linked through its own dial)."""
+        host, old = self.addresses[seat]
+        if port != old:
+            moves = self._moves[seat] = self._moves.get(seat, 0) + 1
+            if moves > MOVES_PER_SEAT:
+                if moves == MOVES_PER_SEAT + 1:
+                    log.warning("seat %s told new ports too often: its next are not noted", seat)
+                return f"the lower seat dials you at port {old}: too many port changes"
+            self.addresses[seat] = (host, port)
+            if self.on_moved is not None:
+                self.on_moved()
+            log.warning("seat %s listens on port %d now (it was %d)", seat, port, old)
+            if (attempt := self._dialling.get(seat)) is not None:
+                attempt.cancel()
+        return f"{PORT_NOTED} {port}"
 
-    async def _dial_loop(self, seat: int) -> None:
+    async def _tell_port(self, seat: int) -> None:
+        """Tell the lower `seat` our new port (see `moved`), until its link to us is up: a
+        handshake it refuses once it has noted the port. Repeated with the dial loop's backoff
+        (it may be away, or busy dialling our old port)."""
         low, high = self.backoff
         delay = low
-        state = self.runner.links[seat]
-        while True:
+        while seat not in self.links and not self.runner.status.finished:
             host, port = self.addresses[seat]
             try:
                 stream = await trio.open_tcp_stream(host, port)
@@ -291,16 +343,36 @@ class Mesh:
                         name=self.name,
                         role="peer",
                         table=self.config.session_id,
-                        port=self.listener.socket.getsockname()[1],
+                        port=self.port,
                         expect_key=self.config.identities[seat],
                         claim=self.claim,
                     )
-                except BaseException:
+                    await link.aclose()  # (a lower seat refuses: never reached)
+                finally:
                     with trio.CancelScope(shield=True), trio.move_on_after(1):
                         await stream.aclose()
-                    raise
-                delay = low
-                await self._serve(seat, link)
+            except Refused as exc:
+                log.info("told seat %s our port %d: %s", seat, self.port, exc)
+            except (LinkError, FramingError, trio.TooSlowError, trio.BrokenResourceError, OSError) as exc:
+                log.info("cannot tell seat %s our port yet: %s", seat, exc)
+            await trio.sleep(delay * (0.5 + self._rng.random()))
+            delay = min(high, delay * 2)
+
+    # --- outgoing links (to higher seats) -------------------------------------------------------
+
+    async def _dial_loop(self, seat: int) -> None:
+        low, high = self.backoff
+        delay = low
+        state = self.runner.links[seat]
+        while True:
+            host, port = self.addresses[seat]
+            try:
+                link = None
+                with self._until_moved(seat):  # a new port told meanwhile: dial there at once
+                    link = await self._dial_once(seat, host, port)
+                if link is not None:
+                    delay = low
+                    await self._serve(seat, link)
             except GenesisDiffers as exc:
                 await self._table_split(seat, exc)
                 return
@@ -308,13 +380,47 @@ class Mesh:
                 log.info("link to seat %s: %s", seat, exc)
             if self.runner.status.finished and not self.links:
                 return
+            if self.addresses[seat] != (host, port):
+                delay = low
+                continue
             wait = delay * (0.5 + self._rng.random())  # jitter: peers do not retry in lockstep
             if state.status not in _SETTLED:
                 state.status, state.retry_in = "reconnecting", wait
             self.runner.changed.set()
-            await trio.sleep(wait)
+            with self._until_moved(seat):
+                await trio.sleep(wait)
             state.retry_in = None
-            delay = min(high, delay * 2)
+            delay = low if self.addresses[seat] != (host, port) else min(high, delay * 2)
+
+    async def _dial_once(self, seat: int, host: str, port: int) -> Link:
+        """One link to the higher `seat` at `host`:`port`, through the handshake."""
+        stream = await trio.open_tcp_stream(host, port)
+        try:
+            link, _ = await dial(
+                stream,
+                self.identity,
+                name=self.name,
+                role="peer",
+                table=self.config.session_id,
+                port=self.port,
+                expect_key=self.config.identities[seat],
+                claim=self.claim,
+            )
+        except BaseException:
+            with trio.CancelScope(shield=True), trio.move_on_after(1):
+                await stream.aclose()
+            raise
+        return link
+
+    @contextmanager
+    def _until_moved(self, seat: int) -> Iterator[None]:
+        """Cancel what runs inside (a dial, a backoff) if `seat` tells us a new port meanwhile."""
+        with trio.CancelScope() as scope:
+            self._dialling[seat] = scope
+            try:
+                yield
+            finally:
+                del self._dialling[seat]
 
     async def _table_split(self, seat: int, exc: GenesisDiffers) -> None:
         """`seat` holds another genesis: stop (once), naming the host only if the split is proven."""

@@ -87,6 +87,11 @@ _TAKEN = {errno.EADDRINUSE, errno.EACCES, 10013, 10048}
 (10013: WSAEACCES, the ranges Hyper-V reserves): try the next."""
 
 
+def taken(exc: OSError) -> bool:
+    """Whether a bind failed because the port is held (by another program, or Windows)."""
+    return exc.errno in _TAKEN or getattr(exc, "winerror", None) in _TAKEN
+
+
 async def open_listener(host: str, port: int = 0, ports: PortRange | None = None) -> trio.SocketListener:
     """A TCP listener on `host`: on `port` if one is given, else on the first free port of
     `ports` (default: the range in force; none: any free port). OSError (EADDRINUSE) naming the
@@ -100,7 +105,7 @@ async def open_listener(host: str, port: int = 0, ports: PortRange | None = None
         try:
             return (await trio.open_tcp_listeners(candidate, host=host))[0]
         except OSError as exc:
-            if exc.errno not in _TAKEN and getattr(exc, "winerror", None) not in _TAKEN:
+            if not taken(exc):
                 raise
     raise OSError(errno.EADDRINUSE, f"every port of {ports} is in use (choose others with --port-range)")
 

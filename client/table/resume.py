@@ -9,8 +9,10 @@ from __future__ import annotations
 import logging
 import secrets
 
+import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from client.net import ports
 from client.net.link import LinkError, Refused
 from protocol.config import TableConfig
 from protocol.errors import MalformedMessage
@@ -48,7 +50,7 @@ async def restore(
     if cut:
         log.warning("resume: %s", cut)
         say(cut)
-    listener = await open_listener(info.host, info.port)
+    listener = await _listener_again(info, say)
     policy = make_bot(headless, config.game, secrets.token_hex(8)) if headless else None
     peer = Peer(
         config,
@@ -80,7 +82,7 @@ async def _restore_bot(info: ResumeInfo, say: Say) -> Peer:
         raise LinkError("its saved identity key is not its seat's")
     if cut:
         log.warning("resume (bot of seat %d): %s", info.seat + 1, cut)
-    listener = await open_listener(info.host, info.port)
+    listener = await _listener_again(info, say, f"the bot of seat {info.seat + 1}: ")
     bot = Peer(
         config,
         info.seat,
@@ -95,6 +97,24 @@ async def _restore_bot(info: ResumeInfo, say: Say) -> Peer:
     bot.build(restored=(frames, info.secrets), keep=keep)
     say(f"resuming the bot of seat {info.seat + 1} from {len(frames)} saved frames")
     return bot
+
+
+async def _listener_again(info: ResumeInfo, say: Say, who: str = "") -> trio.SocketListener:
+    """A listener on the port the game had, where the lower seats dial this one; if another
+    program took it since, on another port of the range. The mesh then tells the lower seats
+    where (`Mesh` "moved"), and the .resume file keeps the new port for a later resume."""
+    try:
+        return await open_listener(info.host, info.port)
+    except OSError as exc:
+        if not ports.taken(exc):
+            raise
+    listener = await open_listener(info.host)
+    port = int(listener.socket.getsockname()[1])
+    told = f"{who}port {info.port} is taken by another program: listening on {port}, the other seats are told"
+    log.warning("resume: %s", told)
+    say(told)
+    info.port = port
+    return listener
 
 
 def _saved_frames(info: ResumeInfo) -> tuple[int, list[bytes], str]:

@@ -261,10 +261,25 @@ class Peer:
                 why,
             )
 
+    def _addresses_changed(self) -> None:
+        """A seat told the mesh its new port (`addresses` changed, in place): kept in the
+        .resume file, so that a resume dials it there."""
+        if self.resume is None or self.withdrawn:
+            return
+        try:
+            self.resume.save()
+        except OSError as exc:
+            log.warning("saved game: the new address not kept in %s: %s", self.resume.path, exc)
+
     async def play(self, say: Say | None = None) -> PeerRunner:
         runner = self.runner or self.build()
         mesh = Mesh(
-            runner, self.identity, self.addresses, self.listener, genesis_signature=self.genesis_signature
+            runner,
+            self.identity,
+            self.addresses,
+            self.listener,
+            genesis_signature=self.genesis_signature,
+            on_moved=self._addresses_changed,
         )
         self.mesh = mesh
         _PLAYING.append(self)
