@@ -11,8 +11,8 @@ Then an observer session (no seat, no secrets) is fed every frame in an order th
 on the set of frames (by sequence number, then seat), never on the file's order: the session
 re-derives the game's order from the chains. It takes the frames as the survey opened them (each
 signature is checked once) and checks each hash chain, every key proof, shuffle proof and
-decryption share (the share proofs of the whole file in one batch, see `verify_stream`), every
-move against the rules, every joint coin, and that every seat signed
+decryption share (the share proofs and the shuffle chains' sums of the whole file in a few large
+sums, see `verify_stream`), every move against the rules, every joint coin, and that every seat signed
 the same transcript hash at each round's end; the engine recomputes the
 scores from the publicly revealed cards. Whatever it could not consume (frames behind a gap,
 game messages after the end of the game, frames after the check stopped) is reported.
