@@ -91,7 +91,7 @@ class DeferredChecks:
         if not (shares or points) or not self.holds:
             return
         self.sums += 1
-        if not msm_available():  # each share proof alone (no shuffle was put off)
+        if not points and not msm_available():  # each share proof alone: a sum gains nothing
             try:
                 crypto.verify_share_batches(shares, forms)
             except CryptoError:

@@ -21,6 +21,7 @@ from protocol.crypto import group
 from protocol.crypto.elgamal import Codebook, initial_deck
 from protocol.crypto.errors import InvalidPoint
 from protocol.crypto.hashing import CONTEXT_LABEL, hash512, make_context
+from protocol.crypto.shuffle import _prove, gen_shuffle
 from protocol.jobs import deferred
 from protocol.session import Session
 from protocol.transcript import dump
@@ -313,3 +314,38 @@ def test_a_proof_context_is_the_hash_of_its_encoding(
     assert make_context(session_id, seat, transcript_hash) == hash512(
         CONTEXT_LABEL, session_id, seat, transcript_hash
     )
+
+
+def _chain(bad: bool) -> crypto.ShuffleChainVerifier:
+    """A verifier fed one shuffle of a 6-card deck; `bad`: a card replaced by a copy of another,
+    proven by the honest prover (its challenges are right: only the sum can see it)."""
+    _, key = crypto.keygen()
+    deck = [crypto.encrypt(group.mul_base(k + 1), key) for k in range(6)]
+    out, r, psi = gen_shuffle(deck, key)
+    if bad:
+        out[2] = crypto.reencrypt(deck[psi[1]], key, r[2])
+    proof = _prove(deck, out, r, psi, key, b"context")
+    verifier = crypto.ShuffleChainVerifier(deck, key, batch_terms=None)
+    verifier.add(out, proof, b"context")
+    return verifier
+
+
+@pytest.mark.parametrize("bad", [False, True])
+def test_a_chain_put_off_holds_exactly_when_its_check_does(backend: bool, bad: bool) -> None:
+    collector = deferred.DeferredChecks()
+    if not collector.defer_shuffles(_chain(bad)):
+        assert not backend  # without the extension the job checks it at once
+        return
+    assert collector.verify() is not bad
+    assert collector.sums == 1
+
+
+@needs_extension
+def test_a_chain_put_off_is_summed_even_if_the_extension_goes_before_the_sum() -> None:
+    collector = deferred.DeferredChecks()
+    assert collector.defer_shuffles(_chain(True))
+    was = group.use_extension(False)
+    try:
+        assert not collector.verify()
+    finally:
+        group.use_extension(was)
