@@ -177,7 +177,9 @@ class Halted:
 
 @dataclass(frozen=True, slots=True)
 class TimerRequest:
-    """Call `Session.timer_expired(name)` after `seconds` (the session keeps no clock)."""
+    """Call `Session.timer_expired(name)` after `seconds` (the session keeps no clock). A new
+    request of a name replaces the one pending: only the last one runs out (a wait that starts
+    afresh asks for its timer again)."""
 
     name: str
     seconds: float

@@ -689,6 +689,9 @@ class SeatInsurance:
             return
         if owner == self.config.owners[me]:
             attempt.lifted = True  # a vote about us nobody answered: it no longer holds us back
+            # and our own wait starts afresh: while the vote held us we could not move (a lone
+            # voter must not use up our player's time and have us name ourselves absent)
+            session.restart_watch()
             session.advance()
             return
         if me not in attempt.votes:

@@ -573,6 +573,8 @@ class Model:
         self._links_of = [0] * self.players
         """How many times each program started again (`_restore`): its links before are closed."""
         self._thinking = [False] * self.players
+        self._timer_asked: Counter[tuple[int, str]] = Counter()
+        """Per (seat, timer name), how many times it was asked for: only the last one runs out."""
         self.events: list[list[tuple[float, SessionEvent]]] = [[] for _ in range(self.players)]
         self.errors: list[str] = []
         self.effects: Counter[str] = Counter()
@@ -685,13 +687,21 @@ class Model:
                 # as the client does: rebuild the session from its own saved transcript
                 self.at(self.now, partial(self._restore, seat))
             if isinstance(event, TimerRequest):
-                self.at(self.now + event.seconds, partial(self._call, seat, "timer", event.name))
+                # as the client does: a new request of a name replaces the one pending
+                self._timer_asked[(seat, event.name)] += 1
+                asked = self._timer_asked[(seat, event.name)]
+                self.at(self.now + event.seconds, partial(self._timer, seat, event.name, asked))
             elif isinstance(event, YourMove) and not self._thinking[seat]:
                 self._thinking[seat] = True
                 think = self.rng.uniform(*THINK)
                 if self.slow is not None and seat != self.adversary and self.rng.random() < self.slow[0]:
                     think = self.rng.uniform(self.slow[1], self.slow[2])
                 self.at(self.now + think, partial(self._call, seat, "think", ""))
+
+    def _timer(self, seat: int, name: str, asked: int) -> None:
+        """A timer runs out, unless the seat asked for one of that name again since (replaced)."""
+        if self._timer_asked[(seat, name)] == asked:
+            self._call(seat, "timer", name)
 
     def _restore(self, seat: int, lose: int = 0, started: bool = False) -> None:
         """Rebuild `seat`'s session from its saved file, as `--resume` does (recovering: PROTOCOL.md

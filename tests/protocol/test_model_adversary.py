@@ -72,7 +72,7 @@ def test_a_seed_replays_exactly() -> None:
     assert fingerprint(run_model(seed)) == fingerprint(run_model(seed))
 
 
-LONG_RUN_FINDINGS = (6007, 6096, 6219, 7082, 7276, 9283, 9771)
+LONG_RUN_FINDINGS = (6007, 6096, 6219, 7082, 7276, 9283, 9771, 12252)
 """Seeds of the long runs (docs/protocol-testing.md) that found something, now fixed: 6096 and
 6219 the model's restart (its old links' frames), 7082 and 7276 the same rule misapplied to a
 program that rebuilds its session after `Rewound` (it keeps its links), 6007 the relays after a
@@ -80,7 +80,10 @@ proven stop (PROTOCOL.md 10.5: a seat that withheld a thousand frames from two p
 far job), 9283 a want for a seat's own frames answered inside its own chain (PROTOCOL.md 9: now
 sent again as they are; two honest peers never caught up and the others named one absent), 9771
 frames a vanished program's voters held ahead of a gap taken as signed after the votes (PROTOCOL.md
-10.9: every vote withdrawn at once, the table neither played the seat nor stopped)."""
+10.9: every vote withdrawn at once, the table neither played the seat nor stopped), 12252 a lone
+false vote that held a slow player back for twice the grace while its move time ran on (PROTOCOL.md
+10.9: its waits now start afresh when the vote's time runs out; the model's timers now replace one
+of the same name, as the client's do)."""
 
 
 @pytest.mark.parametrize("seed", LONG_RUN_FINDINGS)

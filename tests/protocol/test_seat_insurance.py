@@ -791,3 +791,25 @@ def test_issue17_3_a_program_that_vanished_behind_a_gap_at_every_peer_is_played_
         assert not [e for e in opened(net, seat) if e.kind == "withdraw"]
     finish(net, [0, 1])
     assert_played_to_the_end(net, [0, 1], {GONE: "vanished"})
+
+
+def test_issue25_a_lone_vote_about_a_present_player_does_not_use_up_its_move_time() -> None:
+    """One seat's vote about a program that is there holds that program back (it may not move
+    while the vote is in) until the attempt's time runs out (twice the grace). Its player then
+    has a whole move time again: a lone voter must not use it up until the program names its own
+    seat absent (found by the long model runs, seed 12252)."""
+    net = insured("skyjo", moves=8)
+    mover = next(s for s in range(net.players) if net.wants_move(s))
+    voter = next(s for s in range(net.players) if s != mover)
+    session = net.sessions[mover]
+    _vote(net, voter, mover, [mover])
+    net.pump(play=False)
+    assert not session.legal_moves(), "the vote holds the voted program back"
+    before = len(net.events[mover])
+    session.timer_expired(f"vacate:{mover}:0")
+    net.collect(mover)
+    assert session.legal_moves() and not session.halted
+    new = net.events[mover][before:]
+    asked = [e for e in new if isinstance(e, TimerRequest) and e.name.startswith("job:")]
+    whole = MOVE_TIMEOUT - min(session.step_timeout, MOVE_TIMEOUT / 2)
+    assert [e.seconds for e in asked] == [whole], "the wait for the move starts afresh"
