@@ -1751,6 +1751,7 @@ static PyObject *lincomb_public_wnaf(PyObject *self, PyObject *args) {
     ge_cached *tables = NULL;
     unsigned char *encodings = NULL;
     PyObject **keep = NULL;
+    size_t held = 0; /* the tables given, referenced while the GIL is released */
     if (sb.len < 0 || (size_t)sb.len != 32 * n) {
         PyErr_SetString(PyExc_ValueError, "one 32-byte scalar per point");
         goto done;
@@ -1772,7 +1773,6 @@ static PyObject *lincomb_public_wnaf(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    size_t held = 0; /* the tables given, referenced while the GIL is released */
     for (size_t i = 0; i < n; i++) {
         PyObject *item = PyList_GET_ITEM(list, (Py_ssize_t)i);
         if (!PyBytes_Check(item)) {
