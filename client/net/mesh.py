@@ -335,22 +335,8 @@ class Mesh:
         while seat not in self.links and not self.runner.status.finished:
             host, port = self.addresses[seat]
             try:
-                stream = await trio.open_tcp_stream(host, port)
-                try:
-                    link, _ = await dial(
-                        stream,
-                        self.identity,
-                        name=self.name,
-                        role="peer",
-                        table=self.config.session_id,
-                        port=self.port,
-                        expect_key=self.config.identities[seat],
-                        claim=self.claim,
-                    )
-                    await link.aclose()  # (a lower seat refuses: never reached)
-                finally:
-                    with trio.CancelScope(shield=True), trio.move_on_after(1):
-                        await stream.aclose()
+                link = await self._dial_once(seat, host, port)
+                await link.aclose()  # (a lower seat refuses: never reached)
             except Refused as exc:
                 log.info("told seat %s our port %d: %s", seat, self.port, exc)
             except (LinkError, FramingError, trio.TooSlowError, trio.BrokenResourceError, OSError) as exc:
@@ -393,7 +379,8 @@ class Mesh:
             delay = low if self.addresses[seat] != (host, port) else min(high, delay * 2)
 
     async def _dial_once(self, seat: int, host: str, port: int) -> Link:
-        """One link to the higher `seat` at `host`:`port`, through the handshake."""
+        """One link to `seat` at `host`:`port`, through the handshake (a lower seat refuses it:
+        `Refused`, see `_tell_port`)."""
         stream = await trio.open_tcp_stream(host, port)
         try:
             link, _ = await dial(

@@ -40,6 +40,7 @@ from protocol.crypto.group import (
     msm_available,
     mul,
     mul_base,
+    nonzero_terms,
     point_sum,
     random_scalar,
     scalar_mul,
@@ -514,16 +515,7 @@ def share_batch_terms(checks: Sequence[ShareCheck]) -> tuple[list[int], list[Poi
     None when a check cannot be put in the sum. Nothing here names a bad proof: a caller whose
     sum fails must check the proofs again (`verify_share_batches` names the first bad one)."""
     coefs = _weighted_sum(checks)
-    if coefs is None:
-        return None
-    scalars: list[int] = []
-    points: list[Point] = []
-    for p, k in coefs.items():
-        k %= L
-        if k:
-            scalars.append(k)
-            points.append(p)
-    return scalars, points
+    return None if coefs is None else nonzero_terms(coefs)
 
 
 def _batch_holds(checks: Sequence[ShareCheck], forms: Mapping[Point, bytes] | None = None) -> bool:

@@ -649,6 +649,17 @@ def lincomb_public(terms: Iterable[tuple[int, Point]]) -> Point:
     for k, p in terms:
         coefs[p] = get(p, 0) + k
     coefs.pop(IDENTITY, None)
+    scalars, points = nonzero_terms(coefs)
+    if not points:
+        return IDENTITY
+    if len(points) == 1 and points[0] == BASE:
+        return mul_base(scalars[0])
+    return msm_public_vartime(scalars, points)
+
+
+def nonzero_terms(coefs: Mapping[Point, int]) -> tuple[list[int], list[Point]]:
+    """The terms of a merged sum (point -> coefficient, not reduced) as two parallel lists, each
+    coefficient reduced mod L, the terms whose coefficient is then zero dropped."""
     scalars: list[int] = []
     points: list[Point] = []
     for p, k in coefs.items():
@@ -656,11 +667,7 @@ def lincomb_public(terms: Iterable[tuple[int, Point]]) -> Point:
         if k:
             scalars.append(k)
             points.append(p)
-    if not points:
-        return IDENTITY
-    if len(points) == 1 and points[0] == BASE:
-        return mul_base(scalars[0])
-    return msm_public_vartime(scalars, points)
+    return scalars, points
 
 
 def lincomb_public_terms(

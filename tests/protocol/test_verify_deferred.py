@@ -257,16 +257,7 @@ def test_verdicts_are_those_of_checking_each_proof_at_once(
         data = _reveal_cheat_file(reveal_table, cheat, saved_by)
     expected = reference_verdict(data, monkeypatch)
     with monkeypatch.context() as patch:
-        made: list[deferred.DeferredChecks] = []
-        original = deferred.deferred_checks
-
-        @contextmanager
-        def recording() -> Iterator[deferred.DeferredChecks]:
-            with original() as collector:
-                made.append(collector)
-                yield collector
-
-        patch.setattr(verify_module, "deferred_checks", recording)
+        made = collectors(patch)
         verdict = verify_bytes(data)
     assert verdict.as_dict() == expected.as_dict()
     if cheat is not None and saved_by == 0 and verdict.blame == 1 and made and not made[0].holds:
