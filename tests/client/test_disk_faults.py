@@ -181,7 +181,8 @@ def test_the_writer_on_a_full_disk_keeps_whole_records_and_catches_up(tmp_path: 
 
 
 async def host_game(seats: int, say: list[str]) -> PeerRunner | None:
-    """A loopback game of headless bots: the host's own seat saves, its bots do not."""
+    """A loopback game of headless bots: the host's own seat saves, and so do its bots (their
+    seats apart, `saved.bots_folder`)."""
     opts = HostOptions(
         game="skyjo",
         options={"target_score": 1},
@@ -233,9 +234,13 @@ def test_frames_wait_in_memory_until_there_is_room_again(
     failures: list[str] = []
     original = TranscriptWriter.__call__
 
-    with tmpfs(tmp_path / "full", "256k") as disk:
+    # 56 KiB free at first: both saved games (the host's seat and its bot's, about 125 KiB each)
+    # fail in the first deal. Once the filler goes, the room is enough for both whole: with less,
+    # whichever writer retried first took it, and the host's file stayed incomplete when the
+    # bot's had caught up first (a CI run on a loaded machine)
+    with tmpfs(tmp_path / "full", "640k") as disk:
         filler = disk / "filler"
-        filler.write_bytes(b"\0" * (200 * 1024))
+        filler.write_bytes(b"\0" * (584 * 1024))
 
         def call(self: TranscriptWriter, frame: bytes) -> None:
             try:
