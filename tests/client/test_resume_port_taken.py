@@ -25,7 +25,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from client.net import link as link_module
-from client.net.link import Refused, dial
+from client.net.link import Refused, TableClaim, dial
 from client.net.mesh import MOVES_PER_SEAT, PORT_NOTED
 from client.table.peer import PeerRunner
 from client.table.saved import ResumeInfo
@@ -186,7 +186,7 @@ async def test_a_seat_telling_new_ports_in_a_loop_is_noted_a_bounded_number_of_t
                             table=config.session_id,
                             port=told,
                             expect_key=config.identities[0],
-                            claim=anna.mesh.claim if anna.mesh else None,
+                            claim=TableClaim(config.genesis_hash, None),
                         )
                     await stream.aclose()
                     answers.append(str(refused.value))
