@@ -25,7 +25,9 @@ Measurements (figures and method in docs/performance.md, "Protocol"):
 
 Every time figure is also given in units of one variable-base multiplication (`group.mul`), timed
 in the same run before anything else (a short loop; its cost in us is printed), so runs on
-machines or libraries of different speeds compare.
+machines or libraries of different speeds compare. With `--compare`, the CPU figures of the deal,
+the reveal and `verify` are each divided by a unit calibrated right before and after their own
+run (`with_local_unit`): a shared machine's speed changes within a minute.
 
 CPU is `time.process_time()` around every call into a session (`start`, `receive_frame`,
 `submit_move`, `data_to_send`, `next_events`, `legal_moves`), summed per seat; bots' thinking is
@@ -235,13 +237,16 @@ def deal_run(players: int, count_ops: bool = False) -> dict[str, Any]:
 def bench_deal(peers: list[int], repeats: int) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for n in peers:
-        runs = [deal_run(n) for _ in range(repeats)]
+        runs = [with_local_unit(lambda n=n: deal_run(n)) for _ in range(repeats)]
         counted = deal_run(n, count_ops=True)
         ops = counted["ops_per_peer"]
         results[str(n)] = {
             "runs": repeats,
             "cpu_per_peer_max_median": statistics.median(r["cpu_max"] for r in runs),
             "cpu_per_peer_mean_median": statistics.median(r["cpu_mean"] for r in runs),
+            "u_cpu_per_peer_max_median": statistics.median(r["cpu_max"] / r["unit_s"] for r in runs),
+            "u_cpu_per_peer_mean_median": statistics.median(r["cpu_mean"] / r["unit_s"] for r in runs),
+            "units_s": [r["unit_s"] for r in runs],
             "cpu_per_peer_median_run": min(runs, key=lambda r: abs(r["cpu_max"] - _median_max(runs)))[
                 "cpu_per_peer"
             ],
@@ -419,7 +424,8 @@ def shares_of(categories: dict[str, float]) -> dict[str, float]:
 
 
 def bench_reveal(samples: int, latency: float) -> dict[str, Any]:
-    runs = reveal_samples(samples, seed=1)
+    measured = with_local_unit(lambda: {"runs": reveal_samples(samples, seed=1)})
+    runs, unit = measured["runs"], measured["unit_s"]
     slow = reveal_samples(max(3, samples // 3), seed=2, latency=latency)
     return {
         "latency_simulated_s": latency,
@@ -427,6 +433,9 @@ def bench_reveal(samples: int, latency: float) -> dict[str, Any]:
         "time_to_all_know_median_with_latency": statistics.median(r["time_to_all_know"] for r in slow),
         "samples": len(runs),
         "cpu_total_median": statistics.median(r["cpu_total"] for r in runs),
+        "u_cpu_total_median": statistics.median(r["cpu_total"] for r in runs) / unit,
+        "u_cpu_max_peer_median": statistics.median(r["cpu_max_peer"] for r in runs) / unit,
+        "units_s": [unit],
         "cpu_total_min": min(r["cpu_total"] for r in runs),
         "cpu_total_max": max(r["cpu_total"] for r in runs),
         "cpu_max_peer_median": statistics.median(r["cpu_max_peer"] for r in runs),
@@ -550,12 +559,15 @@ def bench_verify(repeats: int, path: str | None = None) -> dict[str, Any]:
         if path is not None:
             Path(path).write_bytes(data)
     times: list[float] = []
+    units: list[float] = []
     ops: dict[str, int] = {}
     for _ in range(repeats):
         before = group.OPS.snapshot()
+        unit_before = calibrate_mul()
         start = time.process_time()
         verdict = verify_bytes(data)
         times.append(time.process_time() - start)
+        units.append(min(unit_before, calibrate_mul()))
         after = group.OPS.snapshot()
         ops = {k: after[k] - before[k] for k in after}
         if verdict.kind != "finished":
@@ -569,6 +581,11 @@ def bench_verify(repeats: int, path: str | None = None) -> dict[str, Any]:
         "s_per_game_median": per_game,
         "s_per_game_min": min(times),
         "s_per_10k_frames": per_game / verdict.frames * 10_000,
+        "u_per_game_median": statistics.median(t / u for t, u in zip(times, units, strict=True)),
+        "u_per_10k_frames_median": statistics.median(t / u for t, u in zip(times, units, strict=True))
+        / verdict.frames
+        * 10_000,
+        "units_s": units,
         "rounds": verdict.round,
         "s_per_round": per_game / max(1, verdict.round),
         "frames_by_kind": frames_by_kind(data),
@@ -635,18 +652,41 @@ def calibrate_mul(loops: int = 5, count: int = 200) -> float:
     return statistics.median(per)
 
 
+def with_local_unit(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """`run()`, its result with `unit_s`: u calibrated right before and right after it, the smaller.
+
+    On a shared machine the speed of the core changes from minute to minute (by up to 40 % on the
+    2-core machine of docs/performance.md), so a unit measured once for the whole run divides
+    figures measured at another speed; the smaller of the two neighbours is kept for the reason
+    `main` keeps the smaller of its two (a calibration slowed by something else would make every
+    figure look smaller than it is)."""
+    before = calibrate_mul()
+    out = run()
+    out["unit_s"] = min(before, calibrate_mul())
+    return out
+
+
 def in_mul_units(results: dict[str, Any], mul_s: float) -> dict[str, float]:
-    """Every time figure of `results` divided by the cost of one `group.mul` (same run)."""
+    """Every time figure of `results` in units of one `group.mul`: the CPU figures of the deal, the
+    reveal and `verify` divided by the unit calibrated beside each of their runs (`with_local_unit`),
+    medians of the ratios; the other figures (and results made without local units) by `mul_s`."""
     out: dict[str, float] = {}
     for n, r in results.get("deal", {}).items():
-        out[f"deal {n} peers: CPU per peer, max"] = r["cpu_per_peer_max_median"] / mul_s
-        out[f"deal {n} peers: CPU per peer, mean"] = r["cpu_per_peer_mean_median"] / mul_s
-        out[f"deal {n} peers: wall, one process"] = r["wall_one_process_median"] / mul_s
-        out[f"deal {n} peers: wall, parallel"] = r["wall_parallel_median"] / mul_s
+        local = statistics.median(r["units_s"]) if "units_s" in r else mul_s
+        out[f"deal {n} peers: CPU per peer, max"] = r.get(
+            "u_cpu_per_peer_max_median", r["cpu_per_peer_max_median"] / mul_s
+        )
+        out[f"deal {n} peers: CPU per peer, mean"] = r.get(
+            "u_cpu_per_peer_mean_median", r["cpu_per_peer_mean_median"] / mul_s
+        )
+        out[f"deal {n} peers: wall, one process"] = r["wall_one_process_median"] / local
+        out[f"deal {n} peers: wall, parallel"] = r["wall_parallel_median"] / local
     if "reveal" in results:
         r = results["reveal"]
-        out["reveal (4 peers): CPU total"] = r["cpu_total_median"] / mul_s
-        out["reveal (4 peers): CPU, busiest peer"] = r["cpu_max_peer_median"] / mul_s
+        out["reveal (4 peers): CPU total"] = r.get("u_cpu_total_median", r["cpu_total_median"] / mul_s)
+        out["reveal (4 peers): CPU, busiest peer"] = r.get(
+            "u_cpu_max_peer_median", r["cpu_max_peer_median"] / mul_s
+        )
     for n, r in results.get("traffic", {}).items():
         out[f"whole game {n} peers: CPU per peer"] = r["cpu_per_peer_per_game_median"] / mul_s
     if "replay" in results:
@@ -656,9 +696,12 @@ def in_mul_units(results: dict[str, Any], mul_s: float) -> dict[str, float]:
         out["replay (4-peer game): first screen before issue 29"] = r["s_first_screen_before_median"] / mul_s
     if "verify" in results:
         r = results["verify"]
-        out["verify (4-peer game): per game"] = r["s_per_game_median"] / mul_s
-        out["verify (4-peer game): per round"] = r["s_per_round"] / mul_s
-        out["verify (4-peer game): per 10,000 frames"] = r["s_per_10k_frames"] / mul_s
+        per_game = r.get("u_per_game_median", r["s_per_game_median"] / mul_s)
+        out["verify (4-peer game): per game"] = per_game
+        out["verify (4-peer game): per round"] = per_game / max(1, r["rounds"])
+        out["verify (4-peer game): per 10,000 frames"] = r.get(
+            "u_per_10k_frames_median", r["s_per_10k_frames"] / mul_s
+        )
     return out
 
 
@@ -1050,8 +1093,16 @@ def main() -> int:
         print_compare(results["compare"], unit)
         print(
             f"group.mul: {results['mul_us']:.1f} us at the start, {results['mul_us_after']:.1f} us at "
-            f"the end; u = the smaller"
+            f"the end (u for the wall figures: the smaller); the CPU figures of the deal, the reveal "
+            f"and verify are each divided by u calibrated right before and after each run (the smaller)"
         )
+        for label, figures in results["compare"].items():
+            units = [
+                *(u for r in figures["deal"].values() for u in r["units_s"]),
+                *figures["reveal"]["units_s"],
+                *figures["verify"]["units_s"],
+            ]
+            print(f"  local units, {label}: {min(units) * 1e6:.1f}-{max(units) * 1e6:.1f} us")
         return 0
     if "deal" in chosen:
         results["deal"] = bench_deal(args.peers or [2, 4, 8], args.repeats)
