@@ -558,20 +558,22 @@ def bench_verify(repeats: int, path: str | None = None) -> dict[str, Any]:
         data, moves = verify_game("verify:4:0")
         if path is not None:
             Path(path).write_bytes(data)
-    times: list[float] = []
-    units: list[float] = []
-    ops: dict[str, int] = {}
-    for _ in range(repeats):
+
+    def check() -> dict[str, Any]:
         before = group.OPS.snapshot()
-        unit_before = calibrate_mul()
         start = time.process_time()
         verdict = verify_bytes(data)
-        times.append(time.process_time() - start)
-        units.append(min(unit_before, calibrate_mul()))
-        after = group.OPS.snapshot()
-        ops = {k: after[k] - before[k] for k in after}
+        spent = time.process_time() - start
+        after = group.OPS.snapshot()  # (the unit's calibration, around this, is not counted)
         if verdict.kind != "finished":
             raise RuntimeError(f"the game's transcript does not verify: {verdict.fault}")
+        return {"s": spent, "verdict": verdict, "ops": {k: after[k] - before[k] for k in after}}
+
+    runs = [with_local_unit(check) for _ in range(repeats)]
+    times = [r["s"] for r in runs]
+    units = [r["unit_s"] for r in runs]
+    verdict, ops = runs[-1]["verdict"], runs[-1]["ops"]
+    in_units = statistics.median(t / u for t, u in zip(times, units, strict=True))
     per_game = statistics.median(times)
     return {
         "runs": repeats,
@@ -581,10 +583,8 @@ def bench_verify(repeats: int, path: str | None = None) -> dict[str, Any]:
         "s_per_game_median": per_game,
         "s_per_game_min": min(times),
         "s_per_10k_frames": per_game / verdict.frames * 10_000,
-        "u_per_game_median": statistics.median(t / u for t, u in zip(times, units, strict=True)),
-        "u_per_10k_frames_median": statistics.median(t / u for t, u in zip(times, units, strict=True))
-        / verdict.frames
-        * 10_000,
+        "u_per_game_median": in_units,
+        "u_per_10k_frames_median": in_units / verdict.frames * 10_000,
         "units_s": units,
         "rounds": verdict.round,
         "s_per_round": per_game / max(1, verdict.round),
@@ -655,11 +655,11 @@ def calibrate_mul(loops: int = 5, count: int = 200) -> float:
 def with_local_unit(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """`run()`, its result with `unit_s`: u calibrated right before and right after it, the smaller.
 
-    On a shared machine the speed of the core changes from minute to minute (by up to 40 % on the
-    2-core machine of docs/performance.md), so a unit measured once for the whole run divides
-    figures measured at another speed; the smaller of the two neighbours is kept for the reason
-    `main` keeps the smaller of its two (a calibration slowed by something else would make every
-    figure look smaller than it is)."""
+    On a shared machine the speed of the core changes from minute to minute (a multiplication took
+    61-109 us within minutes on the machine of docs/performance.md's sixth stop), so a unit
+    measured once for the whole run divides figures measured at another speed. The smaller of the
+    two neighbours is kept for the reason `main` keeps the smaller of its two: a calibration slowed
+    by something else would make every figure look smaller than it is."""
     before = calibrate_mul()
     out = run()
     out["unit_s"] = min(before, calibrate_mul())
