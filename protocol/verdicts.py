@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from .acks import ACKNOWLEDGED_SIDE_KINDS, Acknowledgements
 from .chains import Chain
 from .config import TableConfig, seat_names
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame, Misbehaviour
@@ -37,6 +38,7 @@ class VerdictContext(Protocol):
     replaying: bool
     chains: list[Chain]
     queues: list[deque[Envelope]]
+    acks: Acknowledgements
 
     def open(self, frame: bytes) -> Envelope: ...
 
@@ -126,9 +128,14 @@ class HaltClaims:
             ctx.check_postponed()  # a batch of proofs we put off may hold the fault it names
         if ctx.final:
             return
-        blocked = ctx.blocked_seats()
-        # (never ourselves: a job may be blocked on a message of our own still to be made)
-        absent = tuple(seat for seat in data["absent"] if seat in blocked and seat != ctx.me)
+        # The seats it names absent that we wait for ourselves, and only if it had seen all we
+        # had said when it stopped: a halt held back, or relayed late, may name a seat that has
+        # only just received what it needed, as we have (the adversary model's seed 16663).
+        # Never ourselves: a job may be blocked on a message of our own still to be made.
+        absent: tuple[int, ...] = ()
+        if self._up_to_date(sender):
+            blocked = ctx.blocked_seats()
+            absent = tuple(seat for seat in data["absent"] if seat in blocked and seat != ctx.me)
         who = seat_names(ctx.config)[sender]
         if claimed is None or (claimed == ctx.me and not self._all_ours(data["evidence"])):
             # A stop without proof, or one naming us with frames signed by our key that we never
@@ -152,6 +159,26 @@ class HaltClaims:
             self.claims.append((sender, claimed, envelope.frame, pending))
             ctx.advance()
             self.settle()
+
+    def _up_to_date(self, sender: int) -> bool:
+        """Whether `sender`'s chain (its halt just appended) acknowledges our latest frame that
+        seats acknowledge (a game frame, a vote or a return: `Acknowledgements.appended`), so
+        it stopped knowing all we had said (PROTOCOL.md 10.3, receiving, rule 4). Always, for
+        an observer (it says nothing) and before our first such frame."""
+        ctx = self.ctx
+        me = ctx.me
+        if me is None:
+            return True
+        chain = ctx.chains[me]
+        latest = -1
+        for seq in range(chain.next_seq - 1, -1, -1):
+            frame = chain.frames.get(seq)
+            if frame is None:
+                break  # older than the last compaction: acknowledged by every seat long since
+            if frame.kind not in SIDE_KINDS or frame.kind in ACKNOWLEDGED_SIDE_KINDS:
+                latest = seq
+                break
+        return ctx.acks.in_chain[sender].get(me, -1) >= latest
 
     def _all_ours(self, frames: Iterable[Any]) -> bool:
         """Every frame here signed with our key is one we sent (it is in our chain)."""

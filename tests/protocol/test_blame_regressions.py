@@ -126,3 +126,21 @@ def test_issue25_a_vote_signed_while_cut_off_never_stops_the_table_after_the_hea
     ).run()
     assert run.effects["cut"] == 1, run.summary()
     assert_no_findings(run)
+
+
+def test_a_halt_held_back_with_the_move_it_waited_for_names_no_honest_seat_absent() -> None:
+    # The adversary model's seed 16663 (3 seats of SKYJO): seat 0's frames to both others are
+    # held back for 110 s from its move on. It waits for seat 1's shares of the card its move
+    # turned, which never come (seat 1 never got the move), and stops at 103 s naming seat 1
+    # absent. At 152 s seats 1 and 2 get the move and that halt together. Seat 2 had only just
+    # signed its own shares and begun to wait for seat 1: it repeated "absent" about an honest
+    # player who was there. Now a halt is repeated only by a peer whose latest frame its
+    # stopper had seen (PROTOCOL.md 10.3, receiving, rule 4): both stop, naming nobody absent.
+    run = run_model(16663)
+    assert run.effects["hold"] and 0 not in run.honest, run.summary()
+    assert_no_findings(run)
+    for seat in (1, 2):
+        (halt,) = halts(run, seat)
+        assert halt.culprit is None and halt.absent == (), (seat, halt)
+        assert "did not answer in time" in halt.reason, "the stop is told, quoting who said what"
+        assert not blamed(run, seat)

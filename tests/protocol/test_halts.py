@@ -81,3 +81,43 @@ def test_a_halted_peer_sends_no_more_game_messages() -> None:
     assert kinds <= {"echo", "evidence", "want", "halt", "chat", "complaint"}, kinds
     assert all(net.sessions[s].halted for s in range(3))
     assert not net.blamed()
+
+
+def waiting_for_a_move() -> tuple[Net, int, list[int]]:
+    """A dealt table of 3 players who time moves (the reference client's 300 s) and one observer,
+    waiting for a seat's first move: the table, the seat to move, the two others."""
+    net = Net("skyjo", 3, {"target_score": 20}, observers=1)
+    for session in net.sessions:
+        session.move_timeout = 300.0
+    net.start(until=lambda: any(net.wants_move(s) for s in range(3)))
+    net.pump(play=False)
+    mover = next(s for s in range(3) if net.wants_move(s))
+    return net, mover, [s for s in range(3) if s != mover]
+
+
+def stop_naming_absent(net: Net, stopper: int, seat: int) -> None:
+    """`stopper` stops the game without proof, naming `seat` absent (its timer ran out, it says)."""
+    reason = f"seat {seat + 1} did not answer in time"
+    net.sessions[stopper]._emit("halt", {"reason": reason, "culprit": [], "absent": [seat], "evidence": []})
+    net.pump(play=False)
+
+
+def test_a_halt_naming_absent_a_seat_we_wait_for_is_repeated_when_its_sender_had_all_we_said() -> None:
+    # A stop without proof is adopted naming absent only the seats the adopter waits for itself,
+    # and only when the stopper had seen the adopter's latest frame: then both waited for the
+    # same thing, and a person at either screen reads who stopped answering.
+    net, mover, (stopper, waiter) = waiting_for_a_move()
+    stop_naming_absent(net, stopper, mover)
+    (halt,) = net.halted(waiter)
+    assert halt.culprit is None and halt.absent == (mover,), halt
+    assert not net.blamed(waiter)
+    # an observer says nothing: the players' signed word is all it goes by
+    observed = [e for e in net.observer_events[0] if isinstance(e, Halted)]
+    assert observed and observed[-1].absent == (mover,), observed
+
+
+def test_a_halt_naming_absent_a_seat_we_do_not_wait_for_names_nobody() -> None:
+    net, mover, (stopper, waiter) = waiting_for_a_move()
+    stop_naming_absent(net, stopper, waiter)  # the waiter itself: it is there
+    (halt,) = net.halted(mover)
+    assert halt.culprit is None and halt.absent == (), halt

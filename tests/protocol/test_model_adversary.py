@@ -72,7 +72,7 @@ def test_a_seed_replays_exactly() -> None:
     assert fingerprint(run_model(seed)) == fingerprint(run_model(seed))
 
 
-LONG_RUN_FINDINGS = (6007, 6096, 6219, 7082, 7276, 9283, 9771, 12252)
+LONG_RUN_FINDINGS = (6007, 6096, 6219, 7082, 7276, 9283, 9771, 12252, 16663)
 """Seeds of the long runs (docs/protocol-testing.md) that found something, now fixed: 6096 and
 6219 the model's restart (its old links' frames), 7082 and 7276 the same rule misapplied to a
 program that rebuilds its session after `Rewound` (it keeps its links), 6007 the relays after a
@@ -83,7 +83,10 @@ frames a vanished program's voters held ahead of a gap taken as signed after the
 10.9: every vote withdrawn at once, the table neither played the seat nor stopped), 12252 a lone
 false vote that held a slow player back for twice the grace while its move time ran on (PROTOCOL.md
 10.9: its waits now start afresh when the vote's time runs out; the model's timers now replace one
-of the same name, as the client's do)."""
+of the same name, as the client's do), 16663 a halt held back for 110 s that named a seat absent
+whose move had been held back with it: the honest seat that received both at once, and had waited
+for that seat for no time, repeated "absent" (PROTOCOL.md 10.3: a receiver names absent only the
+seats it has itself waited for a whole wait)."""
 
 
 @pytest.mark.parametrize("seed", LONG_RUN_FINDINGS)
