@@ -21,8 +21,10 @@ from .acks import ACKNOWLEDGED_SIDE_KINDS, Acknowledgements
 from .chains import Chain
 from .config import TableConfig, seat_names
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame, Misbehaviour
+from .insurance import SeatInsurance
 from .messages import MAX_TEXT, SIDE_KINDS, Envelope
 from .relays import Relays
+from .steps import StepWatch
 
 MAX_HALT_EVIDENCE = 900_000
 """Bytes of evidence a halt frame carries (the rest was relayed as `evidence` frames already)."""
@@ -39,6 +41,8 @@ class VerdictContext(Protocol):
     chains: list[Chain]
     queues: list[deque[Envelope]]
     acks: Acknowledgements
+    steps: StepWatch
+    insurance: SeatInsurance
 
     def open(self, frame: bytes) -> Envelope: ...
 
@@ -128,14 +132,18 @@ class HaltClaims:
             ctx.check_postponed()  # a batch of proofs we put off may hold the fault it names
         if ctx.final:
             return
-        # The seats it names absent that we wait for ourselves, and only if it had seen all we
-        # had said when it stopped: a halt held back, or relayed late, may name a seat that has
-        # only just received what it needed, as we have (the adversary model's seed 16663).
-        # Never ourselves: a job may be blocked on a message of our own still to be made.
-        absent: tuple[int, ...] = ()
-        if self._up_to_date(sender):
-            blocked = ctx.blocked_seats()
-            absent = tuple(seat for seat in data["absent"] if seat in blocked and seat != ctx.me)
+        # The seats it names absent that we wait for ourselves, if it had seen all we had said
+        # when it stopped or we saw them silent for a whole wait ourselves: a halt held back, or
+        # relayed late, may name a seat that has only just received what it needed, as we have
+        # (the adversary model's seed 16663). Never ourselves: a job may be blocked on a message
+        # of our own still to be made.
+        blocked = ctx.blocked_seats()
+        up_to_date = self._up_to_date(sender)
+        absent = tuple(
+            seat
+            for seat in data["absent"]
+            if seat in blocked and seat != ctx.me and (up_to_date or self._seen_silent(seat))
+        )
         who = seat_names(ctx.config)[sender]
         if claimed is None or (claimed == ctx.me and not self._all_ours(data["evidence"])):
             # A stop without proof, or one naming us with frames signed by our key that we never
@@ -179,6 +187,16 @@ class HaltClaims:
                 latest = seq
                 break
         return ctx.acks.in_chain[sender].get(me, -1) >= latest
+
+    def _seen_silent(self, seat: int) -> bool:
+        """Whether we saw `seat` silent for a whole wait ourselves: our first wait for the current
+        step, which waits for it, ran out (`StepWatch`), or we voted that the table play its
+        program (a vote is an observation, PROTOCOL.md 10.9)."""
+        ctx = self.ctx
+        blocked = ctx.steps.blocked
+        if blocked is not None and seat in blocked.seats and ctx.steps.first_wait_over(blocked.name):
+            return True
+        return ctx.insurance.my_vote(ctx.config.owners[seat]) is not None
 
     def _all_ours(self, frames: Iterable[Any]) -> bool:
         """Every frame here signed with our key is one we sent (it is in our chain)."""
