@@ -121,3 +121,52 @@ def test_a_halt_naming_absent_a_seat_we_do_not_wait_for_names_nobody() -> None:
     stop_naming_absent(net, stopper, waiter)  # the waiter itself: it is there
     (halt,) = net.halted(mover)
     assert halt.culprit is None and halt.absent == (), halt
+
+
+def a_stale_halt(own_wait_over: bool) -> tuple[Net, int, int]:
+    """The mover moves while the two others' frames to it are held back: one of them stopped
+    before the move, naming absent the other, whose shares of the card the move turned the mover
+    then waits for. The halt reaches the mover after its move and its own shares, which the
+    stopper never saw (as in the adversary model's seed 16663); with `own_wait_over`, after the
+    mover's own first wait for those shares ran out. Returns (table, mover, named seat)."""
+    net, mover, others = waiting_for_a_move()
+    named, stopper = min(others), max(others)  # the shares come in seat order: `named`'s first
+    held: list[bytes] = []
+
+    def hold(sender: int, receiver: int, frame: bytes) -> list[bytes]:
+        if receiver == mover and sender in others:
+            if sender == stopper and frame_kind(frame) == "halt":
+                held.append(frame)
+            return []
+        return [frame]
+
+    net.filter = hold
+    reason = f"seat {named + 1} did not answer in time"
+    net.sessions[stopper]._emit("halt", {"reason": reason, "culprit": [], "absent": [named], "evidence": []})
+    session = net.sessions[mover]
+    net.pump(until=lambda: session.blocked_seats() not in ((), (mover,)))  # it moved, and waits
+    net.pump(play=False)
+    assert session.blocked_seats() == (named,) and not session.halted, session.blocked_seats()
+    if own_wait_over:
+        blocked = session.steps.blocked
+        assert blocked is not None
+        session.timer_expired(blocked.name)
+        net.collect(mover)
+        net.pump(play=False)
+    net.filter = None
+    net.put(stopper, mover, held[0])  # its stop (its chain: what it had of the mover then)
+    net.pump(play=False)
+    return net, mover, named
+
+
+def test_a_halt_signed_before_our_latest_frame_names_nobody_absent() -> None:
+    net, mover, _ = a_stale_halt(own_wait_over=False)
+    (halt,) = net.halted(mover)
+    assert halt.culprit is None and halt.absent == (), halt
+    assert "did not answer in time" in halt.reason, "the stopper's word is told, as its"
+
+
+def test_a_halt_signed_before_our_latest_frame_is_repeated_once_our_own_first_wait_ran_out() -> None:
+    net, mover, named = a_stale_halt(own_wait_over=True)
+    (halt,) = net.halted(mover)
+    assert halt.culprit is None and halt.absent == (named,), halt
