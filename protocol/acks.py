@@ -33,8 +33,6 @@ from .messages import SIDE_KINDS, Ack, Envelope
 ACK_DELAY = 0.25
 """Seconds a game frame we hold may stay unacknowledged before a stand-alone `echo` frame
 acknowledges it (when no frame of ours carried the acknowledgement meanwhile)."""
-ACKNOWLEDGED_SIDE_KINDS = frozenset({"return", "vacate"})
-"""Side frames acknowledged as game frames are (`Acknowledgements.appended`)."""
 CLAIM_WINDOW = 1024
 """Acknowledgement claims are kept only about frames at most this far past what we hold of their
 chain."""
@@ -139,7 +137,7 @@ class Acknowledgements:
         game = envelope.kind not in SIDE_KINDS
         if game:
             self.marks[(envelope.seat, envelope.seq)] = dict(acked)
-        if envelope.seat != self.ctx.me and (game or envelope.kind in ACKNOWLEDGED_SIDE_KINDS):
+        if envelope.seat != self.ctx.me and (game or envelope.kind in ("return", "vacate")):
             # a vote or return is acknowledged like a game frame: a witness of a return; a voted
             # seat that acknowledges a vote shows it is there (`SeatInsurance`)
             self.latest[envelope.seat] = (envelope.seq, envelope.digest)

@@ -17,7 +17,6 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from .acks import ACKNOWLEDGED_SIDE_KINDS, Acknowledgements
 from .chains import Chain
 from .config import TableConfig, seat_names
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame, Misbehaviour
@@ -40,7 +39,6 @@ class VerdictContext(Protocol):
     replaying: bool
     chains: list[Chain]
     queues: list[deque[Envelope]]
-    acks: Acknowledgements
     steps: StepWatch
     insurance: SeatInsurance
 
@@ -132,17 +130,15 @@ class HaltClaims:
             ctx.check_postponed()  # a batch of proofs we put off may hold the fault it names
         if ctx.final:
             return
-        # The seats it names absent that we wait for ourselves, if it had seen all we had said
-        # when it stopped or we saw them silent for a whole wait ourselves: a halt held back, or
-        # relayed late, may name a seat that has only just received what it needed, as we have
-        # (the adversary model's seed 16663). Never ourselves: a job may be blocked on a message
-        # of our own still to be made.
+        # The seats it names absent that we saw silent for a whole wait ourselves: a halt held
+        # back, or relayed late, may name a seat that has only just received what it needed, as
+        # we have (the adversary model's seed 16663); an adversary may stop naming a seat it
+        # kept from answering (seed 18497: its false echoes held that seat's jobs back) when we
+        # have waited for that seat a little only. Never ourselves: a job may be blocked on a
+        # message of our own still to be made.
         blocked = ctx.blocked_seats()
-        up_to_date = self._up_to_date(sender)
         absent = tuple(
-            seat
-            for seat in data["absent"]
-            if seat in blocked and seat != ctx.me and (up_to_date or self._seen_silent(seat))
+            seat for seat in data["absent"] if seat in blocked and seat != ctx.me and self._seen_silent(seat)
         )
         who = seat_names(ctx.config)[sender]
         if claimed is None or (claimed == ctx.me and not self._all_ours(data["evidence"])):
@@ -168,31 +164,14 @@ class HaltClaims:
             ctx.advance()
             self.settle()
 
-    def _up_to_date(self, sender: int) -> bool:
-        """Whether `sender`'s chain (its halt just appended) acknowledges our latest frame that
-        seats acknowledge (a game frame, a vote or a return: `Acknowledgements.appended`), so
-        it stopped knowing all we had said (PROTOCOL.md 10.3, receiving, rule 4). Always, for
-        an observer (it says nothing) and before our first such frame."""
-        ctx = self.ctx
-        me = ctx.me
-        if me is None:
-            return True
-        chain = ctx.chains[me]
-        latest = -1
-        for seq in range(chain.next_seq - 1, -1, -1):
-            frame = chain.frames.get(seq)
-            if frame is None:
-                break  # older than the last compaction: acknowledged by every seat long since
-            if frame.kind not in SIDE_KINDS or frame.kind in ACKNOWLEDGED_SIDE_KINDS:
-                latest = seq
-                break
-        return ctx.acks.in_chain[sender].get(me, -1) >= latest
-
     def _seen_silent(self, seat: int) -> bool:
         """Whether we saw `seat` silent for a whole wait ourselves: our first wait for the current
         step, which waits for it, ran out (`StepWatch`), or we voted that the table play its
-        program (a vote is an observation, PROTOCOL.md 10.9)."""
+        program (a vote is an observation, PROTOCOL.md 10.9). Always, for an observer: it times
+        nobody and goes by the players' signed word."""
         ctx = self.ctx
+        if ctx.me is None:
+            return True
         blocked = ctx.steps.blocked
         if blocked is not None and seat in blocked.seats and ctx.steps.first_wait_over(blocked.name):
             return True

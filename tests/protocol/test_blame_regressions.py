@@ -134,8 +134,8 @@ def test_a_halt_held_back_with_the_move_it_waited_for_names_no_honest_seat_absen
     # turned, which never come (seat 1 never got the move), and stops at 103 s naming seat 1
     # absent. At 152 s seats 1 and 2 get the move and that halt together. Seat 2 had only just
     # signed its own shares and begun to wait for seat 1: it repeated "absent" about an honest
-    # player who was there. Now a halt is repeated only by a peer whose latest frame its
-    # stopper had seen (PROTOCOL.md 10.3, receiving, rule 4): both stop, naming nobody absent.
+    # player who was there. Now a peer repeats a halt's absent seats only if it saw them silent
+    # for a whole wait itself (PROTOCOL.md 10.3, receiving, rule 4): both stop, naming nobody.
     run = run_model(16663)
     assert run.effects["hold"] and 0 not in run.honest, run.summary()
     assert_no_findings(run)

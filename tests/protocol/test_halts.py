@@ -102,18 +102,30 @@ def stop_naming_absent(net: Net, stopper: int, seat: int) -> None:
     net.pump(play=False)
 
 
-def test_a_halt_naming_absent_a_seat_we_wait_for_is_repeated_when_its_sender_had_all_we_said() -> None:
-    # A stop without proof is adopted naming absent only the seats the adopter waits for itself,
-    # and only when the stopper had seen the adopter's latest frame: then both waited for the
-    # same thing, and a person at either screen reads who stopped answering.
+def test_a_halt_naming_absent_a_seat_we_have_barely_waited_for_is_told_naming_nobody() -> None:
+    # A stop without proof is adopted naming absent only the seats the adopter saw silent for a
+    # whole wait itself: another seat's word (its timer, its view) is not an observation of ours.
     net, mover, (stopper, waiter) = waiting_for_a_move()
     stop_naming_absent(net, stopper, mover)
     (halt,) = net.halted(waiter)
-    assert halt.culprit is None and halt.absent == (mover,), halt
+    assert halt.culprit is None and halt.absent == (), halt
+    assert "did not answer in time" in halt.reason, "the stopper's word is told, as its"
     assert not net.blamed(waiter)
-    # an observer says nothing: the players' signed word is all it goes by
+    # an observer says nothing and times nobody: the players' signed word is all it goes by
     observed = [e for e in net.observer_events[0] if isinstance(e, Halted)]
     assert observed and observed[-1].absent == (mover,), observed
+
+
+def test_a_halt_naming_absent_a_seat_we_waited_for_a_whole_wait_is_repeated() -> None:
+    net, mover, (stopper, waiter) = waiting_for_a_move()
+    (wait,) = {t.name for t in net.timers[waiter] if t.name.endswith(f":move:{mover}")}
+    net.sessions[waiter].timer_expired(wait)  # our first wait ran out: we relayed, nothing came
+    net.collect(waiter)
+    net.pump(play=False)
+    assert not net.halted(waiter), "one wait is not the stop"
+    stop_naming_absent(net, stopper, mover)
+    (halt,) = net.halted(waiter)
+    assert halt.culprit is None and halt.absent == (mover,), halt
 
 
 def test_a_halt_naming_absent_a_seat_we_do_not_wait_for_names_nobody() -> None:

@@ -72,7 +72,7 @@ def test_a_seed_replays_exactly() -> None:
     assert fingerprint(run_model(seed)) == fingerprint(run_model(seed))
 
 
-LONG_RUN_FINDINGS = (6007, 6096, 6219, 7082, 7276, 9283, 9771, 12252, 16663)
+LONG_RUN_FINDINGS = (6007, 6096, 6219, 7082, 7276, 9283, 9771, 12252, 16663, 18497)
 """Seeds of the long runs (docs/protocol-testing.md) that found something, now fixed: 6096 and
 6219 the model's restart (its old links' frames), 7082 and 7276 the same rule misapplied to a
 program that rebuilds its session after `Rewound` (it keeps its links), 6007 the relays after a
@@ -85,8 +85,10 @@ false vote that held a slow player back for twice the grace while its move time 
 10.9: its waits now start afresh when the vote's time runs out; the model's timers now replace one
 of the same name, as the client's do), 16663 a halt held back for 110 s that named a seat absent
 whose move had been held back with it: the honest seat that received both at once, and had waited
-for that seat for no time, repeated "absent" (PROTOCOL.md 10.3: a receiver names absent only the
-seats it has itself waited for a whole wait)."""
+for that seat for no time, repeated "absent", and 18497 an adversary whose false echoes held an
+honest seat's jobs back in a dispute, and which then stopped naming that seat absent, repeated by
+a peer that had waited for it 22 s (PROTOCOL.md 10.3: a receiver names absent only the seats it
+saw silent for a whole wait itself)."""
 
 
 @pytest.mark.parametrize("seed", LONG_RUN_FINDINGS)
