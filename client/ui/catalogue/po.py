@@ -14,9 +14,11 @@ Reference: the GNU gettext manual, "The Format of PO Files"
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "r": "\r"}
+_ESCAPE = re.compile(r"\\(.?)", re.DOTALL)
 
 
 class PoError(ValueError):
@@ -39,22 +41,21 @@ def unquote(text: str, line: int) -> str:
     text = text.strip()
     if len(text) < 2 or text[0] != '"' or text[-1] != '"':
         raise PoError(f"line {line}: a quoted string was expected, not {text[:40]!r}")
-    out: list[str] = []
     body = text[1:-1]
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\":
-            if i + 1 >= len(body) or body[i + 1] not in _ESCAPES:
-                raise PoError(f"line {line}: unknown escape in {text[:40]!r}")
-            out.append(_ESCAPES[body[i + 1]])
-            i += 2
-            continue
-        if ch == '"':
+    if "\\" not in body:  # most strings: no escape (read at every start, so kept quick)
+        if '"' in body:
             raise PoError(f"line {line}: an unescaped quote in {text[:40]!r}")
-        out.append(ch)
-        i += 1
-    return "".join(out)
+        return body
+    if '"' in _ESCAPE.sub("", body):
+        raise PoError(f"line {line}: an unescaped quote in {text[:40]!r}")
+
+    def escape(match: re.Match[str]) -> str:
+        value = _ESCAPES.get(match.group(1))
+        if value is None:
+            raise PoError(f"line {line}: unknown escape in {text[:40]!r}")
+        return value
+
+    return _ESCAPE.sub(escape, body)
 
 
 def quote(text: str) -> str:
