@@ -25,7 +25,6 @@ from typing import Any, NoReturn, Protocol
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from spake2 import SPAKE2_A, SPAKE2_B, SPAKEError
 
 from protocol.config import PROTOCOL_VERSION
 
@@ -314,6 +313,8 @@ async def dial(
         if welcome.get("pake"):
             if password is None:
                 raise Refused("this table needs a password (--password)")
+            from spake2 import SPAKE2_A, SPAKEError  # here: its import costs every start 40 ms
+
             pake = SPAKE2_A(password.encode(), idA=mine, idB=their_key)
             await _send_now(stream, {"t": "pake", "msg": pake.start()})
             reply = await _expect(reader, "pake")
@@ -402,6 +403,8 @@ async def accept(
         pake_key = b""
         if password is not None:
             message = await _expect(reader, "pake")
+            from spake2 import SPAKE2_B, SPAKEError  # here: its import costs every start 40 ms
+
             pake = SPAKE2_B(password.encode(), idA=their_key, idB=mine)
             out = pake.start()
             try:
