@@ -76,7 +76,6 @@ from __future__ import annotations
 
 import ctypes
 import importlib
-import importlib.metadata
 import importlib.util
 import itertools
 import logging
@@ -146,14 +145,32 @@ def _rbcl_library() -> tuple[str, str] | None:
     spec = importlib.util.find_spec("rbcl")
     if spec is None or not spec.submodule_search_locations:
         return None
-    source = os.path.join(next(iter(spec.submodule_search_locations)), "_sodium.py")
+    package = next(iter(spec.submodule_search_locations))
+    source = os.path.join(package, "_sodium.py")
     try:
-        version = importlib.metadata.version("rbcl")
+        version = _installed_version(package)
         size = os.stat(source).st_size
-    except (OSError, importlib.metadata.PackageNotFoundError):
+    except OSError:
+        return None
+    if version is None:
         return None
     suffix = ".dll" if sys.platform == "win32" else ".so"
     return source, f"libsodium-rbcl-{version}-{size}{suffix}"
+
+
+def _installed_version(package: str) -> str | None:
+    """rbcl's version, from the name of its `.dist-info` beside `package` (what
+    `importlib.metadata.version` reads, without its 40 ms import at every start); else from
+    `importlib.metadata` (an install of another layout); None when it is not installed."""
+    for name in os.listdir(os.path.dirname(package)):
+        if name.startswith("rbcl-") and name.endswith(".dist-info"):
+            return name[len("rbcl-") : -len(".dist-info")]
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("rbcl")
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def _cached_library(folder: str | None = None) -> str:
