@@ -313,7 +313,7 @@ async def dial(
         if welcome.get("pake"):
             if password is None:
                 raise Refused("this table needs a password (--password)")
-            from spake2 import SPAKE2_A, SPAKEError  # here: its import costs every start 40 ms
+            from spake2 import SPAKE2_A, SPAKEError  # here: its import cost every start about 40 ms
 
             pake = SPAKE2_A(password.encode(), idA=mine, idB=their_key)
             await _send_now(stream, {"t": "pake", "msg": pake.start()})
@@ -403,7 +403,7 @@ async def accept(
         pake_key = b""
         if password is not None:
             message = await _expect(reader, "pake")
-            from spake2 import SPAKE2_B, SPAKEError  # here: its import costs every start 40 ms
+            from spake2 import SPAKE2_B, SPAKEError  # here: its import cost every start about 40 ms
 
             pake = SPAKE2_B(password.encode(), idA=their_key, idB=mine)
             out = pake.start()

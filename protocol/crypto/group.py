@@ -159,12 +159,17 @@ def _rbcl_library() -> tuple[str, str] | None:
 
 
 def _installed_version(package: str) -> str | None:
-    """rbcl's version, from the name of its `.dist-info` beside `package` (what
-    `importlib.metadata.version` reads, without its 40 ms import at every start); else from
-    `importlib.metadata` (an install of another layout); None when it is not installed."""
-    for name in os.listdir(os.path.dirname(package)):
-        if name.startswith("rbcl-") and name.endswith(".dist-info"):
-            return name[len("rbcl-") : -len(".dist-info")]
+    """rbcl's version, from the name of its one `.dist-info` beside `package` (what
+    `importlib.metadata.version` reads, without importing it at every start); else (another
+    layout, or a stale `.dist-info` left beside the right one) from `importlib.metadata`; None
+    when rbcl is not installed."""
+    found = [
+        name[len("rbcl-") : -len(".dist-info")]
+        for name in os.listdir(os.path.dirname(package))
+        if name.startswith("rbcl-") and name.endswith(".dist-info")
+    ]
+    if len(found) == 1:
+        return found[0]
     import importlib.metadata
 
     try:

@@ -136,3 +136,31 @@ def test_the_command_says_it_in_one_line_without_a_traceback(tmp_path: Path) -> 
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1
     assert lines[0].startswith("skyjo-lan verify: cannot load libsodium")
+
+
+def test_the_copy_is_named_by_rbcl_s_installed_version_without_importlib_metadata(tmp_path: Path) -> None:
+    import importlib.metadata
+
+    from protocol.crypto import group
+
+    found = group._rbcl_library()
+    assert found is not None
+    assert found[1].startswith(f"libsodium-rbcl-{importlib.metadata.version('rbcl')}-")
+    package = tmp_path / "site-packages" / "rbcl"
+    package.mkdir(parents=True)
+    (tmp_path / "site-packages" / "rbcl-9.9.dist-info").mkdir()
+    assert group._installed_version(str(package)) == "9.9"
+    # a stale .dist-info beside the right one: the name cannot tell, importlib.metadata decides
+    (tmp_path / "site-packages" / "rbcl-9.8.dist-info").mkdir()
+    assert group._installed_version(str(package)) == importlib.metadata.version("rbcl")
+
+
+def test_a_start_imports_neither_importlib_metadata_nor_spake2() -> None:
+    # each costs every start 20-40 ms; spake2 is imported by a table with a password only
+    code = (
+        "import sys, client.cli, client.table.commands\n"
+        "print(sorted({'importlib.metadata', 'spake2'} & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]"]
