@@ -498,13 +498,10 @@ def _port_range(args: argparse.Namespace) -> None:
 
 
 def cmd_host(args: argparse.Namespace) -> int:
-    from .table.commands import run_host, run_resume
-    from .table.host import HostOptions
-
     _setup_logging(args.verbose, args.command)
     _port_range(args)
     if args.resume:
-        return _resume(args, run_resume)
+        return _resume(args)
     _network_args(args)
     options = _options(args)
     seats = args.seats
@@ -515,6 +512,11 @@ def cmd_host(args: argparse.Namespace) -> int:
     if args.bot is None and _has_terminal() and sys.stdout.isatty():
         return _with_screen("host", args, options)
     _bot_without_screen(args, "host")
+    # the table's code (trio, the sessions, mDNS: most of a start's time) is imported once the
+    # arguments are known to be right: a mistyped option is answered at once
+    from .table.commands import run_host
+    from .table.host import HostOptions
+
     opts = HostOptions(
         game=args.game,
         options=options,
@@ -558,18 +560,18 @@ def _table_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_join(args: argparse.Namespace) -> int:
-    from .table.commands import run_join, run_resume
-    from .table.join import JoinOptions
-
     _setup_logging(args.verbose, args.command)
     _port_range(args)
     if args.resume:
-        return _resume(args, run_resume)
+        return _resume(args)
     _network_args(args)
     if args.bot is None and _has_terminal() and sys.stdout.isatty():
         return _with_screen("join", args, {})
     pick = _pick_table if _has_terminal() and args.bot is None else None
     _bot_without_screen(args, "join")
+    from .table.commands import run_join
+    from .table.join import JoinOptions
+
     opts = JoinOptions(
         target=args.table,
         name=args.nick,
@@ -583,7 +585,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     return run_join(opts)
 
 
-def _resume(args: argparse.Namespace, run_resume: Callable[[str | None], int]) -> int:
+def _resume(args: argparse.Namespace) -> int:
     """`--resume`: the game screen again for a person at a terminal, else a bot plays the seat."""
     if args.bot is None and _has_terminal() and sys.stdout.isatty():
         from .ui.network import run_resume_screen
@@ -592,6 +594,8 @@ def _resume(args: argparse.Namespace, run_resume: Callable[[str | None], int]) -
             lang=args.lang, no_color=args.no_color, ascii_only=args.ascii, no_bell=args.no_bell
         )
     _bot_without_screen(args, args.command)
+    from .table.commands import run_resume
+
     return run_resume(args.bot)
 
 

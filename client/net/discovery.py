@@ -25,14 +25,19 @@ import secrets
 import socket
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import trio
-from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
 
 from protocol.config import PROTOCOL_VERSION
 from skyjo_p2p.registry import names as game_names
 
 from .addresses import MAX_ADDRESSES
+
+if TYPE_CHECKING:
+    # zeroconf is imported where mDNS is used (about 50 ms at every start otherwise): a
+    # `--no-mdns` table, `join HOST:PORT`, `play` and `verify` never load it
+    from zeroconf import ServiceInfo, ServiceStateChange, Zeroconf
 
 log = logging.getLogger("skyjo_lan.discovery")
 
@@ -81,6 +86,9 @@ class TableAd:
 
 
 def _zeroconf(interfaces: Sequence[str] | None) -> Zeroconf:
+    """The mDNS responder, on `interfaces` (default: every interface), IPv4 only."""
+    from zeroconf import IPVersion, Zeroconf
+
     if interfaces:
         return Zeroconf(interfaces=list(interfaces), ip_version=IPVersion.V4Only)
     return Zeroconf(ip_version=IPVersion.V4Only)
@@ -88,6 +96,8 @@ def _zeroconf(interfaces: Sequence[str] | None) -> Zeroconf:
 
 def parse_service(name: str, info: ServiceInfo | None) -> TableAd:
     """Read a resolved service defensively; anything odd makes it `compatible=False`."""
+    from zeroconf import IPVersion
+
     label = name.removesuffix("." + SERVICE).removesuffix(SERVICE)
     ad = TableAd(name=label[:64] or "?")
     if info is None:
@@ -176,6 +186,8 @@ class Advertiser:
         self._info: ServiceInfo | None = None
 
     def _make_info(self, taken: int, playing: bool = False) -> ServiceInfo:
+        from zeroconf import ServiceInfo
+
         return ServiceInfo(
             SERVICE,
             f"{self.table}.{SERVICE}",
@@ -252,6 +264,8 @@ class Advertiser:
 
 async def browse(seconds: float = 3.0, interfaces: Sequence[str] | None = None) -> list[TableAd]:
     """Listen for tables for `seconds`; every service seen, compatible or not."""
+    from zeroconf import ServiceBrowser, ServiceStateChange
+
     token = trio.lowlevel.current_trio_token()
     send, receive = trio.open_memory_channel[tuple[str, ServiceStateChange]](1000)
     zc = await trio.to_thread.run_sync(_zeroconf, interfaces)

@@ -26,10 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-
-from openskill.models import PlackettLuce, PlackettLuceRating
+from typing import TYPE_CHECKING
 
 from .history import GameEntry
+
+if TYPE_CHECKING:
+    # openskill is imported by `model()` only (about 35 ms): `verify` and `history`, which show
+    # no rating, never load it
+    from openskill.models import PlackettLuce, PlackettLuceRating
 
 HIGHEST_WINS = frozenset({"skip-bo"})
 """Games whose highest total wins (the others: the lowest)."""
@@ -122,6 +126,8 @@ def order(game: str, totals: list[int]) -> list[int]:
 
 def model() -> PlackettLuce:
     """The rating model, with openskill's defaults (mu 25, sigma 25/3, beta 25/6, tau 25/300)."""
+    from openskill.models import PlackettLuce
+
     return PlackettLuce()
 
 

@@ -194,7 +194,7 @@ def test_join_address_without_port_never_browses(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(discovery, "browse", browse)
     monkeypatch.setattr(joining, "browse", browse)
-    monkeypatch.setattr(discovery, "Zeroconf", no_zeroconf)
+    monkeypatch.setattr(discovery, "_zeroconf", no_zeroconf)
     for argv in (["join", "127.0.0.1", "--bot", "greedy"], ["join", "::1", "--bot", "greedy"]):
         assert main(argv) == 2
         err = capsys.readouterr().err
