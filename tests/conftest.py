@@ -14,6 +14,13 @@ from pathlib import Path
 
 import pytest
 
+# The bytecode cache is written even when PYTHONDONTWRITEBYTECODE is set (as it is on some CI
+# machines). Without it each worker compiles every test module and the whole project again
+# (collecting the suite: about 18 s of CPU per worker against 5 s on the 2-core machine of
+# docs/dependencies.md), and so does every program a test starts. `__pycache__` is ignored by git.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-n auto`: one worker more than the cores this process may use.

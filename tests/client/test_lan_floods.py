@@ -30,7 +30,7 @@ import pytest
 
 HELD = 1100
 ATTACKER = "127.0.0.2"
-GAME = ["--option", "target_score=60"]
+GAME = ["--option", "target_score=30"]  # one or two rounds: the stop and the re-dials come in the first
 ENV = {"SKYJO_LAN_STEP_TIMEOUT": "90", "SKYJO_LAN_MOVE_TIMEOUT": "180", "PYTHONUNBUFFERED": "1"}
 
 pytestmark = pytest.mark.skipif(shutil.which("prlimit") is None, reason="prlimit (util-linux) is needed")

@@ -42,7 +42,10 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def test_the_sdist_and_the_wheel_carry_the_licence_and_the_links(dist: Path) -> None:
+def test_the_sdist_and_the_wheel_carry_the_licence_and_the_links_and_the_wheel_installs(
+    dist: Path, tmp_path: Path
+) -> None:
+    # one test, not two: each xdist worker would build the package again (about 15 s of CPU)
     [wheel] = dist.glob("skyjo_lan-*.whl")
     [sdist] = dist.glob("skyjo_lan-*.tar.gz")
     with zipfile.ZipFile(wheel) as archive:
@@ -60,9 +63,7 @@ def test_the_sdist_and_the_wheel_carry_the_licence_and_the_links(dist: Path) -> 
     with tarfile.open(sdist) as archive:
         assert any(n.endswith("/LICENSE") for n in archive.getnames())
 
-
-def test_the_wheel_installs_into_a_fresh_venv(dist: Path, tmp_path: Path) -> None:
-    [wheel] = dist.glob("skyjo_lan-*.whl")
+    # the wheel installs into a fresh virtual environment, and its command answers
     venv = tmp_path / "venv"
     _run(sys.executable, "-m", "venv", venv)
     _run(_bin(venv, "python"), "-m", "pip", "install", "--quiet", wheel)
