@@ -98,7 +98,7 @@ is noticed after 8 s, not after `HOLD`'s 60 s."""
 
 
 def test_issue17_5b_the_vanished_peer_comes_back_and_retakes_its_seat(lab, tmp_path):
-    host, (second, third) = start_table(lab, tmp_path, HELD, ["--grace", GRACE])
+    host, (second, third) = start_table(lab, tmp_path, HELD, INSURED)
     _mid_round(third, host, second)
     seat = _seat_of(third)
     os.killpg(third.pid, signal.SIGKILL)
