@@ -6,6 +6,7 @@ long to refuse as a table to open). These run `skyjo-lan` in a fresh interpreter
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,7 +34,7 @@ def loaded(argv: list[str], watched: set[str], tmp_path: Path) -> tuple[str, set
     """Run the command `argv` in a fresh interpreter: its exit code and the `watched` modules it
     imported."""
     env = {
-        "PATH": "/usr/bin:/bin",
+        **os.environ,
         "PYTHONPATH": str(ROOT),
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
