@@ -153,14 +153,3 @@ def test_the_copy_is_named_by_rbcl_s_installed_version_without_importlib_metadat
     # a stale .dist-info beside the right one: the name cannot tell, importlib.metadata decides
     (tmp_path / "site-packages" / "rbcl-9.8.dist-info").mkdir()
     assert group._installed_version(str(package)) == importlib.metadata.version("rbcl")
-
-
-def test_a_start_imports_neither_importlib_metadata_nor_spake2() -> None:
-    # each costs every start 20-40 ms; spake2 is imported by a table with a password only
-    code = (
-        "import sys, client.cli, client.table.commands\n"
-        "print(sorted({'importlib.metadata', 'spake2'} & set(sys.modules)))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["[]"]
