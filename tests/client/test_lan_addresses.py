@@ -56,6 +56,7 @@ from client.table.join import JoinOptions, find_table
 from client.ui.network import HostLobby
 from protocol.config import PROTOCOL_VERSION
 from tests.client.netlab import NetLab, _ip, env_for, open_lab, output, wait_all
+from tests.client.saved_games import verify_json
 
 TABLE = b"skyjo-lan/lobby"
 
@@ -661,14 +662,8 @@ def play_by_name(lab: NetLab, tmp_path: Path, joiners: list[int], table: str) ->
         assert "game over" in text, everything
     for i in [1, *joiners]:
         files = sorted((tmp_path / f"data{i}" / "skyjo-lan" / "games").glob("*.skyjo"))
-        check = subprocess.run(
-            [sys.executable, "-m", "client", "verify", "--json", str(files[-1])],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        result = json.loads(check.stdout)
-        assert result["valid"] and result["finished"], check.stdout
+        result = verify_json(files[-1])[1]
+        assert result["valid"] and result["finished"], result
     return logs
 
 

@@ -10,8 +10,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import re
@@ -22,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from client import cli
 from protocol.messages import open_frame
 from protocol.transcript import dump, valid_prefix
 from tests.client.netlab import NetLab, env_for, open_lab, output, wait_all
+from tests.client.saved_games import verify_json
 
 FAST = ["--option", "target_score=30"]
 TIMEOUTS = {"SKYJO_LAN_STEP_TIMEOUT": "8", "SKYJO_LAN_MOVE_TIMEOUT": "20"}
@@ -112,10 +110,7 @@ def verdict(tmp_path: Path, i: int) -> dict:
     command and output without starting a program (about 0.4 s of CPU each, some 70 times)."""
     files = sorted((tmp_path / f"data{i}" / "skyjo-lan" / "games").glob("*.skyjo"))
     assert files, f"no transcript saved by host {i}"
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        cli.main(["verify", "--json", str(files[-1])])
-    return json.loads(out.getvalue())
+    return verify_json(files[-1])[1]
 
 
 def logs(*processes) -> str:

@@ -17,6 +17,7 @@ import pytest
 
 from protocol.config import PROTOCOL_VERSION
 from tests.client.netlab import NetLab, env_for, open_lab, output, wait_all
+from tests.client.saved_games import verify_json
 
 GAMES = [
     ("skyjo", ["--option", "target_score=40"]),
@@ -58,16 +59,9 @@ def listed(lab: NetLab, tmp_path: Path, i: int, *names: str, tries: int = 10) ->
 
 
 def verify(path: Path) -> dict:
-    import sys
-
-    result = subprocess.run(
-        [sys.executable, "-m", "client", "verify", "--json", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return json.loads(result.stdout)
+    code, result = verify_json(path)
+    assert code == 0, result
+    return result
 
 
 @pytest.mark.parametrize(("game", "options"), GAMES, ids=[g for g, _ in GAMES])

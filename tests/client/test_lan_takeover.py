@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.client.netlab import NetLab, env_for, open_lab, output, wait_all
+from tests.client.saved_games import verify_json
 from tests.client.test_lan_faults import FAST, logs, start_host, start_table, verdict, wait_for
 
 GRACE = "8"
@@ -189,19 +190,9 @@ def _person(lab: NetLab, tmp_path: Path):
 
 
 def _verdict_in(folder: Path) -> dict:
-    import json
-    import subprocess
-    import sys
-
     files = sorted((folder / "skyjo-lan" / "games").glob("*.skyjo"))
     assert files, f"no transcript saved in {folder}"
-    result = subprocess.run(
-        [sys.executable, "-m", "client", "verify", "--json", str(files[-1])],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return json.loads(result.stdout)
+    return verify_json(files[-1])[1]
 
 
 def _ben_seat(lab_outputs: str) -> int:
