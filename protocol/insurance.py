@@ -109,6 +109,9 @@ class SeatInsurance:
         """owner -> votes and answers of a later attempt, read once it opens here."""
         self.returns: dict[int, list[int]] = {}
         """seat -> sequence numbers of its `return` frames."""
+        self.after_return: dict[int, list[Envelope]] = {}
+        """seat -> its votes and answers signed after its `return`, while we still see the table
+        play it: they count once the seat is back here (`awaiting_return`)."""
         self.voids: dict[int, list[tuple[int, int]]] = {}
         """seat -> (first, last) of its frames the table did not count, for each time it played
         the seat."""
@@ -160,6 +163,18 @@ class SeatInsurance:
             return False
         stand_in = self.session.stand_ins.get(seat)
         return not (stand_in is not None and stand_in.how == "vanished" and seq >= stand_in.limit)
+
+    def awaiting_return(self, seat: int, seq: int) -> bool:
+        """Whether frame `seq` of `seat`, which does not count yet (we still see the table play
+        the seat), was signed after the seat's `return`: once the table gives the seat back
+        (`back`, at a turn of the game every peer reaches alike) it counts. A peer whose game is
+        behind its frames (a restored one reads its whole file before its jobs run; one catching
+        up after a cut) holds such a frame before it reaches that turn: dropped, a vote of the
+        returned seat would never count there, and the table's decision never come."""
+        stand_in = self.session.stand_ins.get(seat)
+        if stand_in is None or stand_in.how != "vanished" or self.void(seat, seq):
+            return False
+        return any(stand_in.limit <= back < seq for back in self.returns.get(seat, ()))
 
     def paused(self) -> bool:
         """Whether no job may run now: a vote about our own program is in and its attempt is not
@@ -486,7 +501,9 @@ class SeatInsurance:
             return
         signer = envelope.seat
         if not self.counts(signer, envelope.seq):
-            return  # signed while the table played the signer's seat: not the table's
+            if self.awaiting_return(signer, envelope.seq):
+                self.after_return.setdefault(signer, []).append(envelope)
+            return  # signed while the table played the signer's seat: not the table's (yet)
         if signer != session.me:
             session.publish([envelope.frame])  # every voter must see every vote and answer
         elif not session.replaying:
@@ -789,8 +806,33 @@ class SeatInsurance:
             self.ballots.close(owner)
             self.refreeze(owner)
             self._read_later(owner)
+        read_later(session, self.after_return.pop(seat, []), self.frame)
 
     # --- restore and offline checks -----------------------------------------------------------
+
+    def decisions_about_us(self) -> dict[int, tuple[int, Held]]:
+        """The table's decisions to play our own program's seats, by owner: (attempt, counted),
+        for a session rebuilt from the saved file (`Session.restore(decided=)`)."""
+        me = self.session.me
+        if me is None:
+            return {}
+        owner = self.config.owners[me]
+        attempt = self.ballots.attempts.get(owner)
+        if attempt is None or attempt.decided is None:
+            return {}
+        return {owner: (attempt.number, dict(attempt.decided))}
+
+    def known_decision(self, owner: int, number: int, counted: Held) -> None:
+        """(A session being rebuilt) the table decided, in attempt `number`, to play program
+        `owner`'s seats from `counted`: as `_decided`, unless this session reached it itself."""
+        attempt = self.ballots.attempt(owner)
+        while attempt.number < number and attempt.decided is None:
+            self.ballots.close(owner)
+            attempt = self.ballots.attempt(owner)
+        if attempt.number != number or attempt.decided is not None:
+            return
+        attempt.decided = counted
+        self._decided(owner, counted)
 
     def resumed(self) -> None:
         """After a restore: ask again for the timers of our open votes, and answer what we can."""

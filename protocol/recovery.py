@@ -22,11 +22,13 @@ from typing import Any, Protocol
 
 from . import crypto, takeover
 from .acks import Acknowledgements
+from .ballots import Held
 from .chains import Chain
 from .crypto.group import encode_scalar
 from .events import Blamed, FrameRejected, Halted, Left, SessionEvent, TimerRequest
 from .insurance import SeatInsurance
 from .messages import Envelope
+from .relays import Relays
 
 RECOVER = "recover"
 """The name of the timer that ends the wait for the others' word on our chain (10.10)."""
@@ -139,6 +141,7 @@ class Restorable(Protocol):
     acks: Acknowledgements
     insurance: SeatInsurance
     recovery: Recovery
+    relays: Relays
 
     @property
     def settled(self) -> bool: ...
@@ -156,6 +159,18 @@ class Restorable(Protocol):
     def advance(self) -> None: ...
 
 
+def chain_frames(chains: list[Chain], seat: int, start: int, most: int = 256) -> list[bytes]:
+    """The frames of `seat`'s chain held from `start` on (at most `most`): what a seat recovering
+    a lost tail of its own file asks the others for (`Session.chain_frames`)."""
+    if not 0 <= seat < len(chains):
+        return []
+    chain = chains[seat]
+    out: list[bytes] = []
+    for seq in range(max(0, start), min(chain.next_seq, max(0, start) + most)):
+        out.extend(chain.first_version(seq)[:1])
+    return out
+
+
 def secrets_of(session: Restorable) -> dict[str, Any]:
     """What a peer must keep on its own disk to resume (see `Session.secrets`)."""
     out: dict[str, Any] = {}
@@ -168,9 +183,23 @@ def secrets_of(session: Restorable) -> dict[str, Any]:
     return out
 
 
-def restore(session: Restorable, saved: dict[str, Any], frames: Iterable[bytes], recover: bool) -> None:
+def restore(
+    session: Restorable,
+    saved: dict[str, Any],
+    frames: Iterable[bytes],
+    recover: bool,
+    decided: dict[int, tuple[int, Held]] | None = None,
+) -> None:
     """Bring a new `session` of the crashed seat to where its saved file and `saved` secrets
-    left it (see `Session.restore`)."""
+    left it (see `Session.restore`).
+
+    `decided`: for a session the table `Rewound` (it played on, cut off, beyond what the table
+    counted), the decisions about our own program the old session reached. The file holds the
+    votes, but read back with the jobs paused, a vote can be judged before the game reaches the
+    turn that makes it count (one of a seat that came back after the table played it: its
+    votes count from its return on, which the jobs reach only later); the decision would then
+    stay open, and an open vote about us holds every job back (`SeatInsurance.paused`): the
+    rebuilt session would never catch up."""
     if "x" in saved:
         session.secret = crypto.decode_scalar(saved["x"])
         session.my_public_key = crypto.decode_point(saved["X"])
@@ -181,9 +210,12 @@ def restore(session: Restorable, saved: dict[str, Any], frames: Iterable[bytes],
     try:
         for frame in frames:
             session.receive_frame(frame)
+        for owner, (number, counted) in (decided or {}).items():
+            session.insurance.known_decision(owner, number, counted)
     finally:
         session.replaying = False
         session.jobs_paused = False
+    session.relays.flush_deferred()
     # what replaying the file reported is old news, but for the verdicts it reached
     kept = [e for e in session.next_events() if isinstance(e, Blamed | Left | Halted | FrameRejected)]
     for event in kept:

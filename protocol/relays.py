@@ -45,6 +45,7 @@ class RelayContext(Protocol):
     players: int
     chains: list[Chain]
     final: bool
+    replaying: bool
 
     @property
     def quotas(self) -> Quotas: ...
@@ -75,6 +76,10 @@ class Relays:
         """(seat, seq) -> how often we relayed it in answer to `want`s."""
         self.relaying = False
         """True while a relayed frame is taken in (evidence inside it is only compared)."""
+        self.deferred: dict[bytes, bytes] = {}
+        """(A session reading its own file back) mark -> frame it would relay: our relays of then
+        are in the file, as our own `evidence` frames, read back after it (`take` strikes those
+        off); the rest are relayed once the file is read (`flush_deferred`)."""
 
     @contextmanager
     def taking(self) -> Iterator[None]:
@@ -102,6 +107,10 @@ class Relays:
             raise Misbehaviour(sender, f"sent evidence that is not a valid frame: {exc.reason}") from None
         if other.seat == ctx.me:
             return
+        if sender == ctx.me:  # our own relay, read back from our file: it went out then
+            mark = hashlib.sha256(frame).digest()
+            self.published.add(mark)
+            self.deferred.pop(mark, None)
         if not (self.relaying and other.kind == "evidence"):
             with self.taking():
                 ctx.accept(other)
@@ -128,6 +137,11 @@ class Relays:
             mark = hashlib.sha256(frame).digest()
             if ctx.me is None or mark in self.published:
                 continue
+            if ctx.replaying:
+                # reading our own file back: what we relayed then follows in it; a relay signed
+                # now would give one of our sequence numbers a second frame (equivocation)
+                self.deferred.setdefault(mark, frame)
+                continue
             if not ctx.quotas.may_relay(len(frame)):
                 self._refused()
                 continue
@@ -136,6 +150,12 @@ class Relays:
                 ctx.emit("evidence", {"frame": frame})
             except ValueError:  # too large to wrap: the others received it directly
                 continue
+
+    def flush_deferred(self) -> None:
+        """Our file is read back: relay what we would have relayed and the file shows we did not
+        (the program stopped in between)."""
+        frames, self.deferred = list(self.deferred.values()), {}
+        self.publish(frames)
 
     def _refused(self) -> None:
         """Our relay budget is spent: say so (once per window), relay nothing more."""
@@ -206,8 +226,8 @@ class Relays:
         adversary model: thousands of such relays, two honest peers that never caught up, and the
         others stopped naming one of them absent)."""
         ctx = self.ctx
-        if ctx.me is None or seat >= ctx.players or seat == asker:
-            return
+        if ctx.me is None or seat >= ctx.players or seat == asker or ctx.replaying:
+            return  # (a `want` read back from our file was answered then)
         chain = ctx.chains[seat]
         own = seat == ctx.me
         quotas = ctx.quotas

@@ -322,9 +322,11 @@ class Session:
         """Rebuild a peer's session after a crash from its saved transcript and `secrets()`
         (`protocol.recovery`). `recover`: the file may have lost its tail, and the others may
         hold frames of ours it lacks: nothing of ours is signed until they are back
-        (PROTOCOL.md 10.10)."""
+        (PROTOCOL.md 10.10). `decided=` the table's decisions about our own program a session
+        `Rewound` reached (`SeatInsurance.decisions_about_us`), rebuilt from the saved file."""
+        decided = options.pop("decided", None)
         session = cls(config, seat, identity, **options)
-        recovery.restore(session, saved, frames, recover)
+        recovery.restore(session, saved, frames, recover, decided)
         return session
 
     @property
@@ -342,15 +344,8 @@ class Session:
         return self.recovery.missing_own()
 
     def chain_frames(self, seat: int, start: int, most: int = 256) -> list[bytes]:
-        """The frames of `seat`'s chain we hold from `start` on (at most `most`): what a seat
-        recovering a lost tail of its own file asks us for."""
-        if not 0 <= seat < self.players:
-            return []
-        chain = self.chains[seat]
-        out: list[bytes] = []
-        for seq in range(max(0, start), min(chain.next_seq, max(0, start) + most)):
-            out.extend(chain.first_version(seq)[:1])
-        return out
+        """What a seat recovering a lost tail asks us for (`recovery.chain_frames`)."""
+        return recovery.chain_frames(self.chains, seat, start, most)
 
     def receive_frame(self, frame: bytes) -> None:
         """Take one frame from any peer. Faults become events; this never raises."""
@@ -710,6 +705,9 @@ class Session:
         self.insurance.announce_return()
         while not self.final and not self.acks.disputes:
             if self._job is None:
+                if self.insurance.paused():  # a vote about us, read at a seat's return (`back`)
+                    self._held_back = True
+                    return
                 self._job = self._next_job()
                 if self._job is None:
                     self.steps.nothing()

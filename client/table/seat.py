@@ -207,7 +207,13 @@ class Peer:
             return None
         frames = on_disk + [old.frame_at(i) for i in range(len(on_disk), old.frame_count)]
         self.session = Session.restore(
-            self.config, self.seat, self.identity, old.secrets(), frames, **session_timeouts(self.config)
+            self.config,
+            self.seat,
+            self.identity,
+            old.secrets(),
+            frames,
+            decided=old.insurance.decisions_about_us(),
+            **session_timeouts(self.config),
         )
         return self.session, len(on_disk)
 

@@ -730,6 +730,8 @@ class Model:
             old.secrets(),
             frames,
             recover=True,
+            # after a `Rewound`, as the client does: the decisions the old session reached
+            decided=None if started else old.insurance.decisions_about_us(),
             step_timeout=self.step_timeout,
             move_timeout=self.move_timeout,
         )

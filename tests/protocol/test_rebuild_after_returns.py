@@ -1,0 +1,211 @@
+"""A session rebuilt after the table played its seat, at a table where another seat came back
+before (issue 17, point 3; found on real processes by `benchmarks/chaos.py`).
+
+The fault soak's game: p3's program was killed and resumed (the table played its seat, then it
+came back); later the host's link dropped for 18 s while it dealt. The table played the host's
+seat and counted none of its frames from its shuffle on. Back on the network, the host's session
+learnt it (`Rewound`) and was rebuilt from its saved file, as the client does. Read back with the
+jobs paused, the file gave p3's votes about the host before the turn at which p3 had its seat back,
+so they did not count there: the table's decision stayed open in the rebuilt session, which held
+back every job (a vote about us is open) and never caught up. When the next votes came, it judged
+the round's deal without the table's decision and blamed p2's honest shuffle; everyone then
+blamed the host for a halt that proved nothing.
+
+Now the rebuilt session is given the decision the old one reached (`Session.restore(decided=)`),
+and a vote signed by a seat after its `return` waits for the seat to be back instead of being
+dropped (`SeatInsurance.awaiting_return`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from protocol.events import Blamed, Rewound, RoundSigned, SeatReturned
+from protocol.loopback import frame_kind
+from protocol.messages import SIDE_KINDS, open_frame
+from protocol.session import Session
+
+from .test_seat_insurance import (
+    MOVE_TIMEOUT,
+    assert_played_to_the_end,
+    come_back,
+    events,
+    insured,
+    returned_moves,
+    vanish,
+)
+
+HOST, KILLED = 0, 3
+
+
+def resend(net: Any, seat: int) -> None:
+    """The links of `seat` are back: each side sends the other what it lacks (as the client's
+    links do on a reconnection)."""
+    for other in range(net.players):
+        if other != seat:
+            for frame in net.sessions[other].own_frames_from(net.sessions[seat].next_seq_of(other)):
+                net.put(other, seat, frame)
+            for frame in net.sessions[seat].own_frames_from(net.sessions[other].next_seq_of(seat)):
+                net.put(seat, other, frame)
+
+
+def rebuild(net: Any, seat: int) -> Session:
+    """What the client does for a session the table `Rewound`: a new one from the saved file
+    (here: every frame the old one holds), given the decisions the old one reached."""
+    old = net.sessions[seat]
+    rebuilt = Session.restore(
+        net.config,
+        seat,
+        net.keys[seat],
+        old.secrets(),
+        list(old.frames),
+        decided=old.insurance.decisions_about_us(),
+        move_timeout=MOVE_TIMEOUT,
+    )
+    net.sessions[seat] = rebuilt
+    net.collect(seat)
+    resend(net, seat)
+    return rebuilt
+
+
+def test_issue17_3_a_host_cut_off_while_dealing_is_rebuilt_and_retakes_its_seat_after_a_return() -> None:
+    net = insured("skyjo", players=4, options={"target_score": 400, "setup_reveals": 6})
+    # 1. p3's program is killed, the table plays its seat, it comes back and plays again
+    crashed = net.sessions[KILLED]
+    saved = (crashed.secrets(), list(crashed.frames))
+    vanish(net, (KILLED,))
+    net.pump(play=False)
+    before = len(net.events[KILLED])
+    come_back(net, KILLED, saved=saved)
+    net.pump(play=False)
+    if [e for e in net.events[KILLED][before:] if isinstance(e, Rewound)]:
+        come_back(net, KILLED)
+
+    def back() -> bool:
+        return all(events(net, s, SeatReturned) for s in range(4)) and bool(returned_moves(net, 0, KILLED))
+
+    net.pump(until=back)
+    assert all(events(net, s, SeatReturned) for s in range(4)), "p3 came back"
+    # 2. at the next round's deal, the host's link drops both ways just as it sends its shuffle
+    signed = len(events(net, 1, RoundSigned))
+    net.pump(until=lambda: len(events(net, 1, RoundSigned)) > signed)
+    cut: list[bool] = []
+
+    def route(sender: int, receiver: int, frame: bytes) -> list[bytes]:
+        if not cut and sender == HOST and frame_kind(frame) == "shuffle":
+            cut.append(True)
+        return [] if cut and HOST in (sender, receiver) else [frame]
+
+    net.filter = route
+    net.pump()
+    assert cut, "the host dealt"
+    others = [1, 2, 3]
+    taken = lambda: all(net.sessions[s].taken_over for s in others)  # noqa: E731
+    net.fire_timers(list(range(4)), prefix="job:", until=taken)
+    assert all(net.sessions[s].taken_over == {HOST: "vanished"} for s in others)
+    moves = net.moves
+    net.pump(until=lambda: net.moves >= moves + 6)  # the table plays on with the host's seat
+    # 3. the link is back: the host learns the table played its seat, and is rebuilt
+    net.filter = None
+    resend(net, HOST)
+    net.pump(play=False)
+    assert events(net, HOST, Rewound), net.events[HOST][-5:]
+    rebuild(net, HOST)
+    # 4. it catches up, takes its seat back and the game ends with nobody blamed
+    net.pump(until=lambda: all(net.sessions[s].settled for s in range(4)))
+    for seat in range(4):
+        assert not [e for e in net.events[seat] if isinstance(e, Blamed)], net.events[seat][-5:]
+        assert [e.seat for e in events(net, seat, SeatReturned)][-1:] == [HOST], net.events[seat][-6:]
+    assert returned_moves(net, 1, HOST), "the host played again after its return"
+    assert_played_to_the_end(net, list(range(4)), {})
+
+
+def test_issue17_3_a_restored_session_signs_nothing_while_it_reads_its_file_back() -> None:
+    # Found on real processes (benchmarks/chaos.py): a player resumed after a kill -9 relayed
+    # again, while reading its file back, the votes it had relayed before (`evidence`), signed
+    # anew with other acknowledgements: two different frames of one number, and every peer blamed
+    # the honest player for equivocation. Its relays of then are in its file.
+    net = insured("skyjo", players=4, options={"target_score": 100, "setup_reveals": 6})
+    vanish(net, (KILLED,))
+    net.pump(play=False)
+    me = 0
+    old = net.sessions[me]
+    frames = list(old.frames)
+    kinds = [(e.seat, e.kind) for e in (open_frame(f, net.config) for f in frames)]
+    assert (1, "vacate") in kinds and (me, "evidence") in kinds, "the file holds a vote and our relay of it"
+    mine = sum(1 for seat, _ in kinds if seat == me)
+    restored = Session.restore(net.config, me, net.keys[me], old.secrets(), frames, move_timeout=MOVE_TIMEOUT)
+    signed = [open_frame(f, net.config) for f in restored.data_to_send()]
+    assert [e.seq for e in signed if e.seat == me and e.seq < mine] == [], "a number of ours signed twice"
+    assert not [e for e in restored.next_events() if isinstance(e, Blamed)]
+
+
+def test_issue17_3_a_player_back_then_killed_again_resumes_without_blaming_the_table() -> None:
+    # Found on real processes (benchmarks/chaos.py): p4 came back after the table played its seat,
+    # then its program was killed; the table voted again and played the seat. Its file, read back,
+    # held the first decision, its return, and the new votes of two seats of three. Reading it
+    # back, the session gave the seat back to its player at the return's turn, read the new votes
+    # there, and went on to the next job anyway: it signed its own decryption share for a reveal
+    # the table had done with the others' partials, and blamed the honest seat whose partials
+    # then came. A vote about us read at a return now holds the jobs back, as any such vote does.
+    net = insured("skyjo", players=4, options={"target_score": 400, "setup_reveals": 6})
+    crashed = net.sessions[KILLED]
+    saved = (crashed.secrets(), list(crashed.frames))
+    vanish(net, (KILLED,))
+    net.pump(play=False)
+    before = len(net.events[KILLED])
+    come_back(net, KILLED, saved=saved)
+    net.pump(play=False)
+    if [e for e in net.events[KILLED][before:] if isinstance(e, Rewound)]:
+        come_back(net, KILLED)
+
+    def back() -> bool:
+        return all(events(net, s, SeatReturned) for s in range(4)) and bool(returned_moves(net, 0, KILLED))
+
+    net.pump(until=back)
+    assert back(), "p4 came back and played"
+
+    # killed again, just after its decryption share of a card another seat turned: the next
+    # reveal needs its share again, and the table makes it from the others' partials
+    def after_a_share() -> bool:
+        own = [
+            e
+            for e in (open_frame(f, net.config) for f in net.sessions[KILLED].frames[-12:])
+            if e.seat == KILLED
+        ]
+        return bool(own) and own[-1].kind == "shares" and not net.want_move[KILLED]
+
+    net.pump(until=after_a_share)
+    again = net.sessions[KILLED]
+    secrets, frames = again.secrets(), list(again.frames)
+    held = {seat: again.next_seq_of(seat) for seat in (0, 1, 2)}
+    on_file = len(frames)
+    vanish(net, (KILLED,))
+    moves = net.moves
+    net.pump(until=lambda: net.moves >= moves + 8)
+    # its file: what it held, then what the others sent since, but seat 0's frames from the
+    # first after its last game message before its vote (they were late: its vote, relayed by
+    # the others, is held ahead of that gap, so the table's decision is not in the file)
+    for seat in (1, 2):
+        frames += net.sessions[seat].own_frames_from(held[seat])
+    zero = []
+    for frame in net.sessions[0].own_frames_from(held[0]):
+        if frame_kind(frame) == "vacate":
+            break
+        zero.append(frame)
+    while zero and frame_kind(zero[-1]) in SIDE_KINDS:
+        zero.pop()
+    assert len(zero) < len(net.sessions[0].own_frames_from(held[0])) - 1, "a gap before seat 0's vote"
+    frames += zero
+    since = [open_frame(f, net.config) for f in frames[on_file:]]
+    kinds = {(e.seat, e.kind) for e in since}
+    assert {(1, "vacate"), (2, "vacate"), (2, "partials")} <= kinds, "the new votes and partials are in"
+    assert (0, "vacate") not in kinds
+    restored = Session.restore(net.config, KILLED, net.keys[KILLED], secrets, frames, recover=True)
+    for seat in (0, 1, 2):
+        restored.peer_holds(seat, restored.next_seq_of(KILLED))
+    assert not [e for e in restored.next_events() if isinstance(e, Blamed)]
+    assert restored.halted is None
+    # and, two votes of three about it in, it signed no game message the table may play without it
+    signed = [open_frame(f, net.config) for f in restored.data_to_send()]
+    assert [(e.seq, e.kind) for e in signed if e.seat == KILLED and e.kind not in SIDE_KINDS] == []
