@@ -112,6 +112,9 @@ class SeatInsurance:
         self.after_return: dict[int, list[Envelope]] = {}
         """seat -> its votes and answers signed after its `return`, while we still see the table
         play it: they count once the seat is back here (`awaiting_return`)."""
+        self.rereading = False
+        """True while those are read, the seat back: ours among them (met reading our own file
+        back) are recorded as they would have been then."""
         self.voids: dict[int, list[tuple[int, int]]] = {}
         """seat -> (first, last) of its frames the table did not count, for each time it played
         the seat."""
@@ -506,7 +509,7 @@ class SeatInsurance:
             return  # signed while the table played the signer's seat: not the table's (yet)
         if signer != session.me:
             session.publish([envelope.frame])  # every voter must see every vote and answer
-        elif not session.replaying:
+        elif not (session.replaying or self.rereading):
             return  # our own, recorded when we sent it
         if held is not None:
             first = not self.ballots.attempt(owner).votes
@@ -552,7 +555,7 @@ class SeatInsurance:
             me is not None
             and me in attempt.votes
             and me not in attempt.answers
-            and not session.replaying
+            and not (session.replaying or self.rereading)  # our answer is in our file, next
             and not session.halted
         ):
             if self._refuted(owner, counted):
@@ -806,7 +809,11 @@ class SeatInsurance:
             self.ballots.close(owner)
             self.refreeze(owner)
             self._read_later(owner)
-        read_later(session, self.after_return.pop(seat, []), self.frame)
+        self.rereading = True
+        try:
+            read_later(session, self.after_return.pop(seat, []), self.frame)
+        finally:
+            self.rereading = False
 
     # --- restore and offline checks -----------------------------------------------------------
 

@@ -23,6 +23,7 @@ from typing import Any
 from protocol.events import Blamed, Rewound, RoundSigned, SeatReturned
 from protocol.loopback import frame_kind
 from protocol.messages import SIDE_KINDS, open_frame
+from protocol.recovery import RECOVER
 from protocol.session import Session
 
 from .test_seat_insurance import (
@@ -209,3 +210,49 @@ def test_issue17_3_a_player_back_then_killed_again_resumes_without_blaming_the_t
     # and, two votes of three about it in, it signed no game message the table may play without it
     signed = [open_frame(f, net.config) for f in restored.data_to_send()]
     assert [(e.seq, e.kind) for e in signed if e.seat == KILLED and e.kind not in SIDE_KINDS] == []
+
+
+def test_issue17_3_a_player_back_who_voted_then_was_killed_resumes_with_its_own_vote() -> None:
+    # Found on real processes (benchmarks/chaos.py): p3 came back after the table played its
+    # seat, then voted with the table to play p2's, and its program was killed. Reading its file
+    # back, it met its own vote before the turn at which its seat was its own again: kept until
+    # then, the vote was then dropped as one "recorded when we sent it" (and, counted, it would
+    # have made it withdraw anew). The table's decision about p2 never came there, and it
+    # blamed the seat whose partials for p2 came.
+    net = insured("skyjo", players=4, options={"target_score": 400, "setup_reveals": 6})
+    crashed = net.sessions[KILLED]
+    saved = (crashed.secrets(), list(crashed.frames))
+    vanish(net, (KILLED,))
+    net.pump(play=False)
+    before = len(net.events[KILLED])
+    come_back(net, KILLED, saved=saved)
+    net.pump(play=False)
+    if [e for e in net.events[KILLED][before:] if isinstance(e, Rewound)]:
+        come_back(net, KILLED)
+
+    def back() -> bool:
+        return all(events(net, s, SeatReturned) for s in range(4)) and bool(returned_moves(net, 0, KILLED))
+
+    net.pump(until=back)
+    assert back(), "p4 came back and played"
+    # p2 vanishes; the table, p4 included, votes and plays its seat (with partials)
+    vanish(net, (1,))
+    assert net.sessions[KILLED].taken_over == {1: "vanished"}
+    moves = net.moves
+    net.pump(until=lambda: net.moves >= moves + 8)
+    # p4's program is killed, and resumes from its file
+    killed = net.sessions[KILLED]
+    own = [e for e in (open_frame(f, net.config) for f in killed.frames) if e.seat == KILLED]
+    assert [e.kind for e in own if e.kind in ("return", "vacate")] == ["return", "vacate"]
+    restored = Session.restore(
+        net.config, KILLED, net.keys[KILLED], killed.secrets(), list(killed.frames), recover=True
+    )
+    for seat in (0, 2):  # (p2 is gone: the `recover` timer runs out)
+        restored.peer_holds(seat, restored.next_seq_of(KILLED))
+    restored.timer_expired(RECOVER)
+    assert not restored.recovering
+    assert not [e for e in restored.next_events() if isinstance(e, Blamed)]
+    assert restored.halted is None
+    assert restored.stand_ins.get(1) is not None, "it knows the table plays p2"
+    signed = [open_frame(f, net.config) for f in restored.data_to_send()]
+    assert "withdraw" not in [e.kind for e in signed if e.seat == KILLED]
