@@ -113,8 +113,7 @@ class SeatInsurance:
         """seat -> its votes and answers signed after its `return`, while we still see the table
         play it: they count once the seat is back here (`awaiting_return`)."""
         self.rereading = False
-        """True while those are read, the seat back: ours among them (met reading our own file
-        back) are recorded as they would have been then."""
+        """True while votes and answers kept until now are read and ours are among them (`_reread`)."""
         self.voids: dict[int, list[tuple[int, int]]] = {}
         """seat -> (first, last) of its frames the table did not count, for each time it played
         the seat."""
@@ -626,7 +625,17 @@ class SeatInsurance:
         self._read_later(owner)
 
     def _read_later(self, owner: int) -> None:
-        read_later(self.session, self.later.pop(owner, []), self.frame)
+        self._reread(self.later.pop(owner, []))
+
+    def _reread(self, envelopes: list[Envelope]) -> None:
+        """Read votes and answers kept until now. Ours among them come from our own file read
+        back (we record ours when we send them): they count as they did then, and we answer
+        nothing anew while they are read (our answers follow among them)."""
+        self.rereading = any(e.seat == self.session.me for e in envelopes)
+        try:
+            read_later(self.session, envelopes, self.frame)
+        finally:
+            self.rereading = False
 
     def refreeze(self, owner: int) -> None:
         """The first frame of each seat of `owner` we may not consume: what the decision counts,
@@ -809,11 +818,7 @@ class SeatInsurance:
             self.ballots.close(owner)
             self.refreeze(owner)
             self._read_later(owner)
-        self.rereading = True
-        try:
-            read_later(session, self.after_return.pop(seat, []), self.frame)
-        finally:
-            self.rereading = False
+        self._reread(self.after_return.pop(seat, []))
 
     # --- restore and offline checks -----------------------------------------------------------
 

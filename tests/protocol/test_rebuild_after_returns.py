@@ -256,3 +256,42 @@ def test_issue17_3_a_player_back_who_voted_then_was_killed_resumes_with_its_own_
     assert restored.stand_ins.get(1) is not None, "it knows the table plays p2"
     signed = [open_frame(f, net.config) for f in restored.data_to_send()]
     assert "withdraw" not in [e.kind for e in signed if e.seat == KILLED]
+
+
+def test_issue17_3_a_player_who_voted_twice_about_a_seat_resumes_with_both_votes() -> None:
+    # Found on real processes (benchmarks/chaos.py): p4 vanished, came back, and vanished again;
+    # p2 voted both times, then its program was killed. Reading its file back, it kept the second
+    # attempt's votes (its own among them) until the first ended, at p4's return; its own vote was
+    # then dropped as one "recorded when we sent it", the second decision never came there, and it
+    # blamed the seat whose batched shares (with p4's rebuilt from the escrow) it could not check.
+    net = insured("skyjo", players=4, options={"target_score": 400, "setup_reveals": 6})
+    crashed = net.sessions[KILLED]
+    saved = (crashed.secrets(), list(crashed.frames))
+    vanish(net, (KILLED,))
+    net.pump(play=False)
+    before = len(net.events[KILLED])
+    come_back(net, KILLED, saved=saved)
+    net.pump(play=False)
+    if [e for e in net.events[KILLED][before:] if isinstance(e, Rewound)]:
+        come_back(net, KILLED)
+
+    def back() -> bool:
+        return all(events(net, s, SeatReturned) for s in range(4)) and bool(returned_moves(net, 0, KILLED))
+
+    net.pump(until=back)
+    assert back(), "p4 came back and played"
+    vanish(net, (KILLED,))  # and vanishes again: the table votes a second time
+    limit = net.sessions[0].stand_ins[KILLED].limit
+    moves = net.moves
+    net.pump(until=lambda: net.moves >= moves + 8)
+    voter = 2
+    old = net.sessions[voter]
+    frames = list(old.frames)
+    restored = Session.restore(net.config, voter, net.keys[voter], old.secrets(), frames, recover=True)
+    for seat in (0, 1):  # (p4 is gone: the `recover` timer runs out)
+        restored.peer_holds(seat, restored.next_seq_of(voter))
+    restored.timer_expired(RECOVER)
+    assert not [e for e in restored.next_events() if isinstance(e, Blamed)]
+    assert restored.halted is None
+    stand_in = restored.stand_ins.get(KILLED)
+    assert stand_in is not None and stand_in.limit == limit, "it knows the table plays p4 again"
