@@ -47,7 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.client.netlab import NetLab, NetLabUnavailable, env_for, output  # noqa: E402
+from tests.client.netlab import NetLab, NetLabUnavailable, env_for, output, wait_for  # noqa: E402
 from tests.client.saved_games import verify_json  # noqa: E402
 
 PORT = 7777
@@ -97,17 +97,6 @@ def start(lab: NetLab, folder: Path, peers: int, target: int, grace: int) -> lis
         process = lab.python(i, argv, env(i), log=f"host{i}-0.log")
         table.append(Peer(i, False, process))
     return table
-
-
-def wait_for(process: subprocess.Popen[bytes], text: str, seconds: float) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if text in output(process):
-            return True
-        if process.poll() is not None:
-            return text in output(process)
-        time.sleep(0.2)
-    return False
 
 
 def fault(lab: NetLab, folder: Path, peer: Peer, rng: random.Random, grace: int) -> str:

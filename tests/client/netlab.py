@@ -189,6 +189,18 @@ def wait_all(processes: list[subprocess.Popen[bytes]], timeout: float) -> list[i
     return codes
 
 
+def wait_for(process: subprocess.Popen[bytes], text: str, timeout: float) -> bool:
+    """Whether `text` shows in the program's output within `timeout` seconds (or by its end)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if text in output(process):
+            return True
+        if process.poll() is not None:
+            return text in output(process)
+        time.sleep(0.2)
+    return False
+
+
 def output(process: subprocess.Popen[bytes]) -> str:
     return Path(process.log_path).read_text(errors="replace")  # type: ignore[attr-defined]
 

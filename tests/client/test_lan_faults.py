@@ -22,7 +22,7 @@ import pytest
 
 from protocol.messages import open_frame
 from protocol.transcript import dump, valid_prefix
-from tests.client.netlab import NetLab, env_for, open_lab, output, wait_all
+from tests.client.netlab import NetLab, env_for, open_lab, output, wait_all, wait_for
 from tests.client.saved_games import verify_json
 
 FAST = ["--option", "target_score=30"]
@@ -92,17 +92,6 @@ def start_table(
         for i in joining
     ]
     return host, joiners
-
-
-def wait_for(process, text: str, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if text in output(process):
-            return True
-        if process.poll() is not None:
-            return text in output(process)
-        time.sleep(0.2)
-    return False
 
 
 def verdict(tmp_path: Path, i: int) -> dict:

@@ -69,9 +69,9 @@ def rebuild(net: Any, seat: int) -> Session:
     return rebuilt
 
 
-def test_issue17_3_a_host_cut_off_while_dealing_is_rebuilt_and_retakes_its_seat_after_a_return() -> None:
-    net = insured("skyjo", players=4, options={"target_score": 400, "setup_reveals": 6})
-    # 1. p3's program is killed, the table plays its seat, it comes back and plays again
+def killed_then_back(net: Any) -> None:
+    """p4's program is killed: the table plays its seat; it resumes from its file, comes back
+    and plays a move of its own again."""
     crashed = net.sessions[KILLED]
     saved = (crashed.secrets(), list(crashed.frames))
     vanish(net, (KILLED,))
@@ -80,13 +80,19 @@ def test_issue17_3_a_host_cut_off_while_dealing_is_rebuilt_and_retakes_its_seat_
     come_back(net, KILLED, saved=saved)
     net.pump(play=False)
     if [e for e in net.events[KILLED][before:] if isinstance(e, Rewound)]:
-        come_back(net, KILLED)
+        come_back(net, KILLED)  # it made at once a message the table had voted void: once more
 
     def back() -> bool:
         return all(events(net, s, SeatReturned) for s in range(4)) and bool(returned_moves(net, 0, KILLED))
 
     net.pump(until=back)
-    assert all(events(net, s, SeatReturned) for s in range(4)), "p3 came back"
+    assert back(), "p4 came back and played"
+
+
+def test_issue17_3_a_host_cut_off_while_dealing_is_rebuilt_and_retakes_its_seat_after_a_return() -> None:
+    net = insured("skyjo", players=4, options={"target_score": 400, "setup_reveals": 6})
+    # 1. p4's program is killed, the table plays its seat, it comes back and plays again
+    killed_then_back(net)
     # 2. at the next round's deal, the host's link drops both ways just as it sends its shuffle
     signed = len(events(net, 1, RoundSigned))
     net.pump(until=lambda: len(events(net, 1, RoundSigned)) > signed)
@@ -150,21 +156,7 @@ def test_issue17_3_a_player_back_then_killed_again_resumes_without_blaming_the_t
     # the table had done with the others' partials, and blamed the honest seat whose partials
     # then came. A vote about us read at a return now holds the jobs back, as any such vote does.
     net = insured("skyjo", players=4, options={"target_score": 400, "setup_reveals": 6})
-    crashed = net.sessions[KILLED]
-    saved = (crashed.secrets(), list(crashed.frames))
-    vanish(net, (KILLED,))
-    net.pump(play=False)
-    before = len(net.events[KILLED])
-    come_back(net, KILLED, saved=saved)
-    net.pump(play=False)
-    if [e for e in net.events[KILLED][before:] if isinstance(e, Rewound)]:
-        come_back(net, KILLED)
-
-    def back() -> bool:
-        return all(events(net, s, SeatReturned) for s in range(4)) and bool(returned_moves(net, 0, KILLED))
-
-    net.pump(until=back)
-    assert back(), "p4 came back and played"
+    killed_then_back(net)
 
     # killed again, just after its decryption share of a card another seat turned: the next
     # reveal needs its share again, and the table makes it from the others' partials
@@ -220,21 +212,7 @@ def test_issue17_3_a_player_back_who_voted_then_was_killed_resumes_with_its_own_
     # have made it withdraw anew). The table's decision about p2 never came there, and it
     # blamed the seat whose partials for p2 came.
     net = insured("skyjo", players=4, options={"target_score": 400, "setup_reveals": 6})
-    crashed = net.sessions[KILLED]
-    saved = (crashed.secrets(), list(crashed.frames))
-    vanish(net, (KILLED,))
-    net.pump(play=False)
-    before = len(net.events[KILLED])
-    come_back(net, KILLED, saved=saved)
-    net.pump(play=False)
-    if [e for e in net.events[KILLED][before:] if isinstance(e, Rewound)]:
-        come_back(net, KILLED)
-
-    def back() -> bool:
-        return all(events(net, s, SeatReturned) for s in range(4)) and bool(returned_moves(net, 0, KILLED))
-
-    net.pump(until=back)
-    assert back(), "p4 came back and played"
+    killed_then_back(net)
     # p2 vanishes; the table, p4 included, votes and plays its seat (with partials)
     vanish(net, (1,))
     assert net.sessions[KILLED].taken_over == {1: "vanished"}
@@ -265,21 +243,7 @@ def test_issue17_3_a_player_who_voted_twice_about_a_seat_resumes_with_both_votes
     # then dropped as one "recorded when we sent it", the second decision never came there, and it
     # blamed the seat whose batched shares (with p4's rebuilt from the escrow) it could not check.
     net = insured("skyjo", players=4, options={"target_score": 400, "setup_reveals": 6})
-    crashed = net.sessions[KILLED]
-    saved = (crashed.secrets(), list(crashed.frames))
-    vanish(net, (KILLED,))
-    net.pump(play=False)
-    before = len(net.events[KILLED])
-    come_back(net, KILLED, saved=saved)
-    net.pump(play=False)
-    if [e for e in net.events[KILLED][before:] if isinstance(e, Rewound)]:
-        come_back(net, KILLED)
-
-    def back() -> bool:
-        return all(events(net, s, SeatReturned) for s in range(4)) and bool(returned_moves(net, 0, KILLED))
-
-    net.pump(until=back)
-    assert back(), "p4 came back and played"
+    killed_then_back(net)
     vanish(net, (KILLED,))  # and vanishes again: the table votes a second time
     limit = net.sessions[0].stand_ins[KILLED].limit
     moves = net.moves
