@@ -47,6 +47,7 @@ class RecoveryContext(Protocol):
     chains: list[Chain]
     acks: Acknowledgements
     stand_ins: dict[int, takeover.StandIn]
+    relays: Relays
 
     def append(self, envelope: Envelope) -> None: ...
 
@@ -126,6 +127,7 @@ class Recovery:
         if not timer and any(s not in self._holds for s in waited):
             return
         self.active = False
+        session.relays.flush_deferred()
         session.advance()
         session.acks.arm_timer()
 
@@ -215,7 +217,6 @@ def restore(
     finally:
         session.replaying = False
         session.jobs_paused = False
-    session.relays.flush_deferred()
     # what replaying the file reported is old news, but for the verdicts it reached
     kept = [e for e in session.next_events() if isinstance(e, Blamed | Left | Halted | FrameRejected)]
     for event in kept:
@@ -223,5 +224,6 @@ def restore(
     session.insurance.resumed()
     if recover and not session.halted and not session.settled:
         session.recovery.begin()
+    session.relays.flush_deferred()  # (kept until the recovery ends, if it runs: `Recovery._done`)
     session.advance()
     session.acks.arm_timer()  # what we received but never acknowledged before the crash

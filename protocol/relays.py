@@ -48,6 +48,9 @@ class RelayContext(Protocol):
     replaying: bool
 
     @property
+    def recovering(self) -> bool: ...
+
+    @property
     def quotas(self) -> Quotas: ...
 
     def report(self, event: SessionEvent) -> None: ...
@@ -79,7 +82,7 @@ class Relays:
         self.deferred: dict[bytes, bytes] = {}
         """(A session reading its own file back) mark -> frame it would relay: our relays of then
         are in the file, as our own `evidence` frames, read back after it (`take` strikes those
-        off); the rest are relayed once the file is read (`flush_deferred`)."""
+        off); the rest are relayed once the file is read and its tail recovered (`flush_deferred`)."""
 
     @contextmanager
     def taking(self) -> Iterator[None]:
@@ -137,9 +140,10 @@ class Relays:
             mark = hashlib.sha256(frame).digest()
             if ctx.me is None or mark in self.published:
                 continue
-            if ctx.replaying:
-                # reading our own file back: what we relayed then follows in it; a relay signed
-                # now would give one of our sequence numbers a second frame (equivocation)
+            if ctx.replaying or ctx.recovering:
+                # reading our own file back (or waiting for the others' word on its tail): what
+                # we relayed then follows in it; a relay signed now would give one of our
+                # sequence numbers a second frame (equivocation)
                 self.deferred.setdefault(mark, frame)
                 continue
             if not ctx.quotas.may_relay(len(frame)):

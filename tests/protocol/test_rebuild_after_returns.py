@@ -259,3 +259,36 @@ def test_issue17_3_a_player_who_voted_twice_about_a_seat_resumes_with_both_votes
     assert restored.halted is None
     stand_in = restored.stand_ins.get(KILLED)
     assert stand_in is not None and stand_in.limit == limit, "it knows the table plays p4 again"
+
+
+def test_issue17_3_a_file_that_lost_its_relays_signs_none_anew_before_the_others_give_them_back() -> None:
+    # PROTOCOL.md 10.10 with the relays of fault 1: the file lost its tail, our relays of the
+    # votes with it. Relayed again before the others said what they hold of our chain, they
+    # would take the numbers of the lost ones (the others hold those): equivocation.
+    net = insured("skyjo", players=4, options={"target_score": 100, "setup_reveals": 6})
+    vanish(net, (KILLED,))
+    net.pump(play=False)
+    me = 0
+    old = net.sessions[me]
+    frames = list(old.frames)
+    last_relay = max(
+        i
+        for i, f in enumerate(frames)
+        if open_frame(f, net.config).seat == me and frame_kind(f) == "evidence"
+    )
+    signed_before = old.next_seq_of(me)
+    lost = frames[:last_relay]  # the disk lied: our last relay and what followed are gone
+    restored = Session.restore(net.config, me, net.keys[me], old.secrets(), lost, recover=True)
+    assert [f for f in restored.data_to_send() if open_frame(f, net.config).seat == me] == []
+    for seat in (1, 2):  # they hold our whole chain and give it back (p4 is gone)
+        restored.peer_holds(seat, net.sessions[seat].next_seq_of(me))
+        start = restored.missing_own()
+        if start is not None:
+            for frame in net.sessions[seat].chain_frames(me, start):
+                restored.receive_frame(frame)
+    assert not restored.recovering
+    signed = [open_frame(f, net.config) for f in restored.data_to_send()]
+    assert [e.seq for e in signed if e.seat == me and e.seq < signed_before] == [], (
+        "a number of ours signed twice"
+    )
+    assert not [e for e in restored.next_events() if isinstance(e, Blamed)]
