@@ -113,6 +113,8 @@ class SeatInsurance:
         """seat -> its votes and answers signed after its `return`, while we still see the table
         play it: they count once the seat is back here (`awaiting_return`)."""
         self.rereading = False
+        self.catching_up = False
+        """Set by a restore: our game messages read back are still being consumed (`_catching_up`)."""
         """True while votes and answers kept until now are read and ours are among them (`_reread`)."""
         self.voids: dict[int, list[tuple[int, int]]] = {}
         """seat -> (first, last) of its frames the table did not count, for each time it played
@@ -178,6 +180,9 @@ class SeatInsurance:
             return False
         return any(stand_in.limit <= back < seq for back in self.returns.get(seat, ()))
 
+    def _may_count(self, seat: int, seq: int) -> bool:
+        return self.counts(seat, seq) or self.awaiting_return(seat, seq)
+
     def paused(self) -> bool:
         """Whether no job may run now: a vote about our own program is in and its attempt is not
         over (what we consume now may be frames the table will not count, and a holder's
@@ -194,8 +199,19 @@ class SeatInsurance:
                 if not self.foreseen_any():
                     return True
             elif owner == self.config.owners[session.me] and not attempt.lifted and not self._heard(owner):
-                return True
+                return not self._catching_up()
         return False
+
+    def _catching_up(self) -> bool:
+        """(A session restored from its file) whether game messages of ours read back from it
+        are still to be consumed: the jobs are replaying what this peer played before it
+        stopped, and sign nothing (our messages are there). Held back by a vote about us, they
+        would never reach the turns at which other seats came back, whose votes about us count
+        from there: the decision could never come. Once caught up, never again."""
+        me = self.session.me
+        if self.catching_up and (me is None or not self.session.queues[me]):
+            self.catching_up = False
+        return self.catching_up
 
     def _heard(self, owner: int) -> bool:
         """(The voted program's own peer) whether the attempt can no longer be decided without a
@@ -686,9 +702,9 @@ class SeatInsurance:
 
     def discount(self) -> None:
         """Votes, answers and agreements signed by the seats now played, beyond what counted,
-        count nowhere."""
+        count nowhere (but those signed after the seat's `return`: they count once it is back)."""
         for other in list(self.ballots.attempts):
-            if not self.ballots.decided(other) and self.ballots.discount(other, self.counts):
+            if not self.ballots.decided(other) and self.ballots.discount(other, self._may_count):
                 self.refreeze(other)
                 self.progress(other)
         self.removals.discount()

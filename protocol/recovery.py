@@ -222,6 +222,7 @@ def restore(
     for event in kept:
         session.report(event)
     session.insurance.resumed()
+    session.insurance.catching_up = True
     if recover and not session.halted and not session.settled:
         session.recovery.begin()
     session.relays.flush_deferred()  # (kept until the recovery ends, if it runs: `Recovery._done`)

@@ -69,6 +69,20 @@ def rebuild(net: Any, seat: int) -> Session:
     return rebuilt
 
 
+def before_the_vote(sent: list[bytes]) -> list[bytes]:
+    """A seat's frames up to its last game message before its first vote: the side frames between
+    (relays, echoes) are late, so its vote, relayed by the others, is held ahead of that gap."""
+    kept: list[bytes] = []
+    for frame in sent:
+        if frame_kind(frame) == "vacate":
+            break
+        kept.append(frame)
+    while kept and frame_kind(kept[-1]) in SIDE_KINDS:
+        kept.pop()
+    assert len(kept) < len(sent) - 1, "a gap before the vote"
+    return kept
+
+
 def killed_then_back(net: Any) -> None:
     """p4's program is killed: the table plays its seat; it resumes from its file, comes back
     and plays a move of its own again."""
@@ -181,15 +195,7 @@ def test_issue17_3_a_player_back_then_killed_again_resumes_without_blaming_the_t
     # the others, is held ahead of that gap, so the table's decision is not in the file)
     for seat in (1, 2):
         frames += net.sessions[seat].own_frames_from(held[seat])
-    zero = []
-    for frame in net.sessions[0].own_frames_from(held[0]):
-        if frame_kind(frame) == "vacate":
-            break
-        zero.append(frame)
-    while zero and frame_kind(zero[-1]) in SIDE_KINDS:
-        zero.pop()
-    assert len(zero) < len(net.sessions[0].own_frames_from(held[0])) - 1, "a gap before seat 0's vote"
-    frames += zero
+    frames += before_the_vote(net.sessions[0].own_frames_from(held[0]))
     since = [open_frame(f, net.config) for f in frames[on_file:]]
     kinds = {(e.seat, e.kind) for e in since}
     assert {(1, "vacate"), (2, "vacate"), (2, "partials")} <= kinds, "the new votes and partials are in"
@@ -291,4 +297,33 @@ def test_issue17_3_a_file_that_lost_its_relays_signs_none_anew_before_the_others
     assert [e.seq for e in signed if e.seat == me and e.seq < signed_before] == [], (
         "a number of ours signed twice"
     )
+    assert not [e for e in restored.next_events() if isinstance(e, Blamed)]
+
+
+def test_issue17_3_a_player_killed_while_the_table_votes_resumes_and_replays_what_it_had_played() -> None:
+    # Found on real processes (benchmarks/chaos.py): p4 was killed and resumed while the table was
+    # voting to play its seat; its file held two votes of three. A vote about us holds our jobs
+    # back, and the restored session's jobs had not replayed anything of its file yet: they were
+    # held from the game's first job, so the turns at which other seats had come back (whose votes
+    # about p4 count from there) were never reached; after twice the grace the hold lifted, p4
+    # played on as itself, and blamed the holders' partials for its seat. Now the jobs replay what
+    # the file holds of ours (signing nothing), and the hold applies from there.
+    net = insured("skyjo", players=4, options={"target_score": 400, "setup_reveals": 6})
+    moves = net.moves
+    net.pump(until=lambda: net.moves >= moves + 6)
+    killed = net.sessions[KILLED]
+    secrets, frames = killed.secrets(), list(killed.frames)
+    held = {seat: killed.next_seq_of(seat) for seat in (0, 1, 2)}
+    vanish(net, (KILLED,))
+    for seat in (1, 2):  # their votes reach its file; seat 0's does not (a gap before it)
+        frames += net.sessions[seat].own_frames_from(held[seat])
+    frames += before_the_vote(net.sessions[0].own_frames_from(held[0]))
+    restored = Session.restore(net.config, KILLED, net.keys[KILLED], secrets, frames, recover=True)
+    for seat in (0, 1, 2):
+        restored.peer_holds(seat, restored.next_seq_of(KILLED))
+    assert not restored.recovering
+    assert sorted(restored.insurance.ballots.attempt(KILLED).votes) == [1, 2], "a vote about it is open"
+    assert not restored.queues[KILLED], "it replayed every game message of its own the file holds"
+    signed = [open_frame(f, net.config) for f in restored.data_to_send()]
+    assert [(e.seq, e.kind) for e in signed if e.seat == KILLED and e.kind not in SIDE_KINDS] == []
     assert not [e for e in restored.next_events() if isinstance(e, Blamed)]
