@@ -141,17 +141,23 @@ def test_issue17_3_a_host_cut_off_while_dealing_is_rebuilt_and_retakes_its_seat_
     assert_played_to_the_end(net, list(range(4)), {})
 
 
+def a_relayed_vote() -> tuple[Any, Session, list[bytes]]:
+    """p4 vanished and the table voted: seat 0's session and its file, which holds the others'
+    votes and seat 0's relays of them (`evidence`)."""
+    net = insured("skyjo", players=4, options={"target_score": 100, "setup_reveals": 6})
+    vanish(net, (KILLED,))
+    net.pump(play=False)
+    old = net.sessions[0]
+    return net, old, list(old.frames)
+
+
 def test_issue17_3_a_restored_session_signs_nothing_while_it_reads_its_file_back() -> None:
     # Found on real processes (benchmarks/chaos.py): a player resumed after a kill -9 relayed
     # again, while reading its file back, the votes it had relayed before (`evidence`), signed
     # anew with other acknowledgements: two different frames of one number, and every peer blamed
     # the honest player for equivocation. Its relays of then are in its file.
-    net = insured("skyjo", players=4, options={"target_score": 100, "setup_reveals": 6})
-    vanish(net, (KILLED,))
-    net.pump(play=False)
+    net, old, frames = a_relayed_vote()
     me = 0
-    old = net.sessions[me]
-    frames = list(old.frames)
     kinds = [(e.seat, e.kind) for e in (open_frame(f, net.config) for f in frames)]
     assert (1, "vacate") in kinds and (me, "evidence") in kinds, "the file holds a vote and our relay of it"
     mine = sum(1 for seat, _ in kinds if seat == me)
@@ -271,12 +277,8 @@ def test_issue17_3_a_file_that_lost_its_relays_signs_none_anew_before_the_others
     # PROTOCOL.md 10.10 with the relays of fault 1: the file lost its tail, our relays of the
     # votes with it. Relayed again before the others said what they hold of our chain, they
     # would take the numbers of the lost ones (the others hold those): equivocation.
-    net = insured("skyjo", players=4, options={"target_score": 100, "setup_reveals": 6})
-    vanish(net, (KILLED,))
-    net.pump(play=False)
+    net, old, frames = a_relayed_vote()
     me = 0
-    old = net.sessions[me]
-    frames = list(old.frames)
     last_relay = max(
         i
         for i, f in enumerate(frames)
