@@ -113,9 +113,9 @@ class SeatInsurance:
         """seat -> its votes and answers signed after its `return`, while we still see the table
         play it: they count once the seat is back here (`awaiting_return`)."""
         self.rereading = False
+        """True while votes and answers kept until now are read and ours are among them (`_reread`)."""
         self.catching_up = False
         """Set by a restore: our game messages read back are still being consumed (`_catching_up`)."""
-        """True while votes and answers kept until now are read and ours are among them (`_reread`)."""
         self.voids: dict[int, list[tuple[int, int]]] = {}
         """seat -> (first, last) of its frames the table did not count, for each time it played
         the seat."""
