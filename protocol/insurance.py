@@ -17,7 +17,8 @@ although each peer's timers run out at their own time and links fail one at a ti
   chain is its answer, so every peer holding the answers reaches the same decision, and one
   withdrawal ends the attempt everywhere (the next vote opens the next attempt).
 * **Votes the table does not count do not count**: a vote, uphold or withdrawal signed in a frame
-  the table did not count (its signer's own seat was played by the table then) is ignored.
+  the table did not count (its signer's own seat was played by the table then) is ignored; one
+  signed after its signer's `return` counts at once, before the seat is back (`awaiting_return`).
 * **A return needs one witness, not everyone.** The seat is the player's again at its next turn
   once *some* other seat still playing acknowledged, in a game frame every peer consumed, a frame
   of the seat at or after its `return`: no single seat can hold a return back by leaving its
@@ -109,9 +110,6 @@ class SeatInsurance:
         """owner -> votes and answers of a later attempt, read once it opens here."""
         self.returns: dict[int, list[int]] = {}
         """seat -> sequence numbers of its `return` frames."""
-        self.after_return: dict[int, list[Envelope]] = {}
-        """seat -> its votes and answers signed after its `return`, while we still see the table
-        play it: they count once the seat is back here (`awaiting_return`)."""
         self.rereading = False
         """True while votes and answers kept until now are read and ours are among them (`_reread`)."""
         self.catching_up = False
@@ -130,6 +128,9 @@ class SeatInsurance:
         self.watch_mark: dict[int, int] = {}
         """seat -> frames received of it when our current wait began: a vote needs a whole wait
         with nothing of the waited program (`wait_ran_out`)."""
+        self.held_marks: dict[int, int] = {}
+        """(a vote about us two seats upheld holds us) how many frames of each other seat we had
+        received at the last expiry of its timer (`_still_voted_out`)."""
         self.watch_restarts = 0
         self.watched: str | None = None
         self.went_on: str | None = None
@@ -170,17 +171,19 @@ class SeatInsurance:
 
     def awaiting_return(self, seat: int, seq: int) -> bool:
         """Whether frame `seq` of `seat`, which does not count yet (we still see the table play
-        the seat), was signed after the seat's `return`: once the table gives the seat back
-        (`back`, at a turn of the game every peer reaches alike) it counts. A peer whose game is
-        behind its frames (a restored one reads its whole file before its jobs run; one catching
-        up after a cut) holds such a frame before it reaches that turn: dropped, a vote of the
-        returned seat would never count there, and the table's decision never come."""
+        the seat), was signed after the seat's `return`: the table gives the seat back at that
+        return (`back`, at a turn of the game every peer reaches alike), so the frame counts
+        from there. Its votes and answers count at once (`_may_count`): the program is there,
+        and a vote is its word about another program. Kept until the seat is back, they would
+        never count while the game waits for a program that vanished meanwhile (the seat's turn
+        never comes): the table could never decide (PROTOCOL.md 10.9)."""
         stand_in = self.session.stand_ins.get(seat)
         if stand_in is None or stand_in.how != "vanished" or self.void(seat, seq):
             return False
         return any(stand_in.limit <= back < seq for back in self.returns.get(seat, ()))
 
     def _may_count(self, seat: int, seq: int) -> bool:
+        """Whether a vote or an answer `seq` of `seat` counts (`awaiting_return`)."""
         return self.counts(seat, seq) or self.awaiting_return(seat, seq)
 
     def paused(self) -> bool:
@@ -518,10 +521,8 @@ class SeatInsurance:
             self.later.setdefault(owner, []).append(envelope)
             return
         signer = envelope.seat
-        if not self.counts(signer, envelope.seq):
-            if self.awaiting_return(signer, envelope.seq):
-                self.after_return.setdefault(signer, []).append(envelope)
-            return  # signed while the table played the signer's seat: not the table's (yet)
+        if not self._may_count(signer, envelope.seq):
+            return  # signed while the table played the signer's seat, before its `return`
         if signer != session.me:
             session.publish([envelope.frame])  # every voter must see every vote and answer
         elif not (session.replaying or self.rereading):
@@ -702,7 +703,7 @@ class SeatInsurance:
 
     def discount(self) -> None:
         """Votes, answers and agreements signed by the seats now played, beyond what counted,
-        count nowhere (but those signed after the seat's `return`: they count once it is back)."""
+        count nowhere (but those signed after the seat's `return`: they count)."""
         for other in list(self.ballots.attempts):
             if not self.ballots.decided(other) and self.ballots.discount(other, self._may_count):
                 self.refreeze(other)
@@ -733,6 +734,9 @@ class SeatInsurance:
         if me is None or attempt.number != number or attempt.decided is not None or session.halted:
             return
         if owner == self.config.owners[me]:
+            if len({s for s, (say, _) in attempt.answers.items() if say == "uphold" and s != me}) >= 2:
+                self._still_voted_out(owner, number)
+                return
             attempt.lifted = True  # a vote about us nobody answered: it no longer holds us back
             # and our own wait starts afresh: while the vote held us we could not move (a lone
             # voter must not use up our player's time and have us name ourselves absent)
@@ -771,6 +775,27 @@ class SeatInsurance:
         absent = tuple(sorted({*seats, *pending}))[:8]
         who = named_seats(self.config, absent)
         session.stop(f"{who} did not answer in time (the table could not agree)", absent=absent)
+
+    def _still_voted_out(self, owner: int, number: int) -> None:
+        """Twice the grace passed since a vote about our own program, and two other seats upheld
+        it. An honest seat upholds only once every vote is in: the table decided, or is deciding,
+        to play our seats, and what we lack of it (a vote held behind a gap of its voter's chain)
+        is on its way. Lifted, the hold would have us play on as ourselves and take a holder's
+        partials for our seat as a fault (seen on real programs: a player back from a closed lid
+        whose host had finished the game and left). So it holds on, and we wait; if nobody sends
+        us anything from one of these waits to the next, we count it as a wait cut off from
+        everyone (`isolated`: after `ISOLATED_WAITS` of them we stop, naming nobody)."""
+        me = self.session.me
+        assert me is not None
+        owners = self.config.owners
+        others = tuple(s for s in range(self.config.players) if owners[s] != owners[me])
+        counts = {s: self.received(s) for s in others}
+        if self.held_marks and all(counts[s] <= self.held_marks.get(s, 0) for s in others):
+            self.isolated(others)
+        self.held_marks = counts
+        if not self.session.halted:
+            grace = float(self.config.grace_seconds or 1)
+            self.session.report(TimerRequest(f"vacate:{owner}:{number}", grace))
 
     # --- the return ---------------------------------------------------------------------------
 
@@ -834,7 +859,6 @@ class SeatInsurance:
             self.ballots.close(owner)
             self.refreeze(owner)
             self._read_later(owner)
-        self._reread(self.after_return.pop(seat, []))
 
     # --- restore and offline checks -----------------------------------------------------------
 

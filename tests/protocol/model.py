@@ -50,6 +50,7 @@ from protocol.events import (
     TimerRequest,
     YourMove,
 )
+from protocol.loopback import frame_kind
 from protocol.messages import KINDS, Ack, Envelope, open_frame, seal
 from protocol.quotas import job_of
 from protocol.session import Session
@@ -459,6 +460,14 @@ def draw_kick(seed: int, players: int, adversary: int) -> Deviation | None:
     return deviation
 
 
+def draw_vote_after_return(seed: int) -> bool:
+    """In a third of the runs, each time the adversary signs a `return` (the table played its
+    seat and it is back), it also votes about a program that is there 0.2-3 s later: before its
+    next turn, while the table still plays its seat, where such a vote counts at once (PROTOCOL.md
+    10.9). Its own random stream: the other draws of the seed are unchanged."""
+    return random.Random(f"returnvote:{seed}").random() < 1 / 3
+
+
 def _draw_slow(rng: random.Random) -> tuple[float, float, float] | None:
     """Bots in a third of the runs sometimes think like people (10% of moves take 30-120 s):
     a long silence is when a lie or a withheld frame is found only by a timer."""
@@ -518,6 +527,7 @@ class Model:
             )
         ):
             self.deviations.append(kick)
+        self.vote_after_return = deviations is None and draw_vote_after_return(seed)
         self.rng = random.Random(f"run:{seed}")
         self.slow = slow if slow is not None or deviations is not None else _draw_slow(plan_rng)
         """(probability, shortest, longest): how often an honest player thinks long, and how long
@@ -676,6 +686,9 @@ class Model:
         session = self.sessions[seat]
         for frame in session.data_to_send():
             if seat == self.adversary:
+                if self.vote_after_return and self.insured and frame_kind(frame) == "return":
+                    vote = Deviation("returnvote", (), self.now, self.now + 1.0)
+                    self.at(self.now + self.rng.uniform(0.2, 3.0), partial(self._vote_after_return, vote))
                 self._adversary_sends(frame)
             else:
                 for other in range(self.players):
@@ -862,6 +875,10 @@ class Model:
             for sender in sorted(inbox):
                 self._backlog_in.setdefault(sender, deque()).extend(inbox[sender])
 
+    def _vote_after_return(self, deviation: Deviation) -> None:
+        if not (self.crashed or self.stopped):
+            self._false_vote(deviation)
+
     def _false_vote(self, deviation: Deviation) -> None:
         """A valid vote (and an uphold) about a program that is there, signed by the adversary's
         own session as if its wait had run out."""
@@ -880,7 +897,7 @@ class Model:
         except Exception:
             self.errors.append(f"at {self.now:.3f}s the false vote could not be signed")
             return
-        self.effects["falsevote"] += 1
+        self.effects[deviation.behaviour] += 1
         self._collect(self.adversary)
 
     def _kick(self, deviation: Deviation) -> None:

@@ -52,6 +52,9 @@ def test_the_seeds_cover_every_behaviour() -> None:
     assert any(d.count for d in kicks), "no insured run where an honest player joins a minority's removal"
     assert any(d.count == 2 for d in kicks), "no insured run where a program agrees, then vanishes"
     assert any(m.insured and m.players >= 4 for m in models)
+    # a vote signed right after a return, while the table still plays the seat (PROTOCOL.md 10.9)
+    comes_back = [m for m in models if m.insured and m.vote_after_return]
+    assert any({"stop", "cut", "stepout"} & {d.behaviour for d in m.deviations} for m in comes_back)
     # protocol version 6: an adversary signing with R off by a point of small order (PROTOCOL.md 12.11)
     assert any(m.twisting for m in models) and any(m.twisting and m.insured for m in models)
 
