@@ -108,7 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     for outcome, count in outcomes.most_common():
         print(f"  {count:6d}  {outcome}")
     print("behaviours (runs it acted in / of those, runs with findings):")
-    for behaviour in (*BEHAVIOURS, "impatient", "kicker_crash", "twisted", "none (honest throughout)"):
+    for behaviour in (
+        *BEHAVIOURS,
+        "impatient",
+        "kicker_crash",
+        "returnvote",
+        "twisted",
+        "none (honest throughout)",
+    ):
         print(f"  {behaviour:26s} {acted[behaviour]:6d} {acted_found[behaviour]:6d}")
     if kinds:
         print("runs with a finding of each kind:")
