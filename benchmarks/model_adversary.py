@@ -113,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         "impatient",
         "kicker_crash",
         "returnvote",
+        "outage",
         "twisted",
         "none (honest throughout)",
     ):

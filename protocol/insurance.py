@@ -128,6 +128,9 @@ class SeatInsurance:
         self.watch_mark: dict[int, int] = {}
         """seat -> frames received of it when our current wait began: a vote needs a whole wait
         with nothing of the waited program (`wait_ran_out`)."""
+        self.awaiting_back: dict[int, int] = {}
+        """owner -> our attempts about it that failed only for want of the votes of seats that
+        came back and wait for their turn (`_awaiting_back`)."""
         self.held_marks: dict[int, int] = {}
         """(a vote about us two seats upheld holds us) how many frames of each other seat we had
         received at the last expiry of its timer (`_still_voted_out`)."""
@@ -277,6 +280,14 @@ class SeatInsurance:
             if owners[me] not in programs:
                 waited = [s for o in programs for s in self.seats_of(o)]
                 spoke = any(self.received(s) > self.watch_mark.get(s, 0) for s in waited)
+                if self._holding_our_key(programs):
+                    # we do not vote: the table waits for them (or for the others to stop naming
+                    # them absent, `_awaiting_back`); our own wait starts afresh meanwhile
+                    if self._cut_off():
+                        self.isolated(tuple(s for s in range(self.config.players) if owners[s] != owners[me]))
+                    if not session.halted:
+                        session.restart_watch()
+                    return True
                 if not spoke and not any(self.decided(o) for o in programs):
                     for owner in programs:  # the table may play on without them
                         self.vote(owner)
@@ -316,7 +327,26 @@ class SeatInsurance:
         waited = [s for o in programs for s in self.seats_of(o)]
         if any(self.received(s) > self.watch_mark.get(s, 0) for s in waited):
             return []  # something of them came during our wait: they are there
+        if self._holding_our_key(programs):
+            return []
         return [o for o in programs if not self.decided(o) and self.my_vote(o) is None]
+
+    def _holding_our_key(self, programs: list[int]) -> bool:
+        """Whether we came back (our `return` is in) but the table still plays our seat until
+        our next turn, and a seat of `programs` holds a share of our key. Played by the table,
+        those programs' seats would need it: the table could not open our cards until we are
+        back, which the game, waiting for them, never reaches; it would stop. So we do not vote
+        about them: the table waits for them (the others vote, and withdraw for want of our
+        vote), and if they come back the game goes on; if not, the others stop the game, naming
+        them absent (`_awaiting_back`, PROTOCOL.md 10.9)."""
+        me = self.session.me
+        stand_in = None if me is None else self.session.stand_ins.get(me)
+        if me is None or stand_in is None or stand_in.how != "vanished" or stand_in.removed:
+            return False
+        if not any(stand_in.limit <= back for back in self.returns.get(me, ())):
+            return False
+        holders = set(self.config.escrow_holders(me))
+        return any(s in holders for o in programs for s in self.seats_of(o))
 
     def go_on_now(self, seats: tuple[int, ...]) -> bool:
         """Our player asks to go on without the programs of the waited `seats` now (issue 28
@@ -766,6 +796,8 @@ class SeatInsurance:
             )
             return
         if me in attempt.votes and me not in attempt.answers:
+            if self._awaiting_back(owner, [s for s in required if s not in attempt.votes]):
+                return
             self._answer(owner, "withdraw")  # the others are there and do not see it gone
             return
         if attempt.retries < QUIET_RETRIES:
@@ -775,6 +807,37 @@ class SeatInsurance:
         absent = tuple(sorted({*seats, *pending}))[:8]
         who = named_seats(self.config, absent)
         session.stop(f"{who} did not answer in time (the table could not agree)", absent=absent)
+
+    def _awaiting_back(self, owner: int, pending: list[int]) -> bool:
+        """(Our vote's time ran out, votes are missing) Whether each missing voter is a seat the
+        table plays that came back and waits for its next turn, whose key a seat of `owner`
+        holds: it does not vote (`_holding_our_key`), and the attempt cannot be decided until
+        `owner` comes back. We withdraw (False) and vote again at our next whole wait, which
+        shows whether it came back; after `MAX_WATCH_RESTARTS` such attempts the game stops
+        (True), naming `owner`'s seats absent: it did not come back, and the table cannot play
+        it while that seat is not back."""
+        seats = self.seats_of(owner)
+        if not pending:
+            return False
+        for voter in pending:
+            stand_in = self.session.stand_ins.get(voter)
+            if stand_in is None or stand_in.how != "vanished" or stand_in.removed:
+                return False
+            if not any(stand_in.limit <= back for back in self.returns.get(voter, ())):
+                return False
+            if not set(seats) & set(self.config.escrow_holders(voter)):
+                return False
+        tries = self.awaiting_back.get(owner, 0) + 1
+        self.awaiting_back[owner] = tries
+        if tries <= MAX_WATCH_RESTARTS:
+            return False
+        absent = tuple(seats)[:8]
+        self.session.stop(
+            f"{named_seats(self.config, absent)} did not come back in time (the table cannot play "
+            f"the seat while {named_seats(self.config, tuple(pending))} waits for its turn to be back)",
+            absent=absent,
+        )
+        return True
 
     def _still_voted_out(self, owner: int, number: int) -> None:
         """Twice the grace passed since a vote about our own program, and two other seats upheld

@@ -77,7 +77,7 @@ THINK = (0.05, 2.0)
 """A bot's think time before each move (seconds): far below both timeouts."""
 
 BENIGN = frozenset(
-    {"stop", "delay", "hold", "cut", "losttail", "stepout", "impatient", "kicker", "kicker_joined"}
+    {"stop", "delay", "hold", "cut", "losttail", "stepout", "impatient", "kicker", "kicker_joined", "outage"}
 )
 """Behaviours that only make a seat late: such a seat runs an honest session that sends every
 frame, so it is held to the honest seats' standard (it too must never name an honest seat, and it
@@ -191,6 +191,9 @@ class Run:
     """Behaviours that changed at least one frame (or stopped the adversary), and how often."""
     twisted: set[bytes] = field(default_factory=set)
     """The signatures the adversary made with R moved by a point of small order (`TwistedSigner`)."""
+    slept: int | None = None
+    """An honest seat whose program was asleep for a while (`draw_outage`): it may be named
+    absent and its seat played by the table, like any program gone that long; never blamed."""
 
     @property
     def late_only(self) -> bool:
@@ -231,7 +234,7 @@ class Run:
                             f"{tag}: at {at:.3f}s seat {seat} halted naming honest seat "
                             f"{event.culprit} as culprit: {event.reason}"
                         )
-                    wrong = sorted(honest.intersection(event.absent))
+                    wrong = sorted(honest.intersection(event.absent) - {self.slept})
                     # A late adversary (stopped, or its frames held) may itself see an honest
                     # seat as absent: that seat waited for it, and neither can tell a partition
                     # from a player who left. Absent is no blame; only honest seats are held to it.
@@ -243,7 +246,7 @@ class Run:
         # whose program is there: an honest seat is never taken over.
         for seat in self.held:
             for at, event in self.events[seat]:
-                if isinstance(event, SeatTakenOver) and event.seat in honest:
+                if isinstance(event, SeatTakenOver) and event.seat in honest and event.seat != self.slept:
                     out.append(
                         f"{tag}: at {at:.3f}s seat {seat} saw the table take over honest seat "
                         f"{event.seat} ({event.how}, {event.disclosed} card(s) disclosed)"
@@ -468,6 +471,19 @@ def draw_vote_after_return(seed: int) -> bool:
     return random.Random(f"returnvote:{seed}").random() < 1 / 3
 
 
+def draw_outage(seed: int, players: int, adversary: int) -> tuple[int, float, float] | None:
+    """In a third of the insured runs of four seats or more, an honest program falls asleep once
+    (a closed lid: nothing in or out, its timers wait) `delay` seconds after the adversary's first
+    `return` (the table played its seat and it came back, before its next turn gives the seat
+    back), for `length` seconds, then takes what waited, in order: (seat, delay, length). Two
+    programs are then away at once around a return (PROTOCOL.md 10.9). Its own random stream."""
+    rng = random.Random(f"outage:{seed}")
+    if rng.random() >= 1 / 3 or players < 4:
+        return None
+    seat = rng.choice([s for s in range(players) if s != adversary])
+    return seat, rng.uniform(0.0, 5.0), GRACE * rng.choice((0.3, 1.0, 2.5, 6.0)) * rng.uniform(0.9, 1.1)
+
+
 def _draw_slow(rng: random.Random) -> tuple[float, float, float] | None:
     """Bots in a third of the runs sometimes think like people (10% of moves take 30-120 s):
     a long silence is when a lie or a withheld frame is found only by a timer."""
@@ -528,6 +544,11 @@ class Model:
         ):
             self.deviations.append(kick)
         self.vote_after_return = deviations is None and draw_vote_after_return(seed)
+        self.outage: tuple[int, float, float] | None = None
+        """(seat, delay, length) of an honest program's sleep after the adversary's first return."""
+        self._asleep: dict[int, list[tuple[str, Any, Any]]] = {}
+        """An asleep honest seat -> what waits for it, in arrival order (frames and calls)."""
+        self.slept: int | None = None
         self.rng = random.Random(f"run:{seed}")
         self.slow = slow if slow is not None or deviations is not None else _draw_slow(plan_rng)
         """(probability, shortest, longest): how often an honest player thinks long, and how long
@@ -539,6 +560,8 @@ class Model:
             else (deviations is None and self.players >= 3 and plan_rng.random() < 0.5)
         )
         """Seat insurance (issue 25): the table votes to play a vanished seat and rebuilds its shares."""
+        if self.insured and deviations is None:
+            self.outage = draw_outage(seed, self.players, self.adversary)
         self.impatient = self.insured and random.Random(f"impatient:{seed}").random() < 0.5
         """Issue 28 point 3: every player asks to go on without the seats a step waits for as soon
         as they may (`Session.go_on_without`, once the first wait ran out): the early votes must
@@ -634,6 +657,7 @@ class Model:
             self.errors,
             self.effects,
             self.twisted.made,
+            self.slept,
         )
 
     # --- calls into a session ---------------------------------------------------------------------
@@ -646,6 +670,9 @@ class Model:
             if what == "frame":
                 raise AssertionError("frames for a stopped seat wait in _deliver")
             self._backlog_calls.append((what, str(arg)))
+            return
+        if seat in self._asleep:
+            self._asleep[seat].append(("call", what, arg))
             return
         session = self.sessions[seat]
         try:
@@ -689,6 +716,10 @@ class Model:
                 if self.vote_after_return and self.insured and frame_kind(frame) == "return":
                     vote = Deviation("returnvote", (), self.now, self.now + 1.0)
                     self.at(self.now + self.rng.uniform(0.2, 3.0), partial(self._vote_after_return, vote))
+                if self.outage is not None and self.slept is None and frame_kind(frame) == "return":
+                    seat, delay, length = self.outage
+                    self.slept = seat
+                    self.at(self.now + delay, partial(self._fall_asleep, seat, length))
                 self._adversary_sends(frame)
             else:
                 for other in range(self.players):
@@ -783,6 +814,9 @@ class Model:
         if receiver == self.adversary and self.stopped:
             self._backlog_in.setdefault(sender, deque()).append(frame)
             return
+        if receiver in self._asleep:
+            self._asleep[receiver].append(("call", "frame", frame))
+            return
         self._call(receiver, "frame", frame)
 
     # --- the adversary --------------------------------------------------------------------------
@@ -874,6 +908,18 @@ class Model:
                 self._backlog_calls.append((what, arg))
             for sender in sorted(inbox):
                 self._backlog_in.setdefault(sender, deque()).extend(inbox[sender])
+
+    def _fall_asleep(self, seat: int, length: float) -> None:
+        """An honest program's lid closes: what reaches it waits (`_call`, `_deliver`)."""
+        self.effects["outage"] += 1
+        self._asleep[seat] = []
+        self.at(self.now + length, partial(self._wake, seat))
+
+    def _wake(self, seat: int) -> None:
+        """The lid opens: the program takes what waited, in the order it came."""
+        waiting = self._asleep.pop(seat, [])
+        for _, what, arg in waiting:
+            self._call(seat, what, arg)
 
     def _vote_after_return(self, deviation: Deviation) -> None:
         if not (self.crashed or self.stopped):
