@@ -883,16 +883,24 @@ class SeatInsurance:
 
     def back(self, seat: int, stand_in: takeover.StandIn) -> str:
         """At a turn boundary of `seat`, which the table plays: "back" (its player's `return` was
-        witnessed: some other seat still playing acknowledged, in a game frame every peer
-        consumed, a frame of the seat at or after it; the seat is the player's again from this
-        turn), "no" (not yet), or "wait" (a witness names frames of the seat we lack: they come,
-        and the answer must be the one every peer reaches)."""
+        witnessed: some other seat acknowledged, in a game frame every peer consumed, a frame of
+        the seat at or after it; the seat is the player's again from this turn), "no" (not yet),
+        or "wait" (a witness names frames of the seat we lack: they come, and the answer must be
+        the one every peer reaches).
+
+        Any other seat's consumed game frames witness, those of a seat the table plays now
+        included (they are frames the table counted): which seats the table plays depends on
+        when its decisions reached us, not on the game's order. A session restored from its file
+        learns every decision of the file before its jobs replay the game; excluding the seats
+        decided later, it found no witness where the table had one, kept playing a seat the
+        table had given back, and blamed an honest seat's shares (adversary model seed 31902;
+        fault soak seed 9)."""
         session = self.session
         witnessed = max(
             (
                 session.acks.consumed[other].get(seat, -1)
                 for other in range(self.config.players)
-                if other != seat and other not in session.stand_ins
+                if other != seat
             ),
             default=-1,
         )

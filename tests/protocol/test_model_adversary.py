@@ -75,7 +75,7 @@ def test_a_seed_replays_exactly() -> None:
     assert fingerprint(run_model(seed)) == fingerprint(run_model(seed))
 
 
-LONG_RUN_FINDINGS = (6007, 6096, 6219, 7082, 7276, 9283, 9771, 12252, 16663, 18497)
+LONG_RUN_FINDINGS = (6007, 6096, 6219, 7082, 7276, 9283, 9771, 12252, 16663, 18497, 31902)
 """Seeds of the long runs (docs/protocol-testing.md) that found something, now fixed: 6096 and
 6219 the model's restart (its old links' frames), 7082 and 7276 the same rule misapplied to a
 program that rebuilds its session after `Rewound` (it keeps its links), 6007 the relays after a
@@ -91,7 +91,11 @@ whose move had been held back with it: the honest seat that received both at onc
 for that seat for no time, repeated "absent", and 18497 an adversary whose false echoes held an
 honest seat's jobs back in a dispute, and which then stopped naming that seat absent, repeated by
 a peer that had waited for it 22 s (PROTOCOL.md 10.3: a receiver names absent only the seats it
-saw silent for a whole wait itself)."""
+saw silent for a whole wait itself), and 31902 an honest program asleep after the adversary came
+back: rebuilt after `Rewound`, it learnt every decision of its file before replaying the game, so
+it did not count the acknowledgements of its own seat (played later) as witnesses of the
+adversary's return, kept playing the adversary's seat, and blamed an honest seat's shares
+(PROTOCOL.md 10.9, "The return": any other seat's consumed game frames witness)."""
 
 
 @pytest.mark.parametrize("seed", LONG_RUN_FINDINGS)
