@@ -20,7 +20,7 @@ although each peer's timers run out at their own time and links fail one at a ti
   the table did not count (its signer's own seat was played by the table then) is ignored; one
   signed after its signer's `return` counts at once, before the seat is back (`awaiting_return`).
 * **A return needs one witness, not everyone.** The seat is the player's again at its next turn
-  once *some* other seat still playing acknowledged, in a game frame every peer consumed, a frame
+  once *some* other seat acknowledged, in a game frame every peer consumed, a frame
   of the seat at or after its `return`: no single seat can hold a return back by leaving its
   acknowledgement out (PROTOCOL.md 10.9, "The return").
 
@@ -340,12 +340,18 @@ class SeatInsurance:
         vote), and if they come back the game goes on; if not, the others stop the game, naming
         them absent (`_awaiting_back`, PROTOCOL.md 10.9)."""
         me = self.session.me
-        stand_in = None if me is None else self.session.stand_ins.get(me)
-        if me is None or stand_in is None or stand_in.how != "vanished" or stand_in.removed:
+        return me is not None and self._waits_to_be_back(me, programs)
+
+    def _waits_to_be_back(self, seat: int, programs: list[int]) -> bool:
+        """Whether the table plays `seat` (it vanished) and its player came back (a `return`
+        since the table's count) but is not back yet, and a seat of `programs` holds a share of
+        its key."""
+        stand_in = self.session.stand_ins.get(seat)
+        if stand_in is None or stand_in.how != "vanished" or stand_in.removed:
             return False
-        if not any(stand_in.limit <= back for back in self.returns.get(me, ())):
+        if not any(stand_in.limit <= back for back in self.returns.get(seat, ())):
             return False
-        holders = set(self.config.escrow_holders(me))
+        holders = set(self.config.escrow_holders(seat))
         return any(s in holders for o in programs for s in self.seats_of(o))
 
     def go_on_now(self, seats: tuple[int, ...]) -> bool:
@@ -816,22 +822,13 @@ class SeatInsurance:
         shows whether it came back; after `MAX_WATCH_RESTARTS` such attempts the game stops
         (True), naming `owner`'s seats absent: it did not come back, and the table cannot play
         it while that seat is not back."""
-        seats = self.seats_of(owner)
-        if not pending:
+        if not pending or not all(self._waits_to_be_back(voter, [owner]) for voter in pending):
             return False
-        for voter in pending:
-            stand_in = self.session.stand_ins.get(voter)
-            if stand_in is None or stand_in.how != "vanished" or stand_in.removed:
-                return False
-            if not any(stand_in.limit <= back for back in self.returns.get(voter, ())):
-                return False
-            if not set(seats) & set(self.config.escrow_holders(voter)):
-                return False
         tries = self.awaiting_back.get(owner, 0) + 1
         self.awaiting_back[owner] = tries
         if tries <= MAX_WATCH_RESTARTS:
             return False
-        absent = tuple(seats)[:8]
+        absent = tuple(self.seats_of(owner))[:8]
         self.session.stop(
             f"{named_seats(self.config, absent)} did not come back in time (the table cannot play "
             f"the seat while {named_seats(self.config, tuple(pending))} waits for its turn to be back)",
