@@ -546,7 +546,7 @@ class Model:
         self.vote_after_return = deviations is None and draw_vote_after_return(seed)
         self.outage: tuple[int, float, float] | None = None
         """(seat, delay, length) of an honest program's sleep after the adversary's first return."""
-        self._asleep: dict[int, list[tuple[str, Any, Any]]] = {}
+        self._asleep: dict[int, list[tuple[str, Any]]] = {}
         """An asleep honest seat -> what waits for it, in arrival order (frames and calls)."""
         self.slept: int | None = None
         self.rng = random.Random(f"run:{seed}")
@@ -672,7 +672,7 @@ class Model:
             self._backlog_calls.append((what, str(arg)))
             return
         if seat in self._asleep:
-            self._asleep[seat].append(("call", what, arg))
+            self._asleep[seat].append((what, arg))
             return
         session = self.sessions[seat]
         try:
@@ -815,7 +815,7 @@ class Model:
             self._backlog_in.setdefault(sender, deque()).append(frame)
             return
         if receiver in self._asleep:
-            self._asleep[receiver].append(("call", "frame", frame))
+            self._asleep[receiver].append(("frame", frame))
             return
         self._call(receiver, "frame", frame)
 
@@ -918,7 +918,7 @@ class Model:
     def _wake(self, seat: int) -> None:
         """The lid opens: the program takes what waited, in the order it came."""
         waiting = self._asleep.pop(seat, [])
-        for _, what, arg in waiting:
+        for what, arg in waiting:
             self._call(seat, what, arg)
 
     def _vote_after_return(self, deviation: Deviation) -> None:
