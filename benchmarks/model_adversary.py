@@ -114,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         "kicker_crash",
         "returnvote",
         "outage",
+        "slowlinks",
         "twisted",
         "none (honest throughout)",
     ):

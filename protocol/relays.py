@@ -220,7 +220,15 @@ class Relays:
         ctx = self.ctx
         if ctx.final or ctx.me is None or ctx.chains[seat].next_seq > seq:
             return  # it came meanwhile
-        ctx.emit("want", {"seat": seat, "from": seq})
+        if ctx.recovering:
+            # (a restored session, its tail not back yet) we sign nothing now: ask once we may.
+            # Dropped, it was lost for good: the gap is asked about once (`wanted`), and a seat the
+            # table plays was left behind it, never seeing the vote that took its seat (found on
+            # real programs: a player back with `--resume` while another program's lid closed)
+            ctx.report(TimerRequest(name, WANT_DELAY))
+            return
+        if ctx.emit("want", {"seat": seat, "from": seq}) is None:
+            self.wanted.discard((seat, seq))  # not sent (our quotas): the next acknowledgement asks again
 
     def serve_want(self, asker: int, seat: int, start: int) -> None:
         """Relay the frames of `seat` that `asker` lacks (at most 64 at a time, each a few times,

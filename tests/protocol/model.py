@@ -77,7 +77,19 @@ THINK = (0.05, 2.0)
 """A bot's think time before each move (seconds): far below both timeouts."""
 
 BENIGN = frozenset(
-    {"stop", "delay", "hold", "cut", "losttail", "stepout", "impatient", "kicker", "kicker_joined", "outage"}
+    {
+        "stop",
+        "delay",
+        "hold",
+        "cut",
+        "losttail",
+        "stepout",
+        "impatient",
+        "kicker",
+        "kicker_joined",
+        "outage",
+        "slowlinks",
+    }
 )
 """Behaviours that only make a seat late: such a seat runs an honest session that sends every
 frame, so it is held to the honest seats' standard (it too must never name an honest seat, and it
@@ -484,6 +496,21 @@ def draw_outage(seed: int, players: int, adversary: int) -> tuple[int, float, fl
     return seat, rng.uniform(0.0, 5.0), GRACE * rng.choice((0.3, 1.0, 2.5, 6.0)) * rng.uniform(0.9, 1.1)
 
 
+def draw_slow_links(seed: int) -> random.Random | None:
+    """In a third of the runs, the links of a program started again come up one by one, each up to
+    `SLOW_LINKS` seconds after it started (a laptop's Wi-Fi associating again, a handshake behind
+    others): until every other program has said how much of its chain it holds, the restored
+    session recovers and signs nothing, while its timers run (a `want:` that ran out then was
+    lost for good: tests/protocol/test_want_while_recovering.py). The stream the delays are drawn
+    from (its own: the run's other draws stay as they were), or None."""
+    rng = random.Random(f"links:{seed}")
+    return rng if rng.random() < 1 / 3 else None
+
+
+SLOW_LINKS = 8.0
+"""Seconds a restored program's link may take to come up (`draw_slow_links`)."""
+
+
 def _draw_slow(rng: random.Random) -> tuple[float, float, float] | None:
     """Bots in a third of the runs sometimes think like people (10% of moves take 30-120 s):
     a long silence is when a lie or a withheld frame is found only by a timer."""
@@ -544,6 +571,7 @@ class Model:
         ):
             self.deviations.append(kick)
         self.vote_after_return = deviations is None and draw_vote_after_return(seed)
+        self.slow_links = draw_slow_links(seed) if deviations is None else None
         self.outage: tuple[int, float, float] | None = None
         """(seat, delay, length) of an honest program's sleep after the adversary's first return."""
         self._asleep: dict[int, list[tuple[str, Any]]] = {}
@@ -783,19 +811,37 @@ class Model:
             restored._signer = self.twisted  # type: ignore[assignment]
         self._thinking[seat] = False
         self._collect(seat)
-        # the links' `resend` at the reconnection: each other program says how much of the
-        # restored chain it holds (it is asked for the rest: `mine`) and resends what the restored
-        # chain lacks of its own
+        # the links' `resend` at the reconnection, one link at a time, each after its latency
         for other in range(self.players):
             if other == seat or (other == self.adversary and self.crashed):
                 continue
-            restored.peer_holds(other, self.sessions[other].next_seq_of(seat))
-            start = restored.missing_own()
-            if start is not None:
-                for frame in self.sessions[other].chain_frames(seat, start):
-                    self._transmit(other, seat, frame)
-            for frame in self.sessions[other].own_frames_from(restored.next_seq_of(other)):
+            links = self._links_of[seat]
+            delay = self.latency[(other, seat)]
+            if self.slow_links is not None:
+                delay += self.slow_links.uniform(0.0, SLOW_LINKS)
+                self.effects["slowlinks"] += 1
+            self.at(self.now + delay, partial(self._hello, other, seat, links))
+
+    def _hello(self, other: int, seat: int, links: int) -> None:
+        """`other`'s link to the restored `seat` is up: `other` says how much of the restored chain
+        it holds (it is asked for the rest: `mine`) and resends what the restored chain lacks of its
+        own. A program asleep or stopped does that once it runs again: meanwhile the restored
+        session recovers, and its timers run (`draw_slow_links`; the real programs of
+        tests/client/test_lan_back_waits.py lost a `want:` then)."""
+        if links != self._links_of[seat] or (other == self.adversary and self.crashed):
+            return  # restarted again since, or dead: the new program's own links say it
+        stopped = self.stopped and self.adversary in (other, seat)
+        if stopped or other in self._asleep or seat in self._asleep:
+            self.at(self.now + 0.5, partial(self._hello, other, seat, links))
+            return
+        restored = self.sessions[seat]
+        restored.peer_holds(other, self.sessions[other].next_seq_of(seat))
+        start = restored.missing_own()
+        if start is not None:
+            for frame in self.sessions[other].chain_frames(seat, start):
                 self._transmit(other, seat, frame)
+        for frame in self.sessions[other].own_frames_from(restored.next_seq_of(other)):
+            self._transmit(other, seat, frame)
         self._collect(seat)
 
     def _transmit(self, sender: int, receiver: int, frame: bytes, extra: float = 0.0) -> None:
