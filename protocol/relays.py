@@ -21,7 +21,7 @@ others apply to us, so relaying never makes an honest peer look like a flooder.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -29,7 +29,7 @@ from .acks import Acknowledgements
 from .chains import Chain
 from .errors import BadSignature, MalformedMessage, MalformedSignedFrame, Misbehaviour
 from .events import FrameRejected, SessionEvent, TimerRequest
-from .messages import SIDE_KINDS, Envelope
+from .messages import SIDE_KINDS, Envelope, peek_kind
 from .quotas import Quotas
 
 WANT_DELAY = 1.0
@@ -64,6 +64,46 @@ class RelayContext(Protocol):
     def open(self, frame: bytes) -> Envelope: ...
 
     acks: Acknowledgements
+
+
+DECISION_KINDS = frozenset({"vacate", "uphold", "withdraw", "remove", "leave"})
+"""The frames an offline check reads before it replays (`with_relayed`): votes and their answers,
+removals, and leaves."""
+
+
+def with_relayed(envelopes: Iterable[Envelope], open_frame: Callable[[bytes], Envelope]) -> list[Envelope]:
+    """A file's frames in their order, with each decision frame (`DECISION_KINDS`) it holds only
+    inside another seat's `evidence` frame placed right after the first such `evidence` frame
+    (`open_frame` checks it as any frame: one that fails is left out here, and is found again when
+    the evidence is fed).
+
+    A player's file holds a frame only as a relay when its signer's link never brought it: the
+    vote of a host whose link to the player was down while the others relayed it. An offline
+    check must know the table's decision to play a seat before it replays that seat's frames
+    (`SeatInsurance.foresee`): without the relayed vote, `verify` counted a frame the table had not
+    counted, and named the honest host a cheat for its shares of the game the table played (seen
+    on real programs: tests/client/test_lan_lid_missing_vote.py)."""
+    envelopes = list(envelopes)
+    seen = {(e.seat, e.seq, e.digest) for e in envelopes}
+    out: list[Envelope] = []
+    for envelope in envelopes:
+        out.append(envelope)
+        if envelope.kind != "evidence":
+            continue
+        frame = envelope.data["frame"]
+        try:
+            if peek_kind(frame) not in DECISION_KINDS:
+                continue
+            inner = open_frame(frame)
+        except (MalformedMessage, BadSignature, MalformedSignedFrame):
+            continue
+        except Exception:  # (peek_kind: junk that does not even parse)
+            continue
+        key = (inner.seat, inner.seq, inner.digest)
+        if key not in seen:
+            seen.add(key)
+            out.append(inner)
+    return out
 
 
 class Relays:

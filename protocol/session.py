@@ -86,7 +86,7 @@ from .jobs import Job, KeysJob, RoundSignatureJob, Unattributable, job_for
 from .messages import MAX_TEXT, SIDE_KINDS, Envelope, open_frame, seal, verifiers_for
 from .quotas import Quotas
 from .recovery import RECOVER, Recovery
-from .relays import Relays
+from .relays import Relays, with_relayed
 from .steps import StepWatch
 from .transcript import extend, transcript_start
 from .verdicts import HaltClaims
@@ -544,7 +544,7 @@ class Session:
         frame is fed (`SeatInsurance.foresee`). A live peer never holds such frames before it
         voted."""
         self.insurance.offline = True
-        self.insurance.foresee(list(envelopes))
+        self.insurance.foresee(with_relayed(envelopes, self.open))
 
     def first_wait_over(self, name: str) -> bool:
         """Whether the first of our two waits for the step `name` ran out (its frames were

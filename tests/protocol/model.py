@@ -16,7 +16,8 @@ At the end the properties every run must keep (the issue's "Required") are check
 `Run.findings`: no honest seat is ever named (neither by `Blamed` nor as `Halted.culprit`, and
 `Halted.absent` names only the adversary), all honest seats end the same way (all finished, or
 all halted with the same culprit), a finished session's transcript verifies as valid and
-finished, and no exception escapes the session. Each finding names the seed: `run_model(seed)`
+finished, `verify` of a stopped one names no honest seat either, and no exception escapes the
+session. Each finding names the seed: `run_model(seed)`
 replays that run exactly (the identities, session id, latencies, think times, bots and even the
 sessions' cryptographic randomness all come from the seed; nothing reads the real clock).
 """
@@ -309,14 +310,18 @@ class Run:
             if kind == "pending":
                 why = "time limit reached" if not self.settled_queue else "nothing left to happen: stalled"
                 out.append(f"{tag}: seat {seat} neither finished nor halted ({why}, {self.clock:.0f}s)")
-            if kind != "finished":
+            if kind == "pending":
                 continue
             verdict = verify_bytes(dump(self.config, self.sessions[seat].frames))
-            if not (verdict.valid and verdict.finished):
+            if kind == "finished" and not (verdict.valid and verdict.finished):
                 out.append(
                     f"{tag}: seat {seat} finished but its transcript does not verify: "
                     f"valid={verdict.valid} finished={verdict.finished} fault={verdict.fault}"
                 )
+            elif verdict.blame is not None and verdict.blame in self.honest:
+                # `verify` of an honest seat's file names an honest seat (a stopped game's too)
+                blamed = f"blames honest seat {verdict.blame}: {verdict.fault}"
+                out.append(f"{tag}: seat {seat}'s transcript {blamed}")
         return out
 
     def summary(self) -> str:
