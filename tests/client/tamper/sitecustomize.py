@@ -1,11 +1,20 @@
 """TEST ONLY: turns the process that loads it into a cheater (issue 17, point 5: a peer that sends
-a wrong reconstruction share is blamed with evidence), or holds its bot (a vanished peer comes back).
+a wrong reconstruction share is blamed with evidence), holds its bot (a vanished peer comes back),
+or has it miss one frame (a vote that never reaches it).
 
-Loaded only by `tests/client/test_lan_takeover.py`, which puts this folder first on PYTHONPATH
-of the cheating process alone (Python imports `sitecustomize` at startup), and only acts when
-SKYJO_LAN_TEST_TAMPER=partials is set too: nothing in the product reads that variable or
-imports this module. The cheat: the first partial decryption this process sends for a vanished
-seat's cards gets G added (E_1 + G), its batch proof left as made, so the frame is signed but wrong.
+Loaded only by tests on real programs (`tests/client/test_lan_takeover.py`,
+`test_lan_back_waits.py`, `test_lan_lid_missing_vote.py`), which put this folder first on the
+PYTHONPATH of their programs (Python imports `sitecustomize` at startup); it only acts when one
+of the variables below is set too: nothing in the product reads them or imports this module.
+
+With SKYJO_LAN_TEST_TAMPER=partials, the first partial decryption this process sends for a
+vanished seat's cards gets G added (E_1 + G), its batch proof left as made, so the frame is signed
+but wrong.
+
+With SKYJO_LAN_TEST_DROP=host-vote, this process never takes in the host's (seat 1's) vote about
+its own program, however it comes (sent directly, resent, or relayed as evidence): the host's
+later frames then wait behind that gap for good. It is the fault soak's sixth run made certain (a
+player back from a closed lid holding two seats' votes and upholds, never the host's).
 
 With SKYJO_LAN_TEST_HOLD=return instead, nothing is cheated: this process's bot makes no move
 while the table plays a vanished seat whose player has not yet sent its `return`. A test of a
@@ -84,3 +93,19 @@ if "return" in _HOLD and "waits" in _HOLD:
 
     _Session.timer_expired = _patient  # type: ignore[method-assign]
     sys.stderr.write("HOLD: no wait of this program runs out while its bot waits for a return\n")
+
+if os.environ.get("SKYJO_LAN_TEST_DROP") == "host-vote":
+    from protocol.intake import Intake as _Intake
+
+    _take = _Intake.accept
+
+    def _dropping(self: Any, envelope: Any) -> None:
+        session = self._session
+        me = session.me
+        ours = me is not None and envelope.data.get("owner") == session.config.owners[me]
+        if envelope.seat == 0 and envelope.kind == "vacate" and ours:
+            sys.stderr.write("DROP: the host's vote about this program\n")
+            return
+        _take(self, envelope)
+
+    _Intake.accept = _dropping  # type: ignore[method-assign]
