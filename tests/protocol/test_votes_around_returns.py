@@ -42,7 +42,7 @@ def _votes_about(net: Net, seat: int, owner: int) -> list[tuple[int, str]]:
 
 
 def test_issue17_3_a_player_back_from_a_lid_missing_a_vote_waits_and_blames_no_holder() -> None:
-    net = insured("skyjo", players=4, options={"target_score": 400, "setup_reveals": 6})
+    net = insured("skyjo", players=4, options={"target_score": 120, "setup_reveals": 6})
     # the lid closes: nothing in or out; the table votes, plays the seat, and plays on
     lid = [True]
     net.filter = lambda s, r, f: [] if lid and LID in (s, r) else [f]
@@ -90,7 +90,7 @@ def _gone_while_back_waits() -> Net:
     GONE holds a share of BACK's key: played by the table, GONE's seat would need it, and the
     table could not open BACK's cards until BACK is back, which the game, waiting for GONE,
     never reaches."""
-    net = insured("skyjo", players=4, options={"target_score": 400, "setup_reveals": 6})
+    net = insured("skyjo", players=4, options={"target_score": 120, "setup_reveals": 6})
     vanish(net, (BACK,))
     moves = net.moves
     net.pump(until=lambda: net.moves >= moves + 4)
