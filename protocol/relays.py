@@ -95,10 +95,8 @@ def with_relayed(envelopes: Iterable[Envelope], open_frame: Callable[[bytes], En
             if peek_kind(frame) not in DECISION_KINDS:
                 continue
             inner = open_frame(frame)
-        except (MalformedMessage, BadSignature, MalformedSignedFrame):
-            continue
-        except Exception:  # (peek_kind: junk that does not even parse)
-            continue
+        except (MalformedMessage, BadSignature, MalformedSignedFrame, ValueError, LookupError, TypeError):
+            continue  # (`peek_kind` raises the last three on junk that does not even parse)
         key = (inner.seat, inner.seq, inner.digest)
         if key not in seen:
             seen.add(key)

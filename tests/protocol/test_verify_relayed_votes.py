@@ -47,3 +47,6 @@ def test_an_offline_check_foresees_a_vote_its_file_holds_only_inside_a_relay() -
     forged = seal(net.config, key, HOST, vote.seq, vote.prev, "vacate", dict(vote.data), vote.acks)
     fake = seal(net.config, key, RELAYER, 10_000, bytes(32), "evidence", {"frame": forged.frame})
     assert GONE not in _foreseen(net.config, [fake if e is vote else e for e in order])
+    # nor does junk relayed in its place (read past, as the replay reads it)
+    junk = seal(net.config, key, RELAYER, 10_000, bytes(32), "evidence", {"frame": b"\x92\xc4\x01x\x01"})
+    assert GONE not in _foreseen(net.config, [junk if e is vote else e for e in order])
