@@ -23,17 +23,19 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto`: one worker more than the cores this process may use.
+    """`-n auto`: two workers more than the cores this process may use.
 
     Many tests run real programs and wait on real time (a grace, a move countdown, a link cut for
     seconds): with one worker per core the cores sat idle a fifth of the time (2 workers on the
     2-core machine of docs/dependencies.md: 18 min 47 s; 3 workers: 16 min 44 s, 1.63 cores busy
-    on average). The tests hold on a loaded machine (CI has run with a second whole suite beside
-    it). `PYTEST_XDIST_AUTO_NUM_WORKERS` still decides when it is set (None: xdist's own rule)."""
+    on average). Later, with more tests on real programs, the same suite took 15 min 28 s with 3
+    workers and 14 min 10 s with 4 (2026-11-30, idle machine, every test passed). The tests hold
+    on a loaded machine (CI has run with a second whole suite beside it).
+    `PYTEST_XDIST_AUTO_NUM_WORKERS` still decides when it is set (None: xdist's own rule)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return cores + 1
+    return cores + 2
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
