@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -189,14 +190,20 @@ def wait_all(processes: list[subprocess.Popen[bytes]], timeout: float) -> list[i
     return codes
 
 
-def wait_for(process: subprocess.Popen[bytes], text: str, timeout: float) -> bool:
-    """Whether `text` shows in the program's output within `timeout` seconds (or by its end)."""
+def wait_for(process: subprocess.Popen[bytes], text: str | re.Pattern[str], timeout: float) -> bool:
+    """Whether `text` (a string, or a pattern to search for) shows in the program's output within
+    `timeout` seconds (or by its end)."""
+
+    def shown() -> bool:
+        said = output(process)
+        return bool(text.search(said)) if isinstance(text, re.Pattern) else text in said
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if text in output(process):
+        if shown():
             return True
         if process.poll() is not None:
-            return text in output(process)
+            return shown()
         time.sleep(0.2)
     return False
 

@@ -20,11 +20,10 @@ from __future__ import annotations
 import os
 import re
 import signal
-import time
 
 import pytest
 
-from tests.client.netlab import env_for, open_lab, output, wait_all
+from tests.client.netlab import env_for, open_lab, output, wait_all, wait_for
 from tests.client.test_lan_faults import FAST, logs, start_table, verdict
 from tests.client.test_lan_takeover import HELD, TIMEOUTS, _mid_round, _seat_of
 
@@ -40,18 +39,9 @@ def lab(request):
     yield from open_lab(request, base=60)
 
 
-def _wait_said(process, pattern: re.Pattern[str], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and process.poll() is None:
-        if pattern.search(output(process)):
-            return True
-        time.sleep(0.2)
-    return bool(pattern.search(output(process)))
-
-
 def _taken(process, nick: str, timeout: float) -> bool:
     said = re.compile(rf"A bot plays {nick} \(seat \d\)'s seat from now on \(they vanished")
-    return _wait_said(process, said, timeout)
+    return wait_for(process, said, timeout)
 
 
 @pytest.mark.parametrize("lab", [4], indirect=True)

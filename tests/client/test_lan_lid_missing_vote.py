@@ -19,11 +19,10 @@ from __future__ import annotations
 import os
 import re
 import signal
-import time
 
 import pytest
 
-from tests.client.netlab import open_lab, output, wait_all
+from tests.client.netlab import open_lab, output, wait_all, wait_for
 from tests.client.test_lan_faults import logs, start_table, verdict
 from tests.client.test_lan_takeover import ROOT, TAMPER, _mid_round, _seat_of
 
@@ -45,15 +44,6 @@ def lab(request):
     yield from open_lab(request, base=90)
 
 
-def _wait_said(process, pattern: re.Pattern[str], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and process.poll() is None:
-        if pattern.search(output(process)):
-            return True
-        time.sleep(0.2)
-    return bool(pattern.search(output(process)))
-
-
 @pytest.mark.parametrize("lab", [4], indirect=True)
 def test_issue17_3_back_from_a_lid_without_the_hosts_vote_it_waits_and_blames_nobody(lab, tmp_path):
     host, (second, lid, fourth) = start_table(lab, tmp_path, DROP, RULES, joining=(2, 3, 4))
@@ -62,7 +52,7 @@ def test_issue17_3_back_from_a_lid_without_the_hosts_vote_it_waits_and_blames_no
     os.killpg(lid.pid, signal.SIGSTOP)
     try:
         taken = re.compile(r"A bot plays p3 \(seat \d\)'s seat from now on \(they vanished")
-        assert _wait_said(host, taken, 120), logs(host, second, fourth)
+        assert wait_for(host, taken, 120), logs(host, second, fourth)
     finally:
         os.killpg(lid.pid, signal.SIGCONT)
     codes = wait_all([host, second, fourth], timeout=400)
