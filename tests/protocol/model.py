@@ -310,7 +310,6 @@ class Run:
             if kind == "pending":
                 why = "time limit reached" if not self.settled_queue else "nothing left to happen: stalled"
                 out.append(f"{tag}: seat {seat} neither finished nor halted ({why}, {self.clock:.0f}s)")
-            if kind == "pending":
                 continue
             verdict = verify_bytes(dump(self.config, self.sessions[seat].frames))
             if kind == "finished" and not (verdict.valid and verdict.finished):
