@@ -123,6 +123,8 @@ class MeshRunner(Protocol):
     links: dict[int, LinkState]
     changed: trio.Event
 
+    def notify(self) -> None: ...
+
     @property
     def config(self) -> TableConfig: ...
     @property
@@ -372,7 +374,7 @@ class Mesh:
             wait = delay * (0.5 + self._rng.random())  # jitter: peers do not retry in lockstep
             if state.status not in _SETTLED:
                 state.status, state.retry_in = "reconnecting", wait
-            self.runner.changed.set()
+            self.runner.notify()
             with self._until_moved(seat):
                 await trio.sleep(wait)
             state.retry_in = None
@@ -444,7 +446,7 @@ class Mesh:
         self.links[seat] = link
         state = self.runner.links[seat]
         state.status, state.retry_in, state.reason = "connected", None, None
-        self.runner.changed.set()
+        self.runner.notify()
         if self.watching is not None:
             link.send(self.watching)
         try:
@@ -464,7 +466,7 @@ class Mesh:
                 del self.links[seat]
                 if state.status not in _SETTLED:
                     state.status = "gone" if self.runner.status.finished else "reconnecting"
-                self.runner.changed.set()
+                self.runner.notify()
 
     async def _read(self, seat: int, link: Link) -> None:
         """Serve one link until it ends: frames to the session, resend requests, heartbeats."""

@@ -157,6 +157,7 @@ class PeerRunner:
         self.sync = sync
         self.think_time = think_time
         self.changed = trio.Event()
+        """Set, and replaced by a fresh one, whenever something visible changed (`notify`)."""
         self.log: TableLog[LogEntry] = TableLog()
         """What the screen narrates, by position; the newest entries only (`TableLog`)."""
         self.status = PeerStatus()
@@ -191,6 +192,15 @@ class PeerRunner:
         """How many spectators watch the table (the host says: `set_watching`)."""
 
     # --- for the UI -----------------------------------------------------------------------------
+
+    def notify(self) -> None:
+        """Wake whoever waits on `changed` (the screen, the narration, `wait_done`), once.
+
+        The event is set and a fresh one put in its place: waiters loop on `changed.wait()`, so
+        one left set would wake them again at once, for ever (a host's screen took a whole core
+        while a seat's program was gone and the mesh kept dialling it)."""
+        self.changed.set()
+        self.changed = trio.Event()
 
     @property
     def done(self) -> bool:
@@ -392,15 +402,13 @@ class PeerRunner:
             self.status.halted = reason
             self.log.append(LogEntry("info", text=f"game stopped: {reason}"))
             log.warning("game stopped: %s", reason)
-            self.changed.set()
-            self.changed = trio.Event()
+            self.notify()
 
     def set_watching(self, count: int) -> None:
         """The host says how many spectators watch (shown on the status line)."""
         if count != self.watching:
             self.watching = count
-            self.changed.set()
-            self.changed = trio.Event()
+            self.notify()
 
     def mark_recorded(self, count: int) -> None:
         """The first `count` frames of the session are already saved (a resumed game)."""
@@ -494,8 +502,7 @@ class PeerRunner:
             return
         self._drop_timers()
         self._pace_countdown()
-        self.changed.set()
-        self.changed = trio.Event()
+        self.notify()
 
     def _pace_countdown(self) -> None:
         """Stop the countdown while the person cannot act (the table waits for another seat's

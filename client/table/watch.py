@@ -311,7 +311,7 @@ class Watcher:
             self.runner.log.append(
                 LogEntry("info", text="every player's own first frame signs this table (its genesis)")
             )
-            self.runner.changed.set()
+            self.runner.notify()
 
     def _over(self) -> str:
         runner = self.runner
