@@ -198,6 +198,8 @@ class GameUI:
         """Each seat's last change, read from the log (marked on the table)."""
         self._seen: tuple[TableState, int] | None = None
         """The last state read, and the log's length then (to rebuild a round's end)."""
+        self._ending: tuple[tuple[TableState, int], int] | None = None
+        """A round's end still to rebuild: `_seen` before it, and the rounds ended since."""
 
     # --- reading the table ------------------------------------------------------------------------
 
@@ -232,17 +234,31 @@ class GameUI:
                 if self.ui.overlay in (None, "help", "scores", "rules"):
                     # the round's end first, on its own: the result (at game over) comes after it
                     self.ui.overlay = "round"
-                    self.ui.ended = self._ended_round(rounds) if state.phase != "game_over" else None
+                    self.ui.ended = None
+                    self._ending = (self._seen, rounds) if self._seen is not None else None
+                    if state.phase == "game_over":
+                        self._ending = None
+                    self.ui.removals = self.tracker.update(source.log()).last_round_removals
+            if self.ui.overlay != "round":
+                self._ending = None
+            elif self._ending is not None:
+                # the session moves on in a worker thread and its facts reach the log after: a
+                # screen woken in between reads a state whose round ended before the log says
+                # how, so the round is rebuilt at a later refresh, once the log has caught up
+                seen, ended = self._ending
+                self.ui.ended = self._ended_round(seen, ended)
+                facts = (getattr(item, "fact", None) for item in source.log()[seen[1] :])
+                if self.ui.ended is not None or any(isinstance(f, RoundEnded) for f in facts):
+                    self._ending = None  # rebuilt, or never will be: the log has the whole round
                     self.ui.removals = self.tracker.update(source.log()).last_round_removals
             if state.phase == "game_over" and not self.ui.result_closed and self.ui.overlay is None:
                 self.ui.overlay = "result"
             self._seen = (state, len(source.log()))
 
-    def _ended_round(self, rounds: int) -> TableState | None:
-        """The round that just ended, its cards up, from the last state seen of it and the log."""
-        if self._seen is None:
-            return None
-        before, length = self._seen
+    def _ended_round(self, seen: tuple[TableState, int], rounds: int) -> TableState | None:
+        """The round that just ended, its cards up, from the last state seen of it (and the log's
+        length then) and the log since; None until the log holds the round's end."""
+        before, length = seen
         if sum(1 for r in before.history if isinstance(r, RoundEnded)) != rounds - 1:
             return None
         facts = [getattr(item, "fact", None) for item in self.source.log()[length:]]

@@ -139,6 +139,29 @@ def test_the_screen_holds_the_ended_round_until_a_key(game: str, size: tuple[int
     assert after.overlay is None and after.table.round == 2
 
 
+@pytest.mark.parametrize("game", ["skyjo", "skyjo-action"])
+def test_a_round_end_read_before_the_log_says_how_is_rebuilt_once_it_does(game: str) -> None:
+    # Found by test_a_two_round_game_shows_the_ended_round_turned_up (2 runs in 12 beside each
+    # other): the session applies frames in a worker thread and its facts reach the log after,
+    # so a screen woken in between read a table in round 2 whose log still stopped before the
+    # round's last move; the rebuild failed and the summary stood over round 2's face-down grids.
+    last, table = two_rounds(game, 4)
+    ui = GameUI(last, "en")
+    ui.screen()
+    ahead = table.source()
+    ahead.entries = list(last.entries)  # the state has moved on, the log not yet
+    ui.source = ahead
+    model = ui.screen()
+    assert model.overlay == "round" and ui.ui.ended is None  # nothing to rebuild it from yet
+    ui.source = table.source()  # the log caught up
+    model = ui.screen()
+    assert model.overlay == "round" and ui.ui.ended is not None and model.table.round == 1
+    text = "\n".join(render(model, 120, 40, Caps()).text())
+    assert "Round 1 is over" in text and "░" not in text  # every card up
+    ui.handle_key("space")
+    assert ui.screen().table.round == 2
+
+
 def test_a_round_end_the_screen_missed_is_shown_with_the_table_as_it_is() -> None:
     _, table = two_rounds("skyjo", 4)
     ui = GameUI(table.source(), "en")
