@@ -9,7 +9,7 @@ waited, not what it cost. This runs pytest with itself as a plugin: each test's 
 with `getrusage`, for the worker (`self`) and for the programs it started and reaped
 (`children`), then the tests and the files that cost most are listed.
 
-It found, 2026-11-30, a test whose three programs used 25 s of CPU in 20 s: a host at 100 % of a
+It found, 2026-11-30, a test whose three programs used 24 s of CPU in 20 s: a host at 100 % of a
 core while the table waited for a killed player (docs/performance.md, "While a seat's program is
 gone"). A test whose programs' CPU is far above its wall time is worth a look for that reason.
 """

@@ -121,9 +121,9 @@ class MeshRunner(Protocol):
     the network does not import the table, the table imports the network."""
 
     links: dict[int, LinkState]
-    changed: trio.Event
 
-    def notify(self) -> None: ...
+    def notify(self) -> None:
+        """Wake whoever waits for the table to change (a link came, went or is retried)."""
 
     @property
     def config(self) -> TableConfig: ...

@@ -235,9 +235,8 @@ class GameUI:
                     # the round's end first, on its own: the result (at game over) comes after it
                     self.ui.overlay = "round"
                     self.ui.ended = None
-                    self._ending = (self._seen, rounds) if self._seen is not None else None
-                    if state.phase == "game_over":
-                        self._ending = None
+                    over = state.phase == "game_over"  # (the final table is the round's end)
+                    self._ending = (self._seen, rounds) if self._seen is not None and not over else None
                     self.ui.removals = self.tracker.update(source.log()).last_round_removals
             if self.ui.overlay != "round":
                 self._ending = None
@@ -245,9 +244,11 @@ class GameUI:
                 # the session moves on in a worker thread and its facts reach the log after: a
                 # screen woken in between reads a state whose round ended before the log says
                 # how, so the round is rebuilt at a later refresh, once the log has caught up
-                seen, ended = self._ending
-                self.ui.ended = self._ended_round(seen, ended)
-                facts = (getattr(item, "fact", None) for item in source.log()[seen[1] :])
+                (before, length), ended = self._ending
+                facts = [
+                    f for item in source.log()[length:] if (f := getattr(item, "fact", None)) is not None
+                ]
+                self.ui.ended = self._ended_round(before, ended, facts)
                 if self.ui.ended is not None or any(isinstance(f, RoundEnded) for f in facts):
                     self._ending = None  # rebuilt, or never will be: the log has the whole round
                     self.ui.removals = self.tracker.update(source.log()).last_round_removals
@@ -255,14 +256,13 @@ class GameUI:
                 self.ui.overlay = "result"
             self._seen = (state, len(source.log()))
 
-    def _ended_round(self, seen: tuple[TableState, int], rounds: int) -> TableState | None:
-        """The round that just ended, its cards up, from the last state seen of it (and the log's
-        length then) and the log since; None until the log holds the round's end."""
-        before, length = seen
+    @staticmethod
+    def _ended_round(before: TableState, rounds: int, facts: list[object]) -> TableState | None:
+        """Round `rounds`, just ended, its cards up, from the last state seen of it and the facts
+        logged since; None until those facts hold the round's end."""
         if sum(1 for r in before.history if isinstance(r, RoundEnded)) != rounds - 1:
             return None
-        facts = [getattr(item, "fact", None) for item in self.source.log()[length:]]
-        return ended_round(before, [f for f in facts if f is not None])
+        return ended_round(before, facts)
 
     def away(self) -> bool:
         """This seat's player is away: their program plays for them until they press a key."""

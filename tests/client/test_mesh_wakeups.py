@@ -7,8 +7,8 @@ after each attempt without putting a fresh one in its place; the screen, the nar
 `wait_done` all loop on `changed.wait()`, so a set event woke them again at once, for ever. On a
 laptop that is a fan and a battery, for as long as a lid stays closed.
 
-In process, no real time: the dial attempts fail at once (the gone program's port refuses), and
-the waiters are counted per attempt."""
+In process, and nothing depends on speed: each dial attempt fails at once (as the gone program's
+port refuses), and a waiter's wake-ups are counted per attempt."""
 
 from __future__ import annotations
 
