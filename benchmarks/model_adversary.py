@@ -3,6 +3,7 @@
     python benchmarks/model_adversary.py --runs 2000 --seed 0
     python benchmarks/model_adversary.py --runs 1 --seed 1234 --verbose   # replay one run
     python benchmarks/model_adversary.py --runs 2600 --seed 400 --kick-crash  # one draw only
+    python benchmarks/model_adversary.py --runs 400 --seed 0 --cut-resume     # another
 
 Each run is `tests.protocol.model.run_model(seed)`: honest sessions and one adversary that
 deviates at random (withholds, holds, delays, equivocates game frames or echoes, sends garbage,
@@ -64,6 +65,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only the seeds whose plan has a unanimous kick whose adversary dies after agreeing",
     )
+    parser.add_argument(
+        "--cut-resume",
+        action="store_true",
+        help="only the seeds whose plan has a long cut ended by a --resume (draw_cut_resume)",
+    )
     args = parser.parse_args(argv)
 
     started = time.process_time()
@@ -77,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     played = 0
     for seed in range(args.seed, args.seed + args.runs):
         if args.kick_crash and not kick_crash(seed):
+            continue
+        if args.cut_resume and not any(d.behaviour == "cutresume" for d in Model(seed).deviations):
             continue
         played += 1
         run: Run = run_model(seed)

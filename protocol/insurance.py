@@ -114,6 +114,8 @@ class SeatInsurance:
         """True while votes and answers kept until now are read and ours are among them (`_reread`)."""
         self.catching_up = False
         """Set by a restore: our game messages read back are still being consumed (`_catching_up`)."""
+        self.read_back: list[int] = []
+        """Set by a restore: how many frames of each seat's chain our saved file held (`holds`)."""
         self.voids: dict[int, list[tuple[int, int]]] = {}
         """seat -> (first, last) of its frames the table did not count, for each time it played
         the seat."""
@@ -195,18 +197,45 @@ class SeatInsurance:
         partials for a job we play ourselves would look like a fault), for at most twice the
         grace; or, for a live observer, any vote is in (it holds what one player relays, in that
         player's order, so a frame the table may not count comes after that player's vote)."""
-        session = self.session
-        if session.me is None and not self.foreseen_any() and self.removals.paused():
-            return True
-        for owner, attempt in self.ballots.attempts.items():
-            if attempt.decided is not None or not attempt.votes:
-                continue
-            if session.me is None:
-                if not self.foreseen_any():
-                    return True
-            elif owner == self.config.owners[session.me] and not attempt.lifted and not self._heard(owner):
-                return not self._catching_up()
-        return False
+        if self.session.me is None:
+            if self.foreseen_any():
+                return False
+            open_votes = any(a.decided is None and a.votes for a in self.ballots.attempts.values())
+            return open_votes or self.removals.paused()
+        return self._voted_about_us() and not self._catching_up()
+
+    def _voted_about_us(self) -> bool:
+        """Whether a vote about our own program is in and its attempt may still decide: not
+        decided, not over, not lifted by our timer, and not heard (`_heard`)."""
+        me = self.session.me
+        assert me is not None
+        owner = self.config.owners[me]
+        attempt = self.ballots.attempts.get(owner)
+        if attempt is None or attempt.decided is not None or not attempt.votes or attempt.lifted:
+            return False
+        return not self._heard(owner)
+
+    def holds(self, seat: int, seq: int) -> bool:
+        """Whether the game message `seq` of `seat`, next in its queue, must wait now (`paused`).
+
+        A restored session catching up under a vote about its own program replays its file,
+        which is one game to its end: our messages and the others' it held (`_catching_up`).
+        Another seat's message our file did not hold came since the restore, and may belong to
+        the game the table played without us after the votes (a holder's partials for our seat,
+        where our file has us play on: a real table named its honest host a cheat for them).
+        There the catching up ends, and the vote holds every job as it holds a session that
+        never stopped, until the attempt is decided (our moves beyond the table's count are then
+        void: `Rewound`) or over."""
+        me = self.session.me
+        if (
+            self.catching_up
+            and me is not None
+            and seat != me
+            and seq >= self.read_back[seat]
+            and self._voted_about_us()
+        ):
+            self.catching_up = False
+        return self.paused()
 
     def _catching_up(self) -> bool:
         """(A session restored from its file) whether game messages of ours read back from it

@@ -140,6 +140,7 @@ class Restorable(Protocol):
     jobs_paused: bool
     replaying: bool
     halted: str | None
+    chains: list[Chain]
     acks: Acknowledgements
     insurance: SeatInsurance
     recovery: Recovery
@@ -223,6 +224,7 @@ def restore(
         session.report(event)
     session.insurance.resumed()
     session.insurance.catching_up = True
+    session.insurance.read_back = [chain.next_seq for chain in session.chains]
     if recover and not session.halted and not session.settled:
         session.recovery.begin()
     session.relays.flush_deferred()  # (kept until the recovery ends, if it runs: `Recovery._done`)

@@ -807,6 +807,8 @@ class Session:
         if not self.has_queued(seat):
             return None
         envelope = self.queues[seat][0]
+        if self.insurance.holds(seat, envelope.seq):
+            return None
         data_job = envelope.data.get("job")
         if envelope.kind != kind or (job is not None and data_job != job):
             expected = kind if job is None else f"{kind} for job {job}"

@@ -48,6 +48,7 @@ from protocol.events import (
     Rewound,
     SeatTakenOver,
     SessionEvent,
+    Started,
     TimerRequest,
     YourMove,
 )
@@ -85,6 +86,7 @@ BENIGN = frozenset(
         "cut",
         "losttail",
         "stepout",
+        "cutresume",
         "impatient",
         "kicker",
         "kicker_joined",
@@ -117,6 +119,7 @@ BEHAVIOURS = (
     "stale",
     "stepout",
     "kicker",
+    "cutresume",
 )
 """What the adversary may do for a while (between these it is honest). withhold: frames to the
 targets are dropped for good; hold: kept and sent at the end of the window; delay: each is sent
@@ -141,7 +144,11 @@ complaint about a frame of a job it has done. stepout (issue 28) is drawn apart 
 `--resume` some seconds to minutes later. kicker (issue 30) is drawn apart too (`draw_kick`): at an
 insured table it proposes to remove a program that is there (PROTOCOL.md 10.9, "Removing a
 player"), sometimes with a confirmation signed before every agreement is in, and sometimes one
-honest player agrees with it; one program at least never does, so nothing may be taken over."""
+honest player agrees with it; one program at least never does, so nothing may be taken over.
+cutresume is drawn apart too (`draw_cut_resume`): its links drop both ways for long (the table may
+vote, take its seat over and play on; its program plays on alone, its own moves void, and may stop
+itself as cut off), then the program ends and is started again with `--resume` from its saved file
+(the fault of CI run 45: the resumed program named the host a cheat for the shares it rebuilt)."""
 _WEIGHTS = (10, 8, 10, 8, 8, 8, 10, 3, 8, 8)
 """The weights of the behaviours but the last (losttail, drawn by `draw_lost_tail`)."""
 GRACE = 60
@@ -221,7 +228,10 @@ class Run:
     def outcome(self, seat: int) -> tuple[str, int | None]:
         """("finished", None), ("halted", culprit) or ("pending", None) for one seat."""
         session = self.sessions[seat]
-        halts = [e for _, e in self.events[seat] if isinstance(e, Halted)]
+        # the last session's own (a program cut off that stopped itself, then resumed, ended as
+        # the resumed one did)
+        starts = [i for i, (_, e) in enumerate(self.events[seat]) if isinstance(e, Started)]
+        halts = [e for _, e in self.events[seat][starts[-1] if starts else 0 :] if isinstance(e, Halted)]
         if halts or session.halted is not None:
             return ("halted", halts[-1].culprit if halts else None)  # the final verdict
         state = session.state
@@ -432,6 +442,8 @@ def draw_lost_tail(seed: int) -> Deviation | None:
 
 
 QUOTA_ATTACKS = ("lies", "far", "stale")
+UNROUTED = ("stop", "crash", "cut", "cutresume", "falsevote", "stepout", "kicker", *QUOTA_ATTACKS)
+"""Behaviours that change no frame on its way (`_adversary_sends`): they act once, or on the program."""
 
 
 def draw_quota_attack(seed: int, players: int, adversary: int) -> Deviation | None:
@@ -456,6 +468,27 @@ def draw_step_out(seed: int) -> Deviation | None:
         return None
     start = rng.uniform(5.0, 200.0)
     return Deviation("stepout", (), start, start + rng.uniform(1.0, 240.0))
+
+
+def draw_cut_resume(seed: int, players: int, adversary: int) -> Deviation | None:
+    """In a quarter of the runs, the adversary's links are cut both ways once, for 1.5 to 14 times
+    the grace, its program running on (in half of them from its next move on, and its player then
+    plays as the table's bot would not: `consistent`); then the program ends and is started again
+    with `--resume` `delay` (1 to 60) seconds later, from its own saved file. In half of those its
+    link to one other program (`targets`) comes up `count` (10 to 90) seconds late. Its own random
+    stream: the other draws of the seed are unchanged."""
+    rng = random.Random(f"cutresume:{seed}")
+    if rng.random() >= 1 / 4:
+        return None
+    start = rng.uniform(10.0, 150.0)
+    length = GRACE * rng.choice((1.5, 2.5, 4.0, 10.0, 12.0, 14.0)) * rng.uniform(0.9, 1.1)
+    late = rng.choice([s for s in range(players) if s != adversary])
+    deviation = Deviation("cutresume", (late,), start, start + length)
+    deviation.delay = rng.uniform(1.0, 60.0)
+    deviation.consistent = rng.random() < 0.5
+    deviation.trigger = "move" if deviation.consistent else None
+    deviation.count = rng.randint(10, 90) if rng.random() < 0.5 else 0
+    return deviation
 
 
 def draw_kick(seed: int, players: int, adversary: int) -> Deviation | None:
@@ -565,6 +598,15 @@ class Model:
             d.behaviour == "crash" and d.start <= out.start for d in self.deviations
         ):
             self.deviations.append(out)
+        cut = draw_cut_resume(seed, self.players, self.adversary) if deviations is None else None
+        if (
+            cut is not None
+            and self.deviations
+            and not any(  # (a control run stays honest)
+                d.behaviour == "crash" and d.start <= cut.start for d in self.deviations
+            )
+        ):
+            self.deviations.append(cut)
         kick = draw_kick(seed, self.players, self.adversary) if deviations is None else None
         if (
             kick is not None
@@ -647,6 +689,11 @@ class Model:
         self.crashed = False
         self.cut = False
         """The adversary's links are down both ways, its program runs on (behaviour "cut")."""
+        self.own_way = False
+        """(cutresume) While cut off, the adversary's player plays moves the table's bot would not."""
+        self._late: tuple[int, float] | None = None
+        """(cutresume) After the restart, frames signed by this seat reach the adversary only from
+        this time on (its link to that program comes up late; relays by others pass)."""
         self._backlog_in: dict[int, deque[bytes]] = {}
         self._backlog_calls: list[tuple[str, str]] = []
         self._held_out: list[bytes] = []
@@ -735,7 +782,10 @@ class Model:
         move = self.bots[seat].choose(session.state, seat)
         if seat == self.adversary:
             others = [m for m in moves if m != move]
-            self._alternative = self.rng.choice(others).to_dict() if others else None
+            alternative = self.rng.choice(others) if others else None
+            self._alternative = alternative.to_dict() if alternative is not None else None
+            if self.cut and self.own_way and alternative is not None:
+                move = alternative  # its player, alone, plays as the table's bot would not
         try:
             session.submit_move(move)
         except IllegalMove as exc:
@@ -846,6 +896,10 @@ class Model:
                 self._transmit(other, seat, frame)
         for frame in self.sessions[other].own_frames_from(restored.next_seq_of(other)):
             self._transmit(other, seat, frame)
+        # and the other way (the restored end's answer to `other`'s `resend`): its own frames
+        # `other` lacks, such as the moves a program cut off played alone
+        for frame in restored.own_frames_from(self.sessions[other].next_seq_of(seat)):
+            self._transmit(seat, other, frame)
         self._collect(seat)
 
     def _transmit(self, sender: int, receiver: int, frame: bytes, extra: float = 0.0) -> None:
@@ -867,6 +921,15 @@ class Model:
         if receiver in self._asleep:
             self._asleep[receiver].append(("frame", frame))
             return
+        if receiver == self.adversary and self._late is not None and self.now < self._late[1]:
+            late, until = self._late
+            try:
+                signer = open_frame(frame, self.config).seat
+            except Exception:
+                signer = None
+            if signer == late:  # its link to that program is not up yet (relays pass)
+                self.at(until, partial(self._deliver, sender, receiver, frame, links))
+                return
         self._call(receiver, "frame", frame)
 
     # --- the adversary --------------------------------------------------------------------------
@@ -904,6 +967,12 @@ class Model:
             self._quota_attack(deviation)
         elif deviation.behaviour == "stepout" and not (self.crashed or self.stopped):
             self._step_out(deviation)
+        elif deviation.behaviour == "cutresume" and not (self.crashed or self.stopped):
+            self.effects["cutresume"] += 1
+            self.stopped = self.cut = True
+            self.own_way = deviation.consistent
+            ends = partial(self._end_cut_by_restart, deviation)
+            self.at(self.now + (deviation.end - deviation.start), ends)
         elif deviation.behaviour == "kicker" and self.insured and not (self.crashed or self.stopped):
             self._kick(deviation)
         elif deviation.behaviour == "crash":
@@ -929,6 +998,26 @@ class Model:
             self._restore(self.adversary, started=True)
 
         self.at(self.now + (deviation.end - deviation.start), come_back)
+
+    def _end_cut_by_restart(self, deviation: Deviation) -> None:
+        """The end of a `cutresume`: the program cut off ends (its player quits, or it stopped
+        itself as cut off); what its dead links held is lost both ways. It starts again with
+        `--resume` from its saved file `delay` seconds later, on new links."""
+        if self.crashed or not self.cut:
+            return
+        self.stopped = self.cut = self.own_way = False
+        self.crashed = True
+        self._backlog_in.clear()
+        self._backlog_calls.clear()
+        self._held_out.clear()
+
+        def come_back() -> None:
+            self.crashed = False
+            if deviation.targets and deviation.count:
+                self._late = (deviation.targets[0], self.now + deviation.count)
+            self._restore(self.adversary, started=True)
+
+        self.at(self.now + deviation.delay, come_back)
 
     def _resume(self) -> None:
         """The stopped adversary continues: it first writes what it had produced, then takes its
@@ -1127,12 +1216,7 @@ class Model:
         if self.stopped:
             self._held_out.append(frame)
             return
-        live = [
-            d
-            for d in self.deviations
-            if d.live(self.now)
-            and d.behaviour not in ("stop", "crash", "cut", "falsevote", "stepout", "kicker", *QUOTA_ATTACKS)
-        ]
+        live = [d for d in self.deviations if d.live(self.now) and d.behaviour not in UNROUTED]
         touched: set[int] = set()
         for receiver in range(self.players):
             if receiver == self.adversary or (only is not None and receiver not in only):
