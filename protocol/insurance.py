@@ -174,6 +174,23 @@ class SeatInsurance:
         stand_in = self.session.stand_ins.get(seat)
         return not (stand_in is not None and stand_in.how == "vanished" and seq >= stand_in.limit)
 
+    def stop_counts(self, seat: int, seq: int) -> bool:
+        """Whether a stop without proof (a `halt` naming nobody) signed by `seat` at `seq` is the
+        table's: it counts (`counts`). A peer learns the table's decision to play a vanished
+        seat before that seat's later frames reach it (they refute the votes otherwise), so the
+        stop of a program cut off, which reaches it once the links heal, is ignored. An offline
+        check feeds the file in its own order and may reach that stop before the votes: it uses
+        the decision it foresaw (`foresee`, the freeze it set), unless the seat came back
+        between that count and the stop. (Before, `verify` of a finished game's file said it was
+        stopped by the halt a program cut off had signed before the table played its seat: the
+        adversary model's seed 643, behaviour `cutresume`.)"""
+        if not self.counts(seat, seq):
+            return False
+        limit = self.frozen.get(seat) if self.offline else None
+        if limit is None or seq < limit:
+            return True
+        return any(limit <= back < seq for back in self.returns.get(seat, ()))
+
     def awaiting_return(self, seat: int, seq: int) -> bool:
         """Whether frame `seq` of `seat`, which does not count yet (we still see the table play
         the seat), was signed after the seat's `return`: the table gives the seat back at that

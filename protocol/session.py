@@ -659,9 +659,9 @@ class Session:
         """The seats the current step waits for."""
         return self.steps.seats
 
-    def counts(self, seat: int, seq: int) -> bool:
-        """Whether a frame of `seat` counts (`SeatInsurance.counts`)."""
-        return self.insurance.counts(seat, seq)
+    def stop_counts(self, seat: int, seq: int) -> bool:
+        """Whether a stop without proof that `seat` signed at `seq` counts (`SeatInsurance`)."""
+        return self.insurance.stop_counts(seat, seq)
 
     # --- frames out ---------------------------------------------------------------------------
 

@@ -48,7 +48,7 @@ class VerdictContext(Protocol):
 
     def blocked_seats(self) -> tuple[int, ...]: ...
 
-    def counts(self, seat: int, seq: int) -> bool: ...
+    def stop_counts(self, seat: int, seq: int) -> bool: ...
 
     def check_postponed(self) -> None: ...
 
@@ -119,7 +119,7 @@ class HaltClaims:
                 claimed = data["culprit"][0] if data["culprit"] else None
                 ctx.halt(data["reason"], claimed, tuple(data["absent"]), announce=False)
             return
-        if not data["culprit"] and not ctx.counts(sender, envelope.seq):
+        if not data["culprit"] and not ctx.stop_counts(sender, envelope.seq):
             # a stop without proof signed while the table played the sender's seat (it was cut
             # off, or crashed and came back): not the table's; it comes back by its `return`
             return

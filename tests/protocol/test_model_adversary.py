@@ -75,7 +75,7 @@ def test_a_seed_replays_exactly() -> None:
     assert fingerprint(run_model(seed)) == fingerprint(run_model(seed))
 
 
-LONG_RUN_FINDINGS = (6007, 6096, 6219, 7082, 7276, 9283, 9771, 12252, 16663, 18497, 31902)
+LONG_RUN_FINDINGS = (643, 1066, 6007, 6096, 6219, 7082, 7276, 9283, 9771, 12252, 16663, 18497, 31902)
 """Seeds of the long runs (docs/protocol-testing.md) that found something, now fixed: 6096 and
 6219 the model's restart (its old links' frames), 7082 and 7276 the same rule misapplied to a
 program that rebuilds its session after `Rewound` (it keeps its links), 6007 the relays after a
@@ -95,7 +95,13 @@ saw silent for a whole wait itself), and 31902 an honest program asleep after th
 back: rebuilt after `Rewound`, it learnt every decision of its file before replaying the game, so
 it did not count the acknowledgements of its own seat (played later) as witnesses of the
 adversary's return, kept playing the adversary's seat, and blamed an honest seat's shares
-(PROTOCOL.md 10.9, "The return": any other seat's consumed game frames witness)."""
+(PROTOCOL.md 10.9, "The return": any other seat's consumed game frames witness). Behaviour
+`cutresume` (a program cut off for long, resumed from its file) found 1066 and 643: 1066 the
+resumed program, still replaying its file, took the host's rebuilt shares for its seat, which came
+after the restore, as a message of its own game and named the host a cheat (CI run 45 on real
+programs; tests/protocol/test_resume_after_takeover.py), and 643 `verify` of the finished game's
+files adopted the halt the program had signed while cut off, before the table played its seat,
+which the players had ignored (PROTOCOL.md 10.9, `SeatInsurance.stop_counts`)."""
 
 
 @pytest.mark.parametrize("seed", LONG_RUN_FINDINGS)
