@@ -583,39 +583,12 @@ class Model:
         self.deviations = (
             draw_deviations(plan_rng, self.players, self.adversary) if deviations is None else deviations
         )
-        lost = draw_lost_tail(seed) if deviations is None else None
-        if lost is not None and not any(
-            d.behaviour == "crash" and d.start <= lost.start for d in self.deviations
-        ):
-            self.deviations.append(lost)
-        attack = draw_quota_attack(seed, self.players, self.adversary) if deviations is None else None
-        if attack is not None and not any(
-            d.behaviour == "crash" and d.start <= attack.start for d in self.deviations
-        ):
-            self.deviations.append(attack)
-        out = draw_step_out(seed) if deviations is None else None
-        if out is not None and not any(
-            d.behaviour == "crash" and d.start <= out.start for d in self.deviations
-        ):
-            self.deviations.append(out)
-        cut = draw_cut_resume(seed, self.players, self.adversary) if deviations is None else None
-        if (
-            cut is not None
-            and self.deviations
-            and not any(  # (a control run stays honest)
-                d.behaviour == "crash" and d.start <= cut.start for d in self.deviations
-            )
-        ):
-            self.deviations.append(cut)
-        kick = draw_kick(seed, self.players, self.adversary) if deviations is None else None
-        if (
-            kick is not None
-            and self.deviations
-            and not any(  # (a control run stays honest)
-                d.behaviour == "crash" and d.start <= kick.start for d in self.deviations
-            )
-        ):
-            self.deviations.append(kick)
+        if deviations is None:  # the behaviours drawn apart, each from its own stream
+            self._add_drawn(draw_lost_tail(seed))
+            self._add_drawn(draw_quota_attack(seed, self.players, self.adversary))
+            self._add_drawn(draw_step_out(seed))
+            self._add_drawn(draw_cut_resume(seed, self.players, self.adversary), not_to_a_control=True)
+            self._add_drawn(draw_kick(seed, self.players, self.adversary), not_to_a_control=True)
         self.vote_after_return = deviations is None and draw_vote_after_return(seed)
         self.slow_links = draw_slow_links(seed) if deviations is None else None
         self.outage: tuple[int, float, float] | None = None
@@ -700,6 +673,16 @@ class Model:
         self._fork_prev: dict[int, bytes] = {}
         self._alternative: dict[str, Any] | None = None
         self._lied: set[tuple[int, int]] = set()
+
+    def _add_drawn(self, deviation: Deviation | None, not_to_a_control: bool = False) -> None:
+        """Add a deviation drawn apart, unless the adversary has crashed for good before it
+        starts, or (`not_to_a_control`) the run drew no deviation so far: a control run stays
+        honest."""
+        if deviation is None or (not_to_a_control and not self.deviations):
+            return
+        if any(d.behaviour == "crash" and d.start <= deviation.start for d in self.deviations):
+            return
+        self.deviations.append(deviation)
 
     # --- the clock --------------------------------------------------------------------------------
 
