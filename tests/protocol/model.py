@@ -936,16 +936,8 @@ class Model:
             # the program dies; it is started again once what it had sent has arrived (a new
             # program takes a second to start and reconnect, and a dead program's last bytes
             # reach the others before its links close: `RESTART` is longer than any latency)
-            self.crashed = True
-            self._backlog_in.clear()
-            self._backlog_calls.clear()
-            self._held_out.clear()
-
-            def restart(lost: int = deviation.count or 1) -> None:
-                self.crashed = False
-                self._restore(self.adversary, lose=lost, started=True)
-
-            self.at(self.now + RESTART, restart)
+            self._program_ends()
+            self.at(self.now + RESTART, partial(self._started_again, lose=deviation.count or 1))
         elif deviation.behaviour in QUOTA_ATTACKS and not self.crashed:
             self._quota_attack(deviation)
         elif deviation.behaviour == "stepout" and not (self.crashed or self.stopped):
@@ -960,10 +952,24 @@ class Model:
             self._kick(deviation)
         elif deviation.behaviour == "crash":
             self.effects["crash"] += 1
-            self.crashed = True
-            self._backlog_in.clear()
-            self._backlog_calls.clear()
-            self._held_out.clear()
+            self._program_ends()
+
+    def _program_ends(self) -> None:
+        """The adversary's program is gone (killed, crashed, ended): nothing reaches it or leaves
+        it, and what its links held, both ways, is lost."""
+        self.crashed = True
+        self._backlog_in.clear()
+        self._backlog_calls.clear()
+        self._held_out.clear()
+
+    def _started_again(self, lose: int = 0, late: tuple[int, float] | None = None) -> None:
+        """The adversary's program is started again, from its saved file (`_restore`), on new
+        links: its file lost its last `lose` records; `late`: (seat, seconds) its link to that
+        seat's program comes up late (`_late`)."""
+        self.crashed = False
+        if late is not None:
+            self._late = (late[0], self.now + late[1])
+        self._restore(self.adversary, lose=lose, started=True)
 
     def _step_out(self, deviation: Deviation) -> None:
         """Ctrl-C: the program signs its `stepout` (if the table may play its seat), sends it and
@@ -971,16 +977,8 @@ class Model:
         self.effects["stepout"] += 1
         self.sessions[self.adversary].step_out()
         self._collect(self.adversary)
-        self.crashed = True  # the program has ended: nothing in or out meanwhile
-        self._backlog_in.clear()
-        self._backlog_calls.clear()
-        self._held_out.clear()
-
-        def come_back() -> None:
-            self.crashed = False
-            self._restore(self.adversary, started=True)
-
-        self.at(self.now + (deviation.end - deviation.start), come_back)
+        self._program_ends()
+        self.at(self.now + (deviation.end - deviation.start), self._started_again)
 
     def _end_cut_by_restart(self, deviation: Deviation) -> None:
         """The end of a `cutresume`: the program cut off ends (its player quits, or it stopped
@@ -989,18 +987,11 @@ class Model:
         if self.crashed or not self.cut:
             return
         self.stopped = self.cut = self.own_way = False
-        self.crashed = True
-        self._backlog_in.clear()
-        self._backlog_calls.clear()
-        self._held_out.clear()
-
-        def come_back() -> None:
-            self.crashed = False
-            if deviation.targets and deviation.count:
-                self._late = (deviation.targets[0], self.now + deviation.count)
-            self._restore(self.adversary, started=True)
-
-        self.at(self.now + deviation.delay, come_back)
+        self._program_ends()
+        late = None
+        if deviation.targets and deviation.count:
+            late = (deviation.targets[0], float(deviation.count))
+        self.at(self.now + deviation.delay, partial(self._started_again, late=late))
 
     def _resume(self) -> None:
         """The stopped adversary continues: it first writes what it had produced, then takes its
@@ -1107,10 +1098,7 @@ class Model:
         """The adversary's program dies right after its agreement went out; every honest program
         but `owner`'s agrees on its player's word: every agreement is in, one answer never comes."""
         self.effects["kicker_crash"] += 1
-        self.crashed = True
-        self._backlog_in.clear()
-        self._backlog_calls.clear()
-        self._held_out.clear()
+        self._program_ends()
         owners = self.config.owners
         for program in sorted({owners[s] for s in range(self.players)} - {owner, owners[self.adversary]}):
             try:
