@@ -117,7 +117,8 @@ class Rewound:
 @dataclass(frozen=True, slots=True)
 class TableSilent:
     """We voted to play a program's seats and, for a whole grace period since, no other program
-    sent us anything: most likely we are the one cut off. The game is not stopped (the table may
+    sent us anything, or, started again from our saved file, we heard no other program within a
+    `recover` timer: most likely we are the one cut off. The game is not stopped (the table may
     be playing on, and our seat may be played by it); the session waits, and a driver shows it
     (`seats`: those we hear nothing from)."""
 

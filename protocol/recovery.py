@@ -25,13 +25,18 @@ from .acks import Acknowledgements
 from .ballots import Held
 from .chains import Chain
 from .crypto.group import encode_scalar
-from .events import Blamed, FrameRejected, Halted, Left, SessionEvent, TimerRequest
+from .events import Blamed, FrameRejected, Halted, Left, SessionEvent, TableSilent, TimerRequest
 from .insurance import SeatInsurance
 from .messages import Envelope
 from .relays import Relays
 
 RECOVER = "recover"
 """The name of the timer that ends the wait for the others' word on our chain (10.10)."""
+SILENT_RECOVER_WAITS = 12
+"""How many `recover` timers in a row may run out with no other seat heard at all since the
+restore before we stop, signing nothing (`Recovery.gave_up`): twelve half-graces, six graces, are
+longer than any outage the table itself rides out, so a program started again before its network
+came back (a power cut that restarted the router too) still finds the others."""
 
 
 class RecoveryContext(Protocol):
@@ -55,6 +60,8 @@ class RecoveryContext(Protocol):
 
     def report(self, event: SessionEvent) -> None: ...
 
+    def halt(self, reason: str, *, announce: bool = ...) -> None: ...
+
 
 class Recovery:
     """The wait for the frames of our own chain that the others hold beyond our saved file."""
@@ -66,6 +73,11 @@ class Recovery:
         tail): nothing of ours is signed until they are back."""
         self._holds: dict[int, int] = {}
         """seat -> how many frames of our chain it holds (`peer_holds`)."""
+        self._silent = 0
+        """`recover` timers run out in a row with no other seat heard since the restore."""
+        self.gave_up = False
+        """We stopped, having heard no other seat for `SILENT_RECOVER_WAITS` timers (nothing
+        signed: the saved file can be resumed again once the others are back)."""
 
     def begin(self) -> None:
         """Start waiting for the others' word on our chain (a resume that may have lost a tail)."""
@@ -110,7 +122,8 @@ class Recovery:
 
     def timer(self) -> None:
         """The `recover` timer ran out: go on unless a seat holds frames of ours still on their
-        way (then wait once more)."""
+        way, or no other seat was heard at all since the restore (then wait once more; after
+        `SILENT_RECOVER_WAITS` silent timers, stop without signing anything)."""
         if not self.active:
             return
         self._done(timer=True)
@@ -125,6 +138,21 @@ class Recovery:
             return  # a seat holds frames of ours we lack: they come first
         waited = [s for s in range(session.players) if s != session.me and s not in session.stand_ins]
         if not timer and any(s not in self._holds for s in waited):
+            return
+        if timer and waited and not any(s in self._holds for s in waited):
+            # nobody at all answered since the restore (our links are down, most likely): going
+            # on would sign anew the frames a lost tail held, which the others may hold in
+            # their first version (two frames with one number: an honest player named a cheat);
+            # and with nobody there, going on could not move the game anyway
+            self._silent += 1
+            session.report(TableSilent(tuple(waited)))
+            if self._silent >= SILENT_RECOVER_WAITS:
+                self.active, self.gave_up = False, True
+                session.halt(
+                    "nobody at the table answered since this program started again: stopped "
+                    "without signing anything (--resume once the others are back)",
+                    announce=False,
+                )
             return
         self.active = False
         session.relays.flush_deferred()

@@ -557,8 +557,9 @@ class Session:
 
     @property
     def cut_off(self) -> bool:
-        """We stopped because no other program answered for a long time (`SeatInsurance`)."""
-        return self.insurance.cut_off
+        """We stopped because no other program answered for a long time (`SeatInsurance`, or
+        `Recovery` after a restart): nothing signed says so, and the saved game stays resumable."""
+        return self.insurance.cut_off or self.recovery.gave_up
 
     def escrow_kept(self, dealer: int, seq: int) -> None:
         """`dealer`'s escrow (its frame `seq`) was consumed: judge the complaints about it."""

@@ -727,7 +727,10 @@ class PeerRunner:
             self.session.timer_expired(request.name)
             if request.name == "recover" and recovering:
                 if self.session.recovering:
-                    log.info("resume: a seat that holds more of our frames has not sent them yet: waiting")
+                    log.info(
+                        "resume: a seat that holds more of our frames has not sent them yet, or no "
+                        "seat answered at all: waiting, signing nothing (PROTOCOL.md 10.10)"
+                    )
                 else:
                     log.info(
                         "resume: not every seat said what it holds of ours within %.0f s, and none is "

@@ -182,6 +182,50 @@ def test_issue26_4_resume_while_another_seat_is_stopped_goes_on_when_the_recover
         assert result["valid"] and result["finished"] and result["blame"] is None, result
 
 
+def test_issue26_4_a_resume_that_hears_nobody_signs_nothing_then_finds_the_others(lab, tmp_path):
+    # The `recover` timer's other branch on real programs (PROTOCOL.md 10.10): a joiner killed
+    # mid-round whose file lost its last records is started again while both other programs are
+    # stopped (SIGSTOP: as if its network were not back yet). Before, its timer ran out and it went
+    # on, signing anew the frames the others held in their first version (the adversary model,
+    # seed 42277: named a cheat for equivocation once the links came back). Now it signs nothing:
+    # with a 1-s step timeout it stops after its twelve silent timers, its file untouched and its
+    # .resume kept; started again, it waits, timer after timer, until the others run again, takes
+    # its lost frames back from them, and the game finishes with every file valid, nobody blamed.
+    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS)
+    assert wait_for(third, "game starts", 60), logs(host, second, third)
+    assert wait_for(third, ": flip", 60) or wait_for(third, ": replace", 30), logs(host, second, third)
+    os.killpg(third.pid, signal.SIGKILL)
+    third.wait(timeout=10)
+    lose_tail(tmp_path, 3, "3 records")
+    (path,) = sorted((tmp_path / "data3" / "skyjo-lan" / "games").glob("*.skyjo"))
+    kept = path.read_bytes()
+    os.killpg(host.pid, signal.SIGSTOP)
+    os.killpg(second.pid, signal.SIGSTOP)
+    resume = ["-m", "client", "join", "--resume", "--bot", "greedy", "--verbose"]
+    try:
+        alone = lab.python(
+            3, resume, env_for(tmp_path, 3, {**TIMEOUTS, "SKYJO_LAN_STEP_TIMEOUT": "1"}), log="alone.log"
+        )
+        assert wait_all([alone], timeout=120) == [1], output(alone)
+        assert "nobody at the table answered since this program started again" in output(alone), output(alone)
+        assert "no seat answered at all: waiting" in output(alone), output(alone)
+        assert path.read_bytes() == kept, "nothing was signed, nothing saved"
+        assert list((tmp_path / "data3" / "skyjo-lan" / "games").glob("*.resume")), "still resumable"
+        resumed = lab.python(3, resume, env_for(tmp_path, 3, TIMEOUTS), log="resumed.log")
+        assert wait_for(resumed, "no seat answered at all: waiting", 120), output(resumed)
+        assert path.read_bytes() == kept, output(resumed)
+    finally:
+        os.killpg(host.pid, signal.SIGCONT)
+        os.killpg(second.pid, signal.SIGCONT)
+    codes = wait_all([host, second, resumed], timeout=300)
+    assert codes == [0, 0, 0], logs(host, second, resumed)
+    for process in (host, second, resumed):
+        assert "BLAME" not in output(process), logs(host, second, resumed)
+    for i in (1, 2, 3):
+        result = verdict(tmp_path, i)
+        assert result["valid"] and result["finished"] and result["blame"] is None, result
+
+
 def test_issue25_2_host_resume_brings_back_the_hosts_bots(lab, tmp_path):
     # The issue's case: a host that runs a bot is killed mid-round; `host --resume` brings back
     # its own seat AND its bot's (before: only its own, and the table stopped the game 20 s later,

@@ -12,8 +12,9 @@ from collections import deque
 
 import pytest
 
-from protocol.events import TimerRequest
+from protocol.events import TableSilent, TimerRequest
 from protocol.messages import open_frame
+from protocol.recovery import SILENT_RECOVER_WAITS
 from protocol.session import Session
 from protocol.transcript import dump
 from protocol.verify import verify_bytes
@@ -127,3 +128,47 @@ def test_issue26_4_a_seat_known_to_hold_more_is_waited_for_past_the_timer() -> N
         restored.receive_frame(frame)
     restored.peer_holds(1, net.sessions[1].next_seq_of(LOST))
     assert not restored.recovering
+
+
+def test_issue26_4_a_restored_peer_that_hears_nobody_signs_nothing_until_a_seat_answers() -> None:
+    # started again before its links are back (a power cut that restarted the router too): the
+    # `recover` timers run out with no seat heard at all. Going on then signed anew the frames
+    # the lost tail held, and once the links came back every peer blamed the honest player for
+    # equivocation (the adversary model, seed 42277). Now it waits, signing nothing.
+    net = _mid_game()
+    old = net.sessions[LOST]
+    restored = Session.restore(
+        net.config, LOST, net.keys[LOST], old.secrets(), _lose_tail(net, 3), recover=True
+    )
+    net.sessions[LOST] = restored
+    net.events[LOST] = list(restored.next_events())
+    for _ in range(SILENT_RECOVER_WAITS - 1):
+        restored.timer_expired("recover")
+        assert restored.recovering and not restored.data_to_send(), "nothing is signed"
+        events = restored.next_events()
+        assert any(isinstance(e, TableSilent) for e in events), "the player is told nobody answers"
+        assert any(isinstance(e, TimerRequest) and e.name == "recover" for e in events)
+    _reconnect(net, restored, recover=True)  # the links come back: the lost frames with them
+    assert not restored.recovering and restored.next_seq_of(LOST) >= old.next_seq_of(LOST)
+    net.pump()
+    assert not net.blamed(), net.blamed()
+    for seat in range(3):
+        state = net.sessions[seat].state
+        assert state is not None and state.phase == "game_over", (seat, net.sessions[seat].halted)
+        verdict = verify_bytes(dump(net.config, net.sessions[seat].frames))
+        assert verdict.valid and verdict.finished, (seat, verdict.fault)
+
+
+def test_issue26_4_a_restored_peer_that_never_hears_anyone_stops_without_signing() -> None:
+    net = _mid_game()
+    old = net.sessions[LOST]
+    saved = _lose_tail(net, 3)
+    restored = Session.restore(net.config, LOST, net.keys[LOST], old.secrets(), saved, recover=True)
+    restored.next_events()
+    for _ in range(SILENT_RECOVER_WAITS):
+        restored.timer_expired("recover")
+    assert restored.halted is not None and "nobody at the table answered" in restored.halted
+    assert restored.cut_off, "the saved game stays resumable (the client keeps its .resume file)"
+    assert restored.culprit is None and restored.absent == ()
+    assert not restored.data_to_send() and list(restored.frames) == saved, "nothing was signed"
+    assert not restored.timer_needed("recover")

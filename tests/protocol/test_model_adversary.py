@@ -75,7 +75,7 @@ def test_a_seed_replays_exactly() -> None:
     assert fingerprint(run_model(seed)) == fingerprint(run_model(seed))
 
 
-LONG_RUN_FINDINGS = (643, 1066, 6007, 6096, 6219, 7082, 7276, 9283, 9771, 12252, 16663, 18497, 31902)
+LONG_RUN_FINDINGS = (643, 1066, 6007, 6096, 6219, 7082, 7276, 9283, 9771, 12252, 16663, 18497, 31902, 42277)
 """Seeds of the long runs (docs/protocol-testing.md) that found something, now fixed: 6096 and
 6219 the model's restart (its old links' frames), 7082 and 7276 the same rule misapplied to a
 program that rebuilds its session after `Rewound` (it keeps its links), 6007 the relays after a
@@ -101,7 +101,11 @@ resumed program, still replaying its file, took the host's rebuilt shares for it
 after the restore, as a message of its own game and named the host a cheat (CI run 45 on real
 programs; tests/protocol/test_resume_after_takeover.py), and 643 `verify` of the finished game's
 files adopted the halt the program had signed while cut off, before the table played its seat,
-which the players had ignored (PROTOCOL.md 10.9, `SeatInsurance.stop_counts`)."""
+which the players had ignored (PROTOCOL.md 10.9, `SeatInsurance.stop_counts`). 42277: a program
+whose file lost its tail was started again while cut off from the only other seat; its `recover`
+timer ran out with no seat heard at all, it went on and signed anew frames the other held in their
+first version, and was named a cheat for equivocation once the link healed (PROTOCOL.md 10.10: a
+restored program that heard nobody signs nothing)."""
 
 
 @pytest.mark.parametrize("seed", LONG_RUN_FINDINGS)
