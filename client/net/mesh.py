@@ -56,6 +56,10 @@ from .linkproto import PeerIdentity, field
 log = logging.getLogger("skyjo_lan.mesh")
 
 _SETTLED = ("blamed", "left", "absent")
+CATCH_UP_WAIT = 60.0
+"""Seconds a finished game's programs wait for a program back at a seat the table played, still
+catching up, to say goodbye (`Mesh._wait_for_returning`): a resumed program checks the whole game
+again, which takes seconds on a slow laptop."""
 """Link states the session decided (a cheat, a leave, a timeout): a closed link keeps them."""
 GENESIS_SIGNATURE_LABEL = b"skyjo-lan/v1/genesis-signature"
 HOST_SEAT = 0
@@ -149,6 +153,10 @@ class MeshRunner(Protocol):
     def set_watching(self, count: int) -> None: ...
     @property
     def watching(self) -> int: ...
+    @property
+    def taken_over(self) -> dict[int, str]: ...
+    def inform(self, text: str) -> None:
+        """Tell the player something (a line of the table's log)."""
 
 
 class Mesh:
@@ -163,6 +171,7 @@ class Mesh:
         dead_after: float = 10.0,
         backoff: tuple[float, float] = (0.25, 8.0),
         linger: float = 3.0,
+        catch_up: float = CATCH_UP_WAIT,
         genesis_signature: bytes = b"",
         on_moved: Callable[[], None] | None = None,
     ) -> None:
@@ -177,7 +186,10 @@ class Mesh:
         self.dead_after = dead_after
         self.backoff = backoff
         self.linger = linger
+        self.catch_up = catch_up
         self.links: dict[int, Link] = {}
+        self.said_bye: set[int] = set()
+        """Seats whose program said goodbye (its game is over for it: `run`'s end)."""
         self.genesis_signature = genesis_signature
         proof = (self.config.encode(), genesis_signature) if genesis_signature else None
         self.claim = TableClaim(self.config.genesis_hash, proof)
@@ -219,6 +231,7 @@ class Mesh:
             await self.runner.wait_done()
             with trio.move_on_after(self.linger):  # answer slower peers' last frames and resends
                 await self._quiet()
+            await self._wait_for_returning()
             for link in list(self.links.values()):
                 link.send({"t": "bye"})
             await trio.sleep(0.1)
@@ -239,6 +252,31 @@ class Mesh:
         """Return once every other seat has said goodbye or gone away."""
         while self.links:
             await trio.sleep(0.1)
+
+    async def _wait_for_returning(self) -> None:
+        """After the game: wait (at most `catch_up` seconds) for the programs back at a seat the
+        table plays, linked to us at the end, to say goodbye. Such a program came back while the
+        table played its seat and may still be catching up with the game (thousands of frames
+        and their proofs, after a resume): it needs our frames to see the end, and it says
+        goodbye once it has; its link may drop and come back meanwhile (a Wi-Fi just back).
+        Leaving after the short `linger`, as at an ordinary end, left such a program with part
+        of the end and nobody to ask for the rest: it stopped "cut off" with an unfinished game
+        (the fault soak, seed 16)."""
+        taken = self.runner.taken_over
+        late = [seat for seat in sorted(self.links) if seat in taken and seat not in self.said_bye]
+        if not late:
+            return
+        names = seat_names(self.config)
+        who = ", ".join(f"{names[seat]} (seat {seat + 1})" for seat in late)
+        self.runner.inform(
+            f"waiting up to {self.catch_up:.0f} s for {who} to catch up with the end of the game"
+        )
+        log.info("game over: waiting up to %.0f s for seats %s to catch up", self.catch_up, late)
+        with trio.move_on_after(self.catch_up) as scope:
+            while not self.said_bye.issuperset(late):
+                await trio.sleep(0.1)
+        if scope.cancelled_caught:
+            log.info("game over: seats %s did not say goodbye within %.0f s", late, self.catch_up)
 
     async def broadcast(self, frame: bytes) -> None:
         for link in list(self.links.values()):
@@ -500,6 +538,7 @@ class Mesh:
                 if seat == HOST_SEAT:
                     self.runner.set_watching(count)
             elif kind == "bye":
+                self.said_bye.add(seat)
                 return
             else:
                 raise LinkError(f"unexpected link message {kind!r}")

@@ -404,6 +404,11 @@ class PeerRunner:
             log.warning("game stopped: %s", reason)
             self.notify()
 
+    def inform(self, text: str) -> None:
+        """A line for the player in the table's log (from the network: `Mesh`)."""
+        self.log.append(LogEntry("info", text=text))
+        self.notify()
+
     def set_watching(self, count: int) -> None:
         """The host says how many spectators watch (shown on the status line)."""
         if count != self.watching:

@@ -130,6 +130,64 @@ def test_issue17_5b_the_vanished_peer_comes_back_and_retakes_its_seat(lab, tmp_p
     assert len({str((r["totals"], r["winners"])) for r in results}) == 1
 
 
+def test_the_others_wait_at_the_end_for_a_player_back_and_still_catching_up(lab, tmp_path):
+    # p3 is killed; the table plays its seat; p3 comes back with `--resume` on a slow machine
+    # (a test hook: each frame it receives takes 0.25 s more, and it does not take its seat back)
+    # and is still far behind when the table's game ends. The others then wait for it to say
+    # goodbye (`Mesh.catch_up`, not the short linger of an ordinary end: in the fault soak, seed
+    # 16, such a program, left behind with part of the end, stopped "cut off"); it catches up,
+    # sees the end, and every file finishes. The others' bots are held (a test hook) from the
+    # takeover until p3's links are up, so that the game cannot end before p3 is back, however
+    # slowly this machine starts it.
+    go, linked, fast = (tmp_path / name for name in ("go", "linked", "fast"))
+    held = {**HELD, "SKYJO_LAN_TEST_HOLD_UNTIL": str(go)}
+    host, (second, third) = start_table(lab, tmp_path, held, INSURED)
+    _mid_round(third, host, second)
+    seat = _seat_of(third)
+    os.killpg(third.pid, signal.SIGKILL)
+    third.wait(timeout=10)
+    found = _wait_taken(second, 240)
+    assert found and int(found.group(1)) == seat, logs(host, second)
+    slow = {
+        **TIMEOUTS,
+        "PYTHONPATH": f"{TAMPER}{os.pathsep}{ROOT}",
+        "SKYJO_LAN_TEST_SLOW_UNTIL": str(fast),
+        "SKYJO_LAN_TEST_LINKED": str(linked),
+    }
+    resumed = lab.python(
+        3,
+        ["-m", "client", "join", "--resume", "--bot", "greedy"],
+        env_for(tmp_path, 3, slow),
+        log="resumed.log",
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not linked.exists() and time.monotonic() < deadline and resumed.poll() is None:
+            time.sleep(0.2)
+        assert linked.exists(), logs(host, second, resumed)
+        assert "SLOW:" in output(resumed), "the test hook is loaded"
+        go.touch()  # the table plays on without p3, which is far behind
+        assert wait_for(host, "game over", 300), logs(host, second, resumed)
+        assert "game over" not in output(resumed), "p3 caught up before the end: nothing was tested"
+        # p3 stays slow until the others say they wait for it
+        for process in (host, second):
+            wait_for(process, "to catch up with the end of the game", 60)
+    finally:
+        go.touch()
+        fast.touch()  # p3 catches up at this machine's speed
+    codes = wait_all([host, second, resumed], timeout=300)
+    assert codes == [0, 0, 0], logs(host, second, resumed)
+    waiting = f"waiting up to 60 s for p3 (seat {seat}) to catch up with the end of the game"
+    assert waiting in output(host) and waiting in output(second), logs(host, second)
+    assert "game over" in output(resumed), output(resumed)
+    for process in (host, second, resumed):
+        assert "BLAME" not in output(process), logs(host, second, resumed)
+    results = [verdict(tmp_path, i) for i in (1, 2, 3)]
+    for r in results:
+        assert r["valid"] and r["finished"] and r["blame"] is None, (r["kind"], r.get("fault"))
+    assert len({str((r["totals"], r["winners"])) for r in results}) == 1
+
+
 def test_issue17_5c_a_stopped_peer_past_the_grace_is_taken_over_and_nobody_is_blamed(lab, tmp_path):
     host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, INSURED)
     _mid_round(third, host, second)

@@ -16,6 +16,13 @@ its own program, however it comes (sent directly, resent, or relayed as evidence
 later frames then wait behind that gap for good. It is the fault soak's sixth run made certain (a
 player back from a closed lid holding two seats' votes and upholds, never the host's).
 
+With SKYJO_LAN_TEST_SLOW_UNTIL=FILE, this process takes 0.25 s more over each frame it receives
+(not those its saved game gives back on resume), and does not say it is back (`return`), until
+FILE exists: a slow laptop still catching up with the table's game when it ends. It creates
+SKYJO_LAN_TEST_LINKED (a file name) once frames of every other seat arrived. With
+SKYJO_LAN_TEST_HOLD_UNTIL=FILE beside SKYJO_LAN_TEST_HOLD=return, the bot is held while the table
+plays a vanished seat until FILE exists, returned or not.
+
 With SKYJO_LAN_TEST_HOLD=return instead, nothing is cheated: this process's bot makes no move
 while the table plays a vanished seat whose player has not yet sent its `return`. A test of a
 player who comes back uses it so that the others cannot finish the game before it is back,
@@ -61,10 +68,18 @@ if "return" in _HOLD:
 
     _play = _Runner._bot_move
 
+    _GO = os.environ.get("SKYJO_LAN_TEST_HOLD_UNTIL")
+
     def _waiting_for_a_return(session: Any) -> bool:
         for seat, stand_in in session.stand_ins.items():
+            if stand_in.how != "vanished":
+                continue
+            if _GO is not None:  # held until the test says so, returned or not
+                if not os.path.exists(_GO):
+                    return True
+                continue
             returns = session.insurance.returns.get(seat, [])
-            if stand_in.how == "vanished" and not any(r >= stand_in.limit for r in returns):
+            if not any(r >= stand_in.limit for r in returns):
                 return True
         return False
 
@@ -93,6 +108,51 @@ if "return" in _HOLD and "waits" in _HOLD:
 
     _Session.timer_expired = _patient  # type: ignore[method-assign]
     sys.stderr.write("HOLD: no wait of this program runs out while its bot waits for a return\n")
+
+_SLOW = os.environ.get("SKYJO_LAN_TEST_SLOW_UNTIL")
+
+if _SLOW:
+    import time as _time
+
+    from protocol.messages import peek_seat as _peek_seat
+    from protocol.session import Session as _SlowSession
+
+    _restore = _SlowSession.restore.__func__  # type: ignore[attr-defined]
+    _receive = _SlowSession.receive_frame
+    _restoring = [0]
+    _heard: set[Any] = set()
+    _LINKED = os.environ.get("SKYJO_LAN_TEST_LINKED", "")
+
+    def _restore_fast(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        _restoring[0] += 1
+        try:
+            return _restore(cls, *args, **kwargs)
+        finally:
+            _restoring[0] -= 1
+
+    def _slow_receive(self: Any, frame: bytes) -> None:
+        if not _restoring[0]:
+            seat = _peek_seat(frame)
+            if seat != self.me and seat not in _heard:
+                _heard.add(seat)
+                if len(_heard) >= self.players - 1 and _LINKED:
+                    open(_LINKED, "w").close()  # frames from every other seat: linked to all
+            if not os.path.exists(_SLOW):
+                _time.sleep(0.25)
+        _receive(self, frame)
+
+    from protocol.insurance import SeatInsurance as _Insurance
+
+    _announce = _Insurance.announce_return
+
+    def _no_return_yet(self: Any) -> None:  # still catching up: not playing yet
+        if os.path.exists(_SLOW):
+            _announce(self)
+
+    _Insurance.announce_return = _no_return_yet  # type: ignore[method-assign]
+    _SlowSession.restore = classmethod(_restore_fast)  # type: ignore[method-assign,assignment]
+    _SlowSession.receive_frame = _slow_receive  # type: ignore[method-assign]
+    sys.stderr.write("SLOW: each frame received takes 0.25 s more until the test says so\n")
 
 if os.environ.get("SKYJO_LAN_TEST_DROP") == "host-vote":
     from protocol.intake import Intake as _Intake
