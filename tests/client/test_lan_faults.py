@@ -122,11 +122,10 @@ def lose_tail(tmp_path: Path, i: int, lost: str) -> None:
     path.write_bytes(dump(prefix.config, prefix.frames[:-count]))
 
 
-@pytest.mark.parametrize("lost", ["1 byte", "1 record", "20 records"])
-def test_kill_9_mid_round_then_resume(lab, tmp_path, lost):
-    # issue 26 point 4: the resumed file may also have lost its tail (a record that was sent):
-    # the seat takes its own frames back from the others, and nobody is named a cheat
-    host, (second, third) = start_table(lab, tmp_path)
+def third_killed_mid_round(lab: NetLab, tmp_path: Path, lost: str, extra: dict[str, str] | None = None):
+    """A 3-seat table whose third program (p3, namespace 3) is killed (SIGKILL) in the middle of
+    a round and whose saved game then loses `lost` (`lose_tail`): (host, second, p3's seat)."""
+    host, (second, third) = start_table(lab, tmp_path, extra)
     assert wait_for(third, "game starts", 60), logs(host, second, third)
     assert wait_for(third, ": flip", 60) or wait_for(third, ": replace", 30), logs(host, second, third)
     seated = re.search(r"you are seat (\d+)", output(third))
@@ -134,6 +133,14 @@ def test_kill_9_mid_round_then_resume(lab, tmp_path, lost):
     os.killpg(third.pid, signal.SIGKILL)
     third.wait(timeout=10)
     lose_tail(tmp_path, 3, lost)
+    return host, second, int(seated.group(1))
+
+
+@pytest.mark.parametrize("lost", ["1 byte", "1 record", "20 records"])
+def test_kill_9_mid_round_then_resume(lab, tmp_path, lost):
+    # issue 26 point 4: the resumed file may also have lost its tail (a record that was sent):
+    # the seat takes its own frames back from the others, and nobody is named a cheat
+    host, second, seat = third_killed_mid_round(lab, tmp_path, lost)
     time.sleep(1.0)
     resumed = lab.python(
         3, ["-m", "client", "join", "--resume", "--bot", "greedy"], env_for(tmp_path, 3), log="resumed.log"
@@ -141,7 +148,7 @@ def test_kill_9_mid_round_then_resume(lab, tmp_path, lost):
     codes = wait_all([host, second, resumed], timeout=300)
     assert codes == [0, 0, 0], logs(host, second, resumed)
     # The joiners race for seats 2 and 3; the resumed peer must take back the seat it had.
-    assert f"resuming skyjo as seat {seated.group(1)}" in output(resumed), output(resumed)
+    assert f"resuming skyjo as seat {seat}" in output(resumed), output(resumed)
     results = [verdict(tmp_path, i) for i in (1, 2, 3)]
     assert all(r["valid"] and r["finished"] for r in results), [
         (r["kind"], r.get("fault"), r.get("unconsumed")) for r in results
@@ -157,12 +164,7 @@ def test_issue26_4_resume_while_another_seat_is_stopped_goes_on_when_the_recover
     # holds the lost frame: it is taken back from it; the stopped seat never says what it holds,
     # and none is known to hold more, so the timer (the step timeout, 8 s) ends the wait. Then the
     # stopped joiner runs on and the game ends, every file valid and finished, nobody blamed.
-    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS)
-    assert wait_for(third, "game starts", 60), logs(host, second, third)
-    assert wait_for(third, ": flip", 60) or wait_for(third, ": replace", 30), logs(host, second, third)
-    os.killpg(third.pid, signal.SIGKILL)
-    third.wait(timeout=10)
-    lose_tail(tmp_path, 3, "1 record")
+    host, second, _ = third_killed_mid_round(lab, tmp_path, "1 record", TIMEOUTS)
     os.killpg(second.pid, signal.SIGSTOP)
     try:
         resumed = lab.python(
@@ -191,12 +193,7 @@ def test_issue26_4_a_resume_that_hears_nobody_signs_nothing_then_finds_the_other
     # with a 1-s step timeout it stops after its twelve silent timers, its file untouched and its
     # .resume kept; started again, it waits, timer after timer, until the others run again, takes
     # its lost frames back from them, and the game finishes with every file valid, nobody blamed.
-    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS)
-    assert wait_for(third, "game starts", 60), logs(host, second, third)
-    assert wait_for(third, ": flip", 60) or wait_for(third, ": replace", 30), logs(host, second, third)
-    os.killpg(third.pid, signal.SIGKILL)
-    third.wait(timeout=10)
-    lose_tail(tmp_path, 3, "3 records")
+    host, second, _ = third_killed_mid_round(lab, tmp_path, "3 records", TIMEOUTS)
     (path,) = sorted((tmp_path / "data3" / "skyjo-lan" / "games").glob("*.skyjo"))
     kept = path.read_bytes()
     os.killpg(host.pid, signal.SIGSTOP)

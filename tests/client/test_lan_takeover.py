@@ -98,15 +98,22 @@ asks them again), so the table keeps the short move timeout: a player who vanish
 is noticed after 8 s, not after `HOLD`'s 60 s."""
 
 
-def test_issue17_5b_the_vanished_peer_comes_back_and_retakes_its_seat(lab, tmp_path):
-    host, (second, third) = start_table(lab, tmp_path, HELD, INSURED)
+def _taken_after_kill_9(lab: NetLab, tmp_path: Path, env: dict[str, str]):
+    """The table started with `env`; p3 killed (SIGKILL) mid-round, no resume, and the table
+    plays its seat: (host, second, p3's seat)."""
+    host, (second, third) = start_table(lab, tmp_path, env, INSURED)
     _mid_round(third, host, second)
     seat = _seat_of(third)
     os.killpg(third.pid, signal.SIGKILL)
     third.wait(timeout=10)
-    # back only once the table plays its seat (else it is a plain resume, test_lan_faults.py)
     found = _wait_taken(second, 240)
     assert found and int(found.group(1)) == seat, logs(host, second)
+    return host, second, seat
+
+
+def test_issue17_5b_the_vanished_peer_comes_back_and_retakes_its_seat(lab, tmp_path):
+    # back only once the table plays its seat (else it is a plain resume, test_lan_faults.py)
+    host, second, seat = _taken_after_kill_9(lab, tmp_path, HELD)
     assert host.poll() is None and second.poll() is None, logs(host, second)
     assert all("HOLD: the bot waits" in output(p) for p in (host, second)), "the test hook is loaded"
     resumed = lab.python(
@@ -141,13 +148,7 @@ def test_the_others_wait_at_the_end_for_a_player_back_and_still_catching_up(lab,
     # slowly this machine starts it.
     go, linked, fast = (tmp_path / name for name in ("go", "linked", "fast"))
     held = {**HELD, "SKYJO_LAN_TEST_HOLD_UNTIL": str(go)}
-    host, (second, third) = start_table(lab, tmp_path, held, INSURED)
-    _mid_round(third, host, second)
-    seat = _seat_of(third)
-    os.killpg(third.pid, signal.SIGKILL)
-    third.wait(timeout=10)
-    found = _wait_taken(second, 240)
-    assert found and int(found.group(1)) == seat, logs(host, second)
+    host, second, seat = _taken_after_kill_9(lab, tmp_path, held)
     slow = {
         **TIMEOUTS,
         "PYTHONPATH": f"{TAMPER}{os.pathsep}{ROOT}",

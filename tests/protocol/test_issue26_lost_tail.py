@@ -76,6 +76,21 @@ def _reconnect(net: Net, restored: Session, *, recover: bool) -> None:
             restored.receive_frame(frame)
 
 
+def _back_and_finished(net: Net, restored: Session, old: Session) -> None:
+    """The links come back: the restored seat takes its lost frames back and stops recovering,
+    the game is played to its end, nobody is blamed, and every file (the restored one included)
+    is valid and finished."""
+    _reconnect(net, restored, recover=True)
+    assert not restored.recovering and restored.next_seq_of(LOST) >= old.next_seq_of(LOST)
+    net.pump()
+    assert not net.blamed(), net.blamed()
+    for seat in range(net.players):
+        state = net.sessions[seat].state
+        assert state is not None and state.phase == "game_over", (seat, net.sessions[seat].halted)
+        verdict = verify_bytes(dump(net.config, net.sessions[seat].frames))
+        assert verdict.valid and verdict.finished, (seat, verdict.fault)
+
+
 @pytest.mark.parametrize("records", [1, 20])
 def test_issue26_4_a_lost_tail_of_own_frames_is_taken_back_and_nobody_is_blamed(records: int) -> None:
     net = _mid_game()
@@ -86,16 +101,7 @@ def test_issue26_4_a_lost_tail_of_own_frames_is_taken_back_and_nobody_is_blamed(
     assert not restored.data_to_send(), "a recovering peer signs nothing"
     net.sessions[LOST] = restored
     net.events[LOST] = list(restored.next_events())
-    _reconnect(net, restored, recover=True)
-    assert not restored.recovering and restored.next_seq_of(LOST) >= old.next_seq_of(LOST)
-    net.pump()
-    assert not net.blamed(), net.blamed()
-    for seat in range(3):
-        state = net.sessions[seat].state
-        assert state is not None and state.phase == "game_over", (seat, net.sessions[seat].halted)
-    for seat in range(3):  # every file, the restored one included, is valid and finished
-        verdict = verify_bytes(dump(net.config, net.sessions[seat].frames))
-        assert verdict.valid and verdict.finished, (seat, verdict.fault)
+    _back_and_finished(net, restored, old)
 
 
 def test_issue26_4_a_seat_that_never_answers_does_not_hold_the_recovery_for_ever() -> None:
@@ -148,15 +154,7 @@ def test_issue26_4_a_restored_peer_that_hears_nobody_signs_nothing_until_a_seat_
         events = restored.next_events()
         assert any(isinstance(e, TableSilent) for e in events), "the player is told nobody answers"
         assert any(isinstance(e, TimerRequest) and e.name == "recover" for e in events)
-    _reconnect(net, restored, recover=True)  # the links come back: the lost frames with them
-    assert not restored.recovering and restored.next_seq_of(LOST) >= old.next_seq_of(LOST)
-    net.pump()
-    assert not net.blamed(), net.blamed()
-    for seat in range(3):
-        state = net.sessions[seat].state
-        assert state is not None and state.phase == "game_over", (seat, net.sessions[seat].halted)
-        verdict = verify_bytes(dump(net.config, net.sessions[seat].frames))
-        assert verdict.valid and verdict.finished, (seat, verdict.fault)
+    _back_and_finished(net, restored, old)  # the links come back: the lost frames with them
 
 
 def test_issue26_4_a_restored_peer_that_never_hears_anyone_stops_without_signing() -> None:
