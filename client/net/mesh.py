@@ -56,11 +56,11 @@ from .linkproto import PeerIdentity, field
 log = logging.getLogger("skyjo_lan.mesh")
 
 _SETTLED = ("blamed", "left", "absent")
+"""Link states the session decided (a cheat, a leave, a timeout): a closed link keeps them."""
 CATCH_UP_WAIT = 60.0
 """Seconds a finished game's programs wait for a program back at a seat the table played, still
 catching up, to say goodbye (`Mesh._wait_for_returning`): a resumed program checks the whole game
 again, which takes seconds on a slow laptop."""
-"""Link states the session decided (a cheat, a leave, a timeout): a closed link keeps them."""
 GENESIS_SIGNATURE_LABEL = b"skyjo-lan/v1/genesis-signature"
 HOST_SEAT = 0
 PORT_NOTED = "noted: the lower seat dials you at port"
