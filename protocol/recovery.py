@@ -17,7 +17,7 @@ from signing anything until every other seat said how much of our chain it holds
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from . import crypto, takeover
@@ -37,6 +37,15 @@ SILENT_RECOVER_WAITS = 12
 restore before we stop, signing nothing (`Recovery.gave_up`): twelve half-graces, six graces, are
 longer than any outage the table itself rides out, so a program started again before its network
 came back (a power cut that restarted the router too) still finds the others."""
+
+
+class Finishing(Protocol):
+    """What `Recovery.file_finishes` reads of a session rebuilt apart from our saved file."""
+
+    @property
+    def settled(self) -> bool: ...
+
+    def data_to_send(self) -> list[bytes]: ...
 
 
 class RecoveryContext(Protocol):
@@ -75,6 +84,9 @@ class Recovery:
         """seat -> how many frames of our chain it holds (`peer_holds`)."""
         self._silent = 0
         """`recover` timers run out in a row with no other seat heard since the restore."""
+        self.alone: Callable[[], Finishing] | None = None
+        """A session rebuilt apart from our saved file alone (`Session.restore` sets it)."""
+        self._finishes: bool | None = None
         self.gave_up = False
         """We stopped, having heard no other seat for `SILENT_RECOVER_WAITS` timers (nothing
         signed: the saved file can be resumed again once the others are back)."""
@@ -130,6 +142,18 @@ class Recovery:
         if self.active:
             self._session.report(TimerRequest(RECOVER, self._session.step_timeout))
 
+    def file_finishes(self) -> bool:
+        """Whether our saved file alone takes the game to its end with nothing more of ours to
+        sign: a session rebuilt apart from it (`alone`) is settled and made no frame. Then going
+        on signs nothing, and a restart that hears nobody (the others finished and left) ends
+        the game as its file does. Asked once, the first time a `recover` timer runs out with
+        nobody heard (the file is played a second time only then)."""
+        if self._finishes is None:
+            scratch = self.alone() if self.alone is not None else None
+            self._finishes = scratch is not None and scratch.settled and not scratch.data_to_send()
+            self.alone = None  # (the file's frames are not kept any longer)
+        return self._finishes
+
     def _done(self, timer: bool) -> None:
         session = self._session
         assert session.me is not None
@@ -139,7 +163,7 @@ class Recovery:
         waited = [s for s in range(session.players) if s != session.me and s not in session.stand_ins]
         if not timer and any(s not in self._holds for s in waited):
             return
-        if timer and waited and not any(s in self._holds for s in waited):
+        if timer and waited and not any(s in self._holds for s in waited) and not self.file_finishes():
             # nobody at all answered since the restore (our links are down, most likely): going
             # on would sign anew the frames a lost tail held, which the others may hold in
             # their first version (two frames with one number: an honest player named a cheat);
@@ -147,14 +171,14 @@ class Recovery:
             self._silent += 1
             session.report(TableSilent(tuple(waited)))
             if self._silent >= SILENT_RECOVER_WAITS:
-                self.active, self.gave_up = False, True
+                self.active, self.gave_up, self.alone = False, True, None
                 session.halt(
                     "nobody at the table answered since this program started again: stopped "
                     "without signing anything (--resume once the others are back)",
                     announce=False,
                 )
             return
-        self.active = False
+        self.active, self.alone = False, None  # (the file's frames are not kept any longer)
         session.relays.flush_deferred()
         session.advance()
         session.acks.arm_timer()

@@ -324,8 +324,10 @@ class Session:
         hold frames of ours it lacks: nothing of ours is signed until they are back
         (PROTOCOL.md 10.10). `decided=` the table's decisions about our own program a session
         `Rewound` reached (`SeatInsurance.decisions_about_us`), rebuilt from the saved file."""
-        decided = options.pop("decided", None)
+        decided, frames = options.pop("decided", None), list(frames)
         session = cls(config, seat, identity, **options)
+        if recover:  # our file alone, played on apart (`Recovery.file_finishes`): only if asked
+            session.recovery.alone = lambda: cls.restore(config, seat, identity, saved, frames, **options)
         recovery.restore(session, saved, frames, recover, decided)
         return session
 
@@ -557,8 +559,7 @@ class Session:
 
     @property
     def cut_off(self) -> bool:
-        """We stopped because no other program answered for a long time (`SeatInsurance`, or
-        `Recovery` after a restart): nothing signed says so, and the saved game stays resumable."""
+        """We stopped, no other program answering for long (`SeatInsurance`, `Recovery`)."""
         return self.insurance.cut_off or self.recovery.gave_up
 
     def escrow_kept(self, dealer: int, seq: int) -> None:

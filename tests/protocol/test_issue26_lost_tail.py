@@ -170,3 +170,24 @@ def test_issue26_4_a_restored_peer_that_never_hears_anyone_stops_without_signing
     assert restored.culprit is None and restored.absent == ()
     assert not restored.data_to_send() and list(restored.frames) == saved, "nothing was signed"
     assert not restored.timer_needed("recover")
+
+
+def test_issue26_4_a_restored_peer_whose_file_holds_the_whole_game_ends_it_though_nobody_answers() -> None:
+    # killed just after the game's end, started again once the others had left: its own file
+    # takes the game to its end with nothing of ours left to sign, so the first `recover` timer
+    # ends the wait as before (the fault soak, seed 17: waiting for nobody, it stopped "cut off"
+    # with a finished game on its disk)
+    net = Net("skyjo", 3, {"target_score": 20})
+    net.start()
+    old = net.sessions[LOST]
+    assert old.settled and old.state is not None and old.state.phase == "game_over"
+    restored = Session.restore(
+        net.config, LOST, net.keys[LOST], old.secrets(), list(old.frames), recover=True
+    )
+    restored.next_events()
+    restored.timer_expired("recover")
+    assert not restored.recovering and restored.halted is None
+    assert restored.settled and restored.state is not None and restored.state.phase == "game_over"
+    assert not restored.data_to_send(), "nothing new was signed"
+    verdict = verify_bytes(dump(net.config, restored.frames))
+    assert verdict.valid and verdict.finished, verdict.fault
