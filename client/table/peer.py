@@ -729,7 +729,12 @@ class PeerRunner:
             return
         async with self._lock:
             recovering = self.session.recovering
-            self.session.timer_expired(request.name)
+            if request.name == "recover" and recovering:
+                # may play our saved file apart once (`Recovery.file_finishes`): seconds, not
+                # on the loop that draws the screen
+                await trio.to_thread.run_sync(self.session.timer_expired, request.name)
+            else:
+                self.session.timer_expired(request.name)
             if request.name == "recover" and recovering:
                 if self.session.recovering:
                     log.info(
