@@ -276,6 +276,7 @@ class Mesh:
             while not self.said_bye.issuperset(late):
                 await trio.sleep(0.1)
         if scope.cancelled_caught:
+            self.runner.inform(f"{who}: no goodbye within {self.catch_up:.0f} s; leaving the table")
             log.info("game over: seats %s did not say goodbye within %.0f s", late, self.catch_up)
 
     async def broadcast(self, frame: bytes) -> None:

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from client import storage
 from client.net import ports
-from client.net.mesh import Mesh
+from client.net.mesh import CATCH_UP_WAIT, Mesh
 from client.storage import TranscriptWriter
 from protocol.config import DEFAULT_GRACE, TableConfig
 from protocol.errors import MalformedMessage
@@ -286,6 +286,9 @@ class Peer:
             self.listener,
             genesis_signature=self.genesis_signature,
             on_moved=self._addresses_changed,
+            # $SKYJO_LAN_CATCH_UP_WAIT overrides the end-of-game wait for a catching-up program
+            # (tests use it, as $SKYJO_LAN_STEP_TIMEOUT)
+            catch_up=float(os.environ.get("SKYJO_LAN_CATCH_UP_WAIT", "") or CATCH_UP_WAIT),
         )
         self.mesh = mesh
         _PLAYING.append(self)

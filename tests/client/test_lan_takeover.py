@@ -137,17 +137,15 @@ def test_issue17_5b_the_vanished_peer_comes_back_and_retakes_its_seat(lab, tmp_p
     assert len({str((r["totals"], r["winners"])) for r in results}) == 1
 
 
-def test_the_others_wait_at_the_end_for_a_player_back_and_still_catching_up(lab, tmp_path):
-    # p3 is killed; the table plays its seat; p3 comes back with `--resume` on a slow machine
-    # (a test hook: each frame it receives takes 0.25 s more, and it does not take its seat back)
-    # and is still far behind when the table's game ends. The others then wait for it to say
-    # goodbye (`Mesh.catch_up`, not the short linger of an ordinary end: in the fault soak, seed
-    # 16, such a program, left behind with part of the end, stopped "cut off"); it catches up,
-    # sees the end, and every file finishes. The others' bots are held (a test hook) from the
-    # takeover until p3's links are up, so that the game cannot end before p3 is back, however
-    # slowly this machine starts it.
+def _behind_at_the_end(lab: NetLab, tmp_path: Path, extra: dict[str, str] | None = None):
+    """p3 killed, the table plays its seat, p3 back with `--resume` on a slow machine (a test
+    hook: each frame it receives takes 0.25 s more, and it does not take its seat back) and still
+    far behind when the table's game ends; the others' bots are held from the takeover until
+    p3's links are up, so that the game cannot end before it is back, however slowly this
+    machine starts it. Returns (host, second, resumed, seat, fast): touching `fast` ends the
+    slowness. The others' `extra` environment is added to the hold's."""
     go, linked, fast = (tmp_path / name for name in ("go", "linked", "fast"))
-    held = {**HELD, "SKYJO_LAN_TEST_HOLD_UNTIL": str(go)}
+    held = {**HELD, "SKYJO_LAN_TEST_HOLD_UNTIL": str(go), **(extra or {})}
     host, second, seat = _taken_after_kill_9(lab, tmp_path, held)
     slow = {
         **TIMEOUTS,
@@ -170,12 +168,23 @@ def test_the_others_wait_at_the_end_for_a_player_back_and_still_catching_up(lab,
         go.touch()  # the table plays on without p3, which is far behind
         assert wait_for(host, "game over", 300), logs(host, second, resumed)
         assert "game over" not in output(resumed), "p3 caught up before the end: nothing was tested"
-        # p3 stays slow until the others say they wait for it
         for process in (host, second):
             wait_for(process, "to catch up with the end of the game", 60)
-    finally:
+    except BaseException:
         go.touch()
-        fast.touch()  # p3 catches up at this machine's speed
+        fast.touch()
+        raise
+    return host, second, resumed, seat, fast
+
+
+def test_the_others_wait_at_the_end_for_a_player_back_and_still_catching_up(lab, tmp_path):
+    # p3, back at the seat the table plays and still far behind when the game ends
+    # (`_behind_at_the_end`): the others wait for it to say goodbye (`Mesh.catch_up`, not the
+    # short linger of an ordinary end: in the fault soak, seed 16, such a program, left behind
+    # with part of the end, stopped "cut off"); it catches up, sees the end, and every file
+    # finishes.
+    host, second, resumed, seat, fast = _behind_at_the_end(lab, tmp_path)
+    fast.touch()  # p3 catches up at this machine's speed
     codes = wait_all([host, second, resumed], timeout=300)
     assert codes == [0, 0, 0], logs(host, second, resumed)
     waiting = f"waiting up to 60 s for p3 (seat {seat}) to catch up with the end of the game"
@@ -187,6 +196,29 @@ def test_the_others_wait_at_the_end_for_a_player_back_and_still_catching_up(lab,
     for r in results:
         assert r["valid"] and r["finished"] and r["blame"] is None, (r["kind"], r.get("fault"))
     assert len({str((r["totals"], r["winners"])) for r in results}) == 1
+
+
+def test_the_end_of_game_wait_for_a_program_that_never_says_goodbye_ends_at_its_bound(lab, tmp_path):
+    # the same, the wait's bound 5 s ($SKYJO_LAN_CATCH_UP_WAIT) and p3 stopped (SIGSTOP) while
+    # the others wait: it never says goodbye, and they leave at the bound, their games finished
+    extra = {"SKYJO_LAN_CATCH_UP_WAIT": "5"}
+    host, second, resumed, seat, fast = _behind_at_the_end(lab, tmp_path, extra)
+    os.killpg(resumed.pid, signal.SIGSTOP)
+    try:
+        codes = wait_all([host, second], timeout=120)
+    finally:
+        os.killpg(resumed.pid, signal.SIGKILL)
+        fast.touch()
+        resumed.wait(timeout=10)
+    assert codes == [0, 0], logs(host, second)
+    for process in (host, second):
+        text = output(process)
+        assert f"waiting up to 5 s for p3 (seat {seat}) to catch up" in text, logs(host, second)
+        assert f"p3 (seat {seat}): no goodbye within 5 s; leaving the table" in text, logs(host, second)
+        assert "BLAME" not in text, logs(host, second)
+    for i in (1, 2):
+        result = verdict(tmp_path, i)
+        assert result["valid"] and result["finished"] and result["blame"] is None, result
 
 
 def test_issue17_5c_a_stopped_peer_past_the_grace_is_taken_over_and_nobody_is_blamed(lab, tmp_path):
