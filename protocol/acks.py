@@ -89,6 +89,9 @@ class Acknowledgements:
         """(seat, seq) of frames some peer acknowledged with another hash than ours: no job runs."""
         self.echo_max: dict[tuple[int, int], int] = {}
         """(acknowledger, owner) -> the highest sequence number of owner's frames it acknowledged."""
+        self.own_latest = -1
+        """The sequence number of our latest frame the others acknowledge (a game frame, a vote
+        or a return), as `latest` is for theirs (-1: none yet)."""
 
     # --- frames in ----------------------------------------------------------------------------
 
@@ -102,6 +105,8 @@ class Acknowledgements:
         ctx = self.ctx
         echoer = envelope.seat
         if echoer == ctx.me:
+            if _acknowledged(envelope.kind):
+                self.own_latest = max(self.own_latest, envelope.seq)
             for seat, seq, _ in envelope.acks:
                 self.acked[seat] = max(self.acked[seat], seq)
             return
@@ -134,10 +139,9 @@ class Acknowledgements:
         for seat, seq, _ in envelope.acks:
             if seq > acked.get(seat, -1):
                 acked[seat] = seq
-        game = envelope.kind not in SIDE_KINDS
-        if game:
+        if envelope.kind not in SIDE_KINDS:
             self.marks[(envelope.seat, envelope.seq)] = dict(acked)
-        if envelope.seat != self.ctx.me and (game or envelope.kind in ("return", "vacate")):
+        if envelope.seat != self.ctx.me and _acknowledged(envelope.kind):
             # a vote or return is acknowledged like a game frame: a witness of a return; a voted
             # seat that acknowledges a vote shows it is there (`SeatInsurance`)
             self.latest[envelope.seat] = (envelope.seq, envelope.digest)
@@ -168,7 +172,26 @@ class Acknowledgements:
             acked[seat] = max(acked.get(seat, -1), seq)
         if envelope.kind not in SIDE_KINDS:
             self.marks[(me, envelope.seq)] = dict(acked)
+        if _acknowledged(envelope.kind):
+            self.own_latest = envelope.seq
         self.armed = False
+
+    def behind(self) -> list[int]:
+        """The other seats whose acknowledgements we hold do not reach the latest frame we hold
+        of every seat, ours included: their programs may lack part of what we hold. At the end
+        of a game the others' last frames are acknowledged by `echo` frames within `ACK_DELAY`,
+        so a seat still behind then most likely lost its link as the game ended
+        (`client.net.mesh` waits a while for it to come back for the end)."""
+        me = self.ctx.me
+        held = {seat: latest[0] for seat, latest in enumerate(self.latest) if latest is not None}
+        if me is not None and self.own_latest >= 0:
+            held[me] = self.own_latest
+        get = self.echo_max.get
+        return [
+            seat
+            for seat in range(self.ctx.players)
+            if seat != me and any(get((seat, owner), -1) < n for owner, n in held.items() if owner != seat)
+        ]
 
     def arm_timer(self) -> None:
         """Ask for the stand-alone acknowledgement's timer if something waits for one."""
@@ -248,3 +271,8 @@ class Acknowledgements:
 
 
 __all__ = ["ACK_DELAY", "CLAIM_WINDOW", "AckContext", "Acknowledgements"]
+
+
+def _acknowledged(kind: str) -> bool:
+    """Whether the others acknowledge a frame of this kind (`Acknowledgements.appended`)."""
+    return kind not in SIDE_KINDS or kind in ("return", "vacate")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from protocol.acks import ACK_DELAY
-from protocol.events import TimerRequest
+from protocol.events import RoundSigned, TimerRequest
 from protocol.loopback import Loopback, bots_for, frame_kind, make_table, seats
 from protocol.messages import Envelope, open_frame
 from protocol.session import Session
@@ -168,3 +168,45 @@ def test_bots_first_carries_almost_every_acknowledgement() -> None:
     assert all(s.state is not None and s.state.phase == "game_over" for s in quick.sessions)
     games = sum(n for k, n in quick.frames_sent.items() if k != "echo")
     assert quick.frames_sent["echo"] * 10 < games, quick.frames_sent
+
+
+@pytest.mark.parametrize(("game", "options"), GAMES)
+def test_at_the_end_of_a_game_every_seat_acknowledged_everything(game: str, options: dict[str, Any]) -> None:
+    # what the programs' end-of-game wait relies on (`client.net.mesh`): after an ordinary end,
+    # nobody is `behind`, so nobody waits for anybody
+    net = Net(game, 3, options)
+    net.run_game()
+    assert all(s.state is not None and s.state.phase == "game_over" for s in net.sessions)
+    assert [s.acks.behind() for s in net.sessions] == [[], [], []]
+
+
+def test_a_seat_that_lost_the_frames_after_the_end_is_behind_until_they_come_again() -> None:
+    # seat 2's link drops as the game ends: the others' last frames (the round's signatures)
+    # never reach it. The others see it behind (their wait at the end); seat 2 sees them behind
+    # too, since it lacks their acknowledgements of the end. Once their frames come again (each
+    # resends its own after a reconnection), seat 2 finishes and nobody is behind.
+    net = Net("skyjo", 3, {"target_score": 30})
+    lost: list[tuple[int, bytes]] = []
+
+    def route(sender: int, receiver: int, frame: bytes) -> list[bytes]:
+        state = net.sessions[2].state
+        if receiver == 2 and state is not None and state.phase == "game_over":
+            lost.append((sender, frame))
+            return []
+        return [frame]
+
+    net.filter = route
+    net.run_game()
+    net.fire_timers(prefix="ack")  # the stand-alone acknowledgements (other waits: not yet run out)
+    assert lost, "nothing was lost after the end: nothing tested"
+    assert [s.acks.behind() for s in net.sessions] == [[2], [2], [0, 1]]
+    assert [s.state.phase for s in net.sessions if s.state is not None] == ["game_over"] * 3
+    net.filter = None
+    for seat in (0, 1):
+        for frame in net.sessions[seat].own_frames_from(net.sessions[2].next_seq_of(seat)):
+            net.put(seat, 2, frame)
+    net.pump()
+    net.fire_timers(prefix="ack")
+    assert [s.acks.behind() for s in net.sessions] == [[], [], []]
+    assert any(isinstance(e, RoundSigned) for e in net.events[2][-3:])
+    assert not any(net.blamed(seat) or net.halted(seat) for seat in range(3))
