@@ -155,6 +155,9 @@ class MeshRunner(Protocol):
     def watching(self) -> int: ...
     @property
     def taken_over(self) -> dict[int, str]: ...
+    def behind(self) -> list[int]:
+        """The other seats that may lack frames we hold (their acknowledgements fall short)."""
+
     def inform(self, text: str) -> None:
         """Tell the player something (a line of the table's log)."""
 
@@ -190,6 +193,8 @@ class Mesh:
         self.links: dict[int, Link] = {}
         self.said_bye: set[int] = set()
         """Seats whose program said goodbye (its game is over for it: `run`'s end)."""
+        self.left_elsewhere: set[int] = set()
+        """Seats whose program said goodbye to another seat, as that seat told us (`resend`)."""
         self.genesis_signature = genesis_signature
         proof = (self.config.encode(), genesis_signature) if genesis_signature else None
         self.claim = TableClaim(self.config.genesis_hash, proof)
@@ -254,30 +259,50 @@ class Mesh:
             await trio.sleep(0.1)
 
     async def _wait_for_returning(self) -> None:
-        """After the game: wait (at most `catch_up` seconds) for the programs back at a seat the
-        table plays, linked to us at the end, to say goodbye. Such a program came back while the
-        table played its seat and may still be catching up with the game (thousands of frames
-        and their proofs, after a resume): it needs our frames to see the end, and it says
-        goodbye once it has; its link may drop and come back meanwhile (a Wi-Fi just back).
-        Leaving after the short `linger`, as at an ordinary end, left such a program with part
-        of the end and nobody to ask for the rest: it stopped "cut off" with an unfinished game
-        (the fault soak, seed 16)."""
+        """After the game: wait (at most `catch_up` seconds) for the programs that may not have
+        its end yet to say goodbye. Two kinds:
+
+        - a program back at a seat the table plays, linked to us at the end: it came back while
+          the table played its seat and may still be catching up with the game (thousands of
+          frames and their proofs, after a resume); it says goodbye once it has the end;
+        - after a finished game, a program at a seat the table does not play whose
+          acknowledgements do not reach the end (`behind`), linked or not: its link most likely
+          dropped as the game ended (a Wi-Fi gone for a minute, a lid closed on the last turn),
+          and its program waits for the others' last frames; when its link comes back, each
+          program sends it its own frames from where it is (`resend`). The wait for it ends
+          when it has acknowledged the end or said goodbye, here or to another seat.
+
+        Either link may drop and come back meanwhile. Leaving after the short `linger`, as at an
+        ordinary end, left such a program with part of the end and nobody to ask for the rest: it
+        stopped "cut off" with an unfinished game (the fault soaks, seeds 16 to 19). A program
+        gone for good costs the others this wait, which they spend on the game-over screen."""
         taken = self.runner.taken_over
         late = [seat for seat in sorted(self.links) if seat in taken and seat not in self.said_bye]
-        if not late:
+        waited = sorted({*late, *self._behind()})
+        if not waited:
             return
         names = seat_names(self.config)
-        who = ", ".join(f"{names[seat]} (seat {seat + 1})" for seat in late)
+        who = ", ".join(f"{names[seat]} (seat {seat + 1})" for seat in waited)
         self.runner.inform(
             f"waiting up to {self.catch_up:.0f} s for {who} to catch up with the end of the game"
         )
-        log.info("game over: waiting up to %.0f s for seats %s to catch up", self.catch_up, late)
+        log.info("game over: waiting up to %.0f s for seats %s to catch up", self.catch_up, waited)
         with trio.move_on_after(self.catch_up) as scope:
-            while not self.said_bye.issuperset(late):
+            while not self.said_bye.issuperset(late) or self._behind():
                 await trio.sleep(0.1)
         if scope.cancelled_caught:
+            left = sorted({*(s for s in late if s not in self.said_bye), *self._behind()})
+            who = ", ".join(f"{names[seat]} (seat {seat + 1})" for seat in left)
             self.runner.inform(f"{who}: no goodbye within {self.catch_up:.0f} s; leaving the table")
-            log.info("game over: seats %s did not say goodbye within %.0f s", late, self.catch_up)
+            log.info("game over: seats %s did not say goodbye within %.0f s", left, self.catch_up)
+
+    def _behind(self) -> list[int]:
+        """The seats the table does not play, after a finished game, that may lack its end and
+        have said goodbye to nobody we know of (`_wait_for_returning`)."""
+        if not self.runner.status.finished:
+            return []  # a halted game: nothing more will be played or signed
+        taken, gone = self.runner.taken_over, self.said_bye | self.left_elsewhere
+        return [seat for seat in self.runner.behind() if seat not in taken and seat not in gone]
 
     async def broadcast(self, frame: bytes) -> None:
         for link in list(self.links.values()):
@@ -510,7 +535,9 @@ class Mesh:
     async def _read(self, seat: int, link: Link) -> None:
         """Serve one link until it ends: frames to the session, resend requests, heartbeats."""
         expected = await self.runner.next_seq_of(seat)
-        link.send({"t": "resend", "from": expected})
+        # `left`: the seats that said goodbye to us (a program back after the others left need
+        # not wait for them at its own end); older programs read `from` only
+        link.send({"t": "resend", "from": expected, "left": sorted(self.said_bye)})
         while True:
             message = await link.receive()
             if message is None:
@@ -521,6 +548,7 @@ class Mesh:
                 self.runner.deliver(field(message, "f", bytes, most=1 << 20))
             elif kind == "resend":
                 start = field(message, "from", int, most=1 << 40)
+                self.left_elsewhere.update(self._seats_in(message.get("left", [])))
                 missing = await self.runner.peer_holds(seat, start)
                 if missing is not None:  # it holds frames of ours our saved file lost: ask for them
                     link.send({"t": "mine", "from": missing})
@@ -543,6 +571,19 @@ class Mesh:
                 return
             else:
                 raise LinkError(f"unexpected link message {kind!r}")
+
+    def _seats_in(self, value: object) -> set[int]:
+        """The seat numbers of a `resend` message's `left` (a `LinkError` if it is not a short
+        list of this table's seats)."""
+        players = self.config.players
+        if not isinstance(value, list) or len(value) > players:
+            raise LinkError("resend.left must be a list of seats")
+        seats = set()
+        for seat in value:
+            if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
+                raise LinkError("resend.left must be a list of seats")
+            seats.add(seat)
+        return seats - {self.seat}
 
     async def _heartbeats(self) -> None:
         while True:

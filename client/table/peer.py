@@ -228,6 +228,11 @@ class PeerRunner:
         """The seats every peer plays with the common bot, and why ("left" or "vanished")."""
         return dict(self.session.taken_over)
 
+    def behind(self) -> list[int]:
+        """The other seats that may lack frames we hold: their acknowledgements we hold do not
+        reach the latest frame we hold of every seat (`protocol.acks.Acknowledgements.behind`)."""
+        return self.session.acks.behind()
+
     @property
     def autopiloting(self) -> bool:
         """This seat's player is away: the autopilot plays their moves."""

@@ -26,6 +26,9 @@ from tests.client.netlab import NetLab, env_for, open_lab, output, wait_all, wai
 from tests.client.saved_games import verify_json
 
 FAST = ["--option", "target_score=30"]
+TAMPER = Path(__file__).resolve().parent / "tamper"
+"""Test hooks a program loads when this folder is first on its PYTHONPATH (`sitecustomize`)."""
+ROOT = Path(__file__).resolve().parents[2]
 TIMEOUTS = {"SKYJO_LAN_STEP_TIMEOUT": "8", "SKYJO_LAN_MOVE_TIMEOUT": "20"}
 
 
@@ -69,8 +72,10 @@ def start_table(
     extra: dict[str, str] | None = None,
     host_args: list[str] | None = None,
     joining: tuple[int, ...] = (2, 3),
+    own: dict[int, dict[str, str]] | None = None,
 ):
-    """The host (namespace 1) and a headless joiner in each namespace of `joining`."""
+    """The host (namespace 1) and a headless joiner in each namespace of `joining`; `own`: more
+    environment for some of the joiners (by namespace)."""
     host = start_host(lab, tmp_path, extra, host_args)
     joiners = [
         lab.python(
@@ -87,7 +92,7 @@ def start_table(
                 "--nick",
                 f"p{i}",
             ],
-            env_for(tmp_path, i, extra),
+            env_for(tmp_path, i, {**(extra or {}), **(own or {}).get(i, {})}),
         )
         for i in joining
     ]
@@ -263,6 +268,73 @@ def test_link_cut_and_restored(lab, tmp_path):
     assert codes == [0, 0, 0], logs(host, second, third)
     results = [verdict(tmp_path, i) for i in (1, 2, 3)]
     assert all(r["valid"] and r["finished"] for r in results)
+
+
+def _deaf_at_the_end(lab: NetLab, tmp_path: Path, extra: dict[str, str] | None = None):
+    """A 3-seat table whose p3 (namespace 3) loses every frame after the game's end on its
+    screen (a test hook, until the returned file exists): its last frames reach the others,
+    theirs never reach it. Returns (host, second, p3, p3's seat, the file) once the others,
+    finished, wait for p3 (`extra`: more environment for every program)."""
+    until = tmp_path / "hear"
+    deaf = {"PYTHONPATH": f"{TAMPER}{os.pathsep}{ROOT}", "SKYJO_LAN_TEST_DEAF_UNTIL": str(until)}
+    host, (second, third) = start_table(lab, tmp_path, extra, own={3: deaf})
+    try:
+        assert wait_for(third, "DEAF: loaded", 60), logs(host, second, third)
+        for process in (host, second):
+            assert wait_for(process, "to catch up with the end of the game", 300), logs(host, second, third)
+        assert Path(f"{until}.deaf").exists(), logs(third)
+    except BaseException:
+        until.touch()
+        raise
+    seat = int(re.search(r"you are seat (\d+)", output(third)).group(1))  # type: ignore[union-attr]
+    return host, second, third, seat, until
+
+
+def test_a_link_lost_as_the_game_ends_comes_back_and_every_program_finishes(lab, tmp_path):
+    # p3's link drops as the game ends (`_deaf_at_the_end`; then its cable leaves the bridge,
+    # and the links close for silence). The others, finished, wait for it (its acknowledgements
+    # fall short of the end) instead of leaving after the short linger of an ordinary end; its
+    # link comes back, each program sends it its own frames from where it is, and every file
+    # finishes. Before, the others left at once, and p3 stopped "cut off" minutes later with an
+    # unfinished game (the fault soaks, seeds 16 to 19).
+    host, second, third, seat, until = _deaf_at_the_end(lab, tmp_path)
+    try:
+        lab.cut(3)
+        for process in (host, second):  # both ends close the link for silence
+            assert wait_for(process, f"no word from seat {seat - 1} ", 60), logs(host, second, third)
+    finally:
+        until.touch()
+        lab.heal(3)
+    codes = wait_all([host, second, third], timeout=180)
+    assert codes == [0, 0, 0], logs(host, second, third)
+    for process in (host, second):
+        text = output(process)
+        assert f"waiting up to 60 s for p3 (seat {seat}) to catch up" in text, logs(host, second)
+        assert "no goodbye within" not in text, logs(host, second)
+    assert "game over" in output(third) and "cut off" not in output(third), logs(third)
+    results = [verdict(tmp_path, i) for i in (1, 2, 3)]
+    for r in results:
+        assert r["valid"] and r["finished"] and r["blame"] is None, (r["kind"], r.get("fault"))
+    assert len({str((r["totals"], r["winners"])) for r in results}) == 1
+
+
+def test_the_wait_for_a_program_lost_at_the_end_ends_at_its_bound(lab, tmp_path):
+    # the same, the wait's bound 5 s ($SKYJO_LAN_CATCH_UP_WAIT) and p3 killed while the others
+    # wait: they leave at the bound, their games finished, nobody blamed
+    host, second, third, seat, until = _deaf_at_the_end(lab, tmp_path, {"SKYJO_LAN_CATCH_UP_WAIT": "5"})
+    os.killpg(third.pid, signal.SIGKILL)
+    until.touch()
+    third.wait(timeout=10)
+    codes = wait_all([host, second], timeout=120)
+    assert codes == [0, 0], logs(host, second)
+    for process in (host, second):
+        text = output(process)
+        assert f"waiting up to 5 s for p3 (seat {seat}) to catch up" in text, logs(host, second)
+        assert f"p3 (seat {seat}): no goodbye within 5 s; leaving the table" in text, logs(host, second)
+        assert "BLAME" not in text, logs(host, second)
+    for i in (1, 2):
+        result = verdict(tmp_path, i)
+        assert result["valid"] and result["finished"] and result["blame"] is None, result
 
 
 def test_a_peer_that_never_answers_stops_the_game_and_is_not_called_a_cheat(lab, tmp_path):

@@ -23,6 +23,11 @@ SKYJO_LAN_TEST_LINKED (a file name) once frames of every other seat arrived. Wit
 SKYJO_LAN_TEST_HOLD_UNTIL=FILE beside SKYJO_LAN_TEST_HOLD=return, the bot is held while the table
 plays a vanished seat until FILE exists, returned or not.
 
+With SKYJO_LAN_TEST_DEAF_UNTIL=FILE, this process drops every frame it receives from the moment
+its game is over on its screen (its last round's scores known, the round's signatures still to
+come) until FILE exists, as if its network lost them; it creates FILE.deaf when it first drops
+one: a program whose link drops as the game ends.
+
 With SKYJO_LAN_TEST_HOLD=return instead, nothing is cheated: this process's bot makes no move
 while the table plays a vanished seat whose player has not yet sent its `return`. A test of a
 player who comes back uses it so that the others cannot finish the game before it is back,
@@ -169,3 +174,22 @@ if os.environ.get("SKYJO_LAN_TEST_DROP") == "host-vote":
         _take(self, envelope)
 
     _Intake.accept = _dropping  # type: ignore[method-assign]
+
+_DEAF = os.environ.get("SKYJO_LAN_TEST_DEAF_UNTIL")
+
+if _DEAF:
+    from protocol.session import Session as _DeafSession
+
+    _hear = _DeafSession.receive_frame
+
+    def _deaf_at_the_end(self: Any, frame: bytes) -> None:
+        state = self.state
+        if state is not None and state.phase == "game_over" and not os.path.exists(_DEAF):
+            if not os.path.exists(_DEAF + ".deaf"):
+                open(_DEAF + ".deaf", "w").close()
+                sys.stderr.write("DEAF: the frames after the game's end are lost\n")
+            return
+        _hear(self, frame)
+
+    _DeafSession.receive_frame = _deaf_at_the_end  # type: ignore[method-assign]
+    sys.stderr.write("DEAF: loaded\n")
