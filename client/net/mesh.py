@@ -260,7 +260,7 @@ class Mesh:
 
     async def _wait_for_returning(self) -> None:
         """After the game: wait (at most `catch_up` seconds) for the programs that may not have
-        its end yet to say goodbye. Two kinds:
+        its end yet, or may not know that we have it. Three kinds:
 
         - a program back at a seat the table plays, linked to us at the end: it came back while
           the table played its seat and may still be catching up with the game (thousands of
@@ -270,39 +270,64 @@ class Mesh:
           dropped as the game ended (a Wi-Fi gone for a minute, a lid closed on the last turn),
           and its program waits for the others' last frames; when its link comes back, each
           program sends it its own frames from where it is (`resend`). The wait for it ends
-          when it has acknowledged the end or said goodbye, here or to another seat.
+          when it has acknowledged the end or said goodbye, here or to another seat;
+        - after a finished game, a program at a seat the table does not play that is not linked
+          to us and has not said goodbye: it may be waiting for us as above, not knowing we
+          have the end (we are the one whose link dropped, and got the end from another seat).
+          The wait for it ends when its link is back: it then gets our frames, acknowledgements
+          included.
 
-        Either link may drop and come back meanwhile. Leaving after the short `linger`, as at an
+        Any link may drop and come back meanwhile. Leaving after the short `linger`, as at an
         ordinary end, left such a program with part of the end and nobody to ask for the rest: it
         stopped "cut off" with an unfinished game (the fault soaks, seeds 16 to 19). A program
         gone for good costs the others this wait, which they spend on the game-over screen."""
         taken = self.runner.taken_over
         late = [seat for seat in sorted(self.links) if seat in taken and seat not in self.said_bye]
-        waited = sorted({*late, *self._behind()})
-        if not waited:
+        behind, unlinked = self._short_of_the_end()
+        catching = sorted({*late, *behind})
+        if not catching and not unlinked:
             return
         names = seat_names(self.config)
-        who = ", ".join(f"{names[seat]} (seat {seat + 1})" for seat in waited)
-        self.runner.inform(
-            f"waiting up to {self.catch_up:.0f} s for {who} to catch up with the end of the game"
+
+        def who(seats: list[int]) -> str:
+            return ", ".join(f"{names[seat]} (seat {seat + 1})" for seat in seats)
+
+        wait = f"waiting up to {self.catch_up:.0f} s"
+        if catching:
+            self.runner.inform(f"{wait} for {who(catching)} to catch up with the end of the game")
+        if unlinked:
+            self.runner.inform(f"{wait} for the link to {who(unlinked)}, to tell it this program has the end")
+        log.info(
+            "game over: waiting up to %.0f s for seats %s", self.catch_up, sorted({*catching, *unlinked})
         )
-        log.info("game over: waiting up to %.0f s for seats %s to catch up", self.catch_up, waited)
         with trio.move_on_after(self.catch_up) as scope:
-            while not self.said_bye.issuperset(late) or self._behind():
+            while not self.said_bye.issuperset(late) or any(self._short_of_the_end()):
                 await trio.sleep(0.1)
         if scope.cancelled_caught:
-            left = sorted({*(s for s in late if s not in self.said_bye), *self._behind()})
-            who = ", ".join(f"{names[seat]} (seat {seat + 1})" for seat in left)
-            self.runner.inform(f"{who}: no goodbye within {self.catch_up:.0f} s; leaving the table")
+            left = sorted(
+                {
+                    *(s for s in late if s not in self.said_bye),
+                    *(s for g in self._short_of_the_end() for s in g),
+                }
+            )
+            self.runner.inform(f"{who(left)}: no goodbye within {self.catch_up:.0f} s; leaving the table")
             log.info("game over: seats %s did not say goodbye within %.0f s", left, self.catch_up)
 
-    def _behind(self) -> list[int]:
-        """The seats the table does not play, after a finished game, that may lack its end and
-        have said goodbye to nobody we know of (`_wait_for_returning`)."""
+    def _short_of_the_end(self) -> tuple[list[int], list[int]]:
+        """After a finished game, the seats the table does not play that have said goodbye to
+        nobody we know of and either may lack its end (their acknowledgements fall short) or
+        are not linked to us (`_wait_for_returning`): (the former, the latter)."""
         if not self.runner.status.finished:
-            return []  # a halted game: nothing more will be played or signed
+            return [], []  # a halted game: nothing more will be played or signed
         taken, gone = self.runner.taken_over, self.said_bye | self.left_elsewhere
-        return [seat for seat in self.runner.behind() if seat not in taken and seat not in gone]
+        behind = [seat for seat in self.runner.behind() if seat not in taken and seat not in gone]
+        unlinked = [
+            seat
+            for seat in range(self.config.players)
+            if seat != self.seat and seat not in self.links and seat not in behind
+            if seat not in taken and seat not in gone
+        ]
+        return behind, unlinked
 
     async def broadcast(self, frame: bytes) -> None:
         for link in list(self.links.values()):

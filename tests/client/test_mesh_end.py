@@ -132,7 +132,7 @@ async def test_after_a_finished_game_the_others_wait_for_a_program_whose_link_dr
 async def test_the_wait_for_a_program_short_of_the_end_ends_at_its_goodbye_or_its_bound(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    mesh, _ = _mesh({}, set(), behind={2})
+    mesh, _ = _mesh({}, {1}, behind={2})
     clock = trio.current_time()
 
     async def goodbye() -> None:  # back, caught up, and gone before we saw its acknowledgement
@@ -143,7 +143,7 @@ async def test_the_wait_for_a_program_short_of_the_end_ends_at_its_goodbye_or_it
         nursery.start_soon(goodbye)
         await mesh._wait_for_returning()
     assert 12.0 <= trio.current_time() - clock < 12.5
-    mesh, told = _mesh({}, set(), behind={2})
+    mesh, told = _mesh({}, {1}, behind={2})
     clock = trio.current_time()
     await mesh._wait_for_returning()  # killed for good as the game ended: the bound
     assert 59.9 <= trio.current_time() - clock < 60.5
@@ -154,14 +154,44 @@ async def test_no_wait_for_a_program_short_of_the_end_that_left_a_halted_game_or
     autojump_clock: trio.testing.MockClock,
 ) -> None:
     # it said goodbye to another seat, which told us (`resend`'s `left`)
-    gone, told = _mesh({}, set(), behind={2})
+    gone, told = _mesh({}, {1}, behind={2})
     gone.left_elsewhere.add(2)
     # the game halted: nothing more will be signed
     halted, told_halted = _mesh({}, {2}, behind={2})
     halted.runner.status.finished = False  # type: ignore[misc]
     # the table plays the seat and its program is not linked (gone for good, or left)
-    played, told_played = _mesh({2: "left"}, set(), behind={2})
+    played, told_played = _mesh({2: "left"}, {1}, behind={2})
     for mesh, said in ((gone, told), (halted, told_halted), (played, told_played)):
+        clock = trio.current_time()
+        await mesh._wait_for_returning()
+        assert trio.current_time() == clock and not said
+
+
+async def test_after_a_finished_game_a_program_waits_for_the_link_to_a_seat_that_may_wait_for_it(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # we are the program whose link dropped at the end: we got the end from seat 2, and seat 3,
+    # not linked to us, may still wait for our acknowledgements; its link is back 8 s later
+    mesh, told = _mesh({}, {1})
+    clock = trio.current_time()
+
+    async def back() -> None:
+        await trio.sleep(8.0)
+        mesh.links[2] = Linked()  # type: ignore[assignment]
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(back)
+        await mesh._wait_for_returning()
+    assert 8.0 <= trio.current_time() - clock < 8.5
+    assert told == ["waiting up to 60 s for the link to p2 (seat 3), to tell it this program has the end"], (
+        told
+    )
+    # one that said goodbye to another seat is not waited for; nor anybody after a halted game
+    gone, told = _mesh({}, {1})
+    gone.left_elsewhere.add(2)
+    halted, told_halted = _mesh({}, set())
+    halted.runner.status.finished = False  # type: ignore[misc]
+    for mesh, said in ((gone, told), (halted, told_halted)):
         clock = trio.current_time()
         await mesh._wait_for_returning()
         assert trio.current_time() == clock and not said
