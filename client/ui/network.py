@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ from .caps import Caps, detect_caps, detect_lang
 from .i18n import tr
 from .lobby import LobbySeat, LobbySource, LobbyView, run_lobby_ui
 from .run import run_game_ui
+from .settling import while_settling
 from .terminal import open_terminal
 
 log = logging.getLogger("skyjo_lan.netui")
@@ -511,8 +513,16 @@ async def _lobby_then_game(lobby: LobbySource, peer: Host | Joiner, lang: str | 
             if outcome != "left" and not finished and shown is not None and shown.phase == "game_over":
                 # `q` on the game-over box before the last round's signatures were all in: the
                 # game is over on screen, its end is being settled; wait for it (the lobby follows)
-                finished = await _settled(runner)
-            if outcome == "left" or not (finished and again) or not await peer.next_lobby(played):
+                stayed, settled = await while_settling(terminal, runner, lang, partial(_settled, runner))
+                finished = bool(settled)
+                if not stayed:
+                    break
+            if outcome == "left" or not (finished and again):
+                break
+            # the lobby opens once this program's part of the game is over (its end-of-game wait
+            # for a program whose link dropped can last a minute): the screen says so meanwhile
+            stayed, back = await while_settling(terminal, runner, lang, partial(peer.next_lobby, played))
+            if not (stayed and back):
                 break
             book = getattr(lobby, "book", None)
             if isinstance(book, RecordBook):
