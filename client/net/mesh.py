@@ -158,6 +158,9 @@ class MeshRunner(Protocol):
     def behind(self) -> list[int]:
         """The other seats that may lack frames we hold (their acknowledgements fall short)."""
 
+    def stepped_out(self) -> set[int]:
+        """The seats whose player stepped out (Ctrl-C: a signed `stepout` the table counted)."""
+
     def inform(self, text: str) -> None:
         """Tell the player something (a line of the table's log)."""
 
@@ -195,6 +198,8 @@ class Mesh:
         """Seats whose program said goodbye (its game is over for it: `run`'s end)."""
         self.left_elsewhere: set[int] = set()
         """Seats whose program said goodbye to another seat, as that seat told us (`resend`)."""
+        self.lost_at: dict[int, float] = {}
+        """Per seat, when its last link to us closed (trio's clock)."""
         self.genesis_signature = genesis_signature
         proof = (self.config.encode(), genesis_signature) if genesis_signature else None
         self.claim = TableClaim(self.config.genesis_hash, proof)
@@ -260,31 +265,33 @@ class Mesh:
 
     async def _wait_for_returning(self) -> None:
         """After the game: wait (at most `catch_up` seconds) for the programs that may not have
-        its end yet, or may not know that we have it. Three kinds:
+        its end yet, or may not know that we have it, to say goodbye. Four kinds:
 
         - a program back at a seat the table plays, linked to us at the end: it came back while
           the table played its seat and may still be catching up with the game (thousands of
-          frames and their proofs, after a resume); it says goodbye once it has the end;
+          frames and their proofs, after a resume); it says goodbye once it has the end, and
+          is waited for even if its link drops meanwhile;
+        - after a finished game, a program whose seat the table plays because it vanished (not
+          a player who stepped out or left), and whose link to us dropped less than `catch_up`
+          seconds ago: a lid closed, or a Wi-Fi gone, on the last turns; waited for until that
+          long after its link dropped (or, back, as above);
         - after a finished game, a program at a seat the table does not play whose
-          acknowledgements do not reach the end (`behind`), linked or not: its link most likely
-          dropped as the game ended (a Wi-Fi gone for a minute, a lid closed on the last turn),
-          and its program waits for the others' last frames; when its link comes back, each
-          program sends it its own frames from where it is (`resend`). The wait for it ends
-          when it has acknowledged the end or said goodbye, here or to another seat;
+          acknowledgements do not reach the end (`behind`), linked or not: its link dropped as
+          the game ended, and its program waits for the others' last frames; when its link
+          comes back, each program sends it its own frames from where it is (`resend`). The
+          wait for it ends when it has acknowledged the end;
         - after a finished game, a program at a seat the table does not play that is not linked
-          to us and has not said goodbye: it may be waiting for us as above, not knowing we
-          have the end (we are the one whose link dropped, and got the end from another seat).
-          The wait for it ends when its link is back: it then gets our frames, acknowledgements
-          included.
+          to us: it may be waiting for us as above, not knowing we have the end (we are the one
+          whose link dropped, and got the end from another seat). The wait for it ends when its
+          link is back: it then gets our frames, acknowledgements included, and our goodbye.
 
-        Any link may drop and come back meanwhile. Leaving after the short `linger`, as at an
-        ordinary end, left such a program with part of the end and nobody to ask for the rest: it
-        stopped "cut off" with an unfinished game (the fault soaks, seeds 16 to 19). A program
-        gone for good costs the others this wait, which they spend on the game-over screen."""
-        taken = self.runner.taken_over
-        late = [seat for seat in sorted(self.links) if seat in taken and seat not in self.said_bye]
-        behind, unlinked = self._short_of_the_end()
-        catching = sorted({*late, *behind})
+        A goodbye to another seat counts too (`resend` tells us). Leaving after the short
+        `linger`, as at an ordinary end, left such a program with part of the end and nobody to
+        ask for the rest: it stopped "cut off" minutes later with an unfinished game (the fault
+        soaks, seeds 16 to 20). A program gone for good costs the others this wait, which they
+        spend on the game-over screen."""
+        late: set[int] = set()
+        catching, unlinked = self._waited(late)
         if not catching and not unlinked:
             return
         names = seat_names(self.config)
@@ -297,37 +304,47 @@ class Mesh:
             self.runner.inform(f"{wait} for {who(catching)} to catch up with the end of the game")
         if unlinked:
             self.runner.inform(f"{wait} for the link to {who(unlinked)}, to tell it this program has the end")
-        log.info(
-            "game over: waiting up to %.0f s for seats %s", self.catch_up, sorted({*catching, *unlinked})
-        )
+        log.info("game over: waiting up to %.0f s for seats %s", self.catch_up, [*catching, *unlinked])
         with trio.move_on_after(self.catch_up) as scope:
-            while not self.said_bye.issuperset(late) or any(self._short_of_the_end()):
+            while any(self._waited(late)):
                 await trio.sleep(0.1)
         if scope.cancelled_caught:
-            left = sorted(
-                {
-                    *(s for s in late if s not in self.said_bye),
-                    *(s for g in self._short_of_the_end() for s in g),
-                }
-            )
+            left = sorted(seat for seats in self._waited(late) for seat in seats)
             self.runner.inform(f"{who(left)}: no goodbye within {self.catch_up:.0f} s; leaving the table")
             log.info("game over: seats %s did not say goodbye within %.0f s", left, self.catch_up)
 
-    def _short_of_the_end(self) -> tuple[list[int], list[int]]:
-        """After a finished game, the seats the table does not play that have said goodbye to
-        nobody we know of and either may lack its end (their acknowledgements fall short) or
-        are not linked to us (`_wait_for_returning`): (the former, the latter)."""
-        if not self.runner.status.finished:
-            return [], []  # a halted game: nothing more will be played or signed
+    def _waited(self, late: set[int]) -> tuple[list[int], list[int]]:
+        """The seats `_wait_for_returning` waits for now: (those that may not have the end, those
+        not linked to us that may not know we have it), goodbyes known left out. `late` gathers
+        the seats the table plays seen linked to us (a program back, maybe still catching up):
+        waited for until their goodbye, even if their link drops meanwhile."""
         taken, gone = self.runner.taken_over, self.said_bye | self.left_elsewhere
-        behind = [seat for seat in self.runner.behind() if seat not in taken and seat not in gone]
-        unlinked = [
-            seat
-            for seat in range(self.config.players)
-            if seat != self.seat and seat not in self.links and seat not in behind
-            if seat not in taken and seat not in gone
-        ]
-        return behind, unlinked
+        finished = self.runner.status.finished  # else the game stopped: nothing more to sign
+        late.update(seat for seat in self.links if seat in taken)
+        behind = set(self.runner.behind()) if finished else set()
+        now = trio.current_time()
+        catching: list[int] = []
+        unlinked: list[int] = []
+        for seat in range(self.config.players):
+            if seat == self.seat or seat in gone:
+                continue
+            lost = self.lost_at.get(seat)
+            if seat in late:
+                catching.append(seat)
+            elif seat in taken:
+                lately = lost is not None and now - lost < self.catch_up
+                if (
+                    finished
+                    and lately
+                    and taken[seat] == "vanished"
+                    and seat not in self.runner.stepped_out()
+                ):
+                    catching.append(seat)
+            elif finished and seat in behind:
+                catching.append(seat)
+            elif finished and seat not in self.links:
+                unlinked.append(seat)
+        return catching, unlinked
 
     async def broadcast(self, frame: bytes) -> None:
         for link in list(self.links.values()):
@@ -455,8 +472,7 @@ class Mesh:
                 return
             except (LinkError, FramingError, trio.TooSlowError, trio.BrokenResourceError, OSError) as exc:
                 log.info("link to seat %s: %s", seat, exc)
-            if self.runner.status.finished and not self.links:
-                return
+            # (after the game too: the end-of-game wait may wait for this seat's link)
             if self.addresses[seat] != (host, port):
                 delay = low
                 continue
@@ -553,6 +569,7 @@ class Mesh:
             await link.aclose()
             if self.links.get(seat) is link:
                 del self.links[seat]
+                self.lost_at[seat] = trio.current_time()
                 if state.status not in _SETTLED:
                     state.status = "gone" if self.runner.status.finished else "reconnecting"
                 self.runner.notify()

@@ -233,6 +233,11 @@ class PeerRunner:
         reach the latest frame we hold of every seat (`protocol.acks.Acknowledgements.behind`)."""
         return self.session.acks.behind()
 
+    def stepped_out(self) -> set[int]:
+        """The seats whose player stepped out (Ctrl-C: their `stepout` counted): the table plays
+        them, and their program has ended on purpose."""
+        return set(self.session.insurance.stepped_out_seats)
+
     @property
     def autopiloting(self) -> bool:
         """This seat's player is away: the autopilot plays their moves."""

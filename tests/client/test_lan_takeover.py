@@ -61,8 +61,13 @@ def _wait_taken(process, timeout: float) -> re.Match[str] | None:
     return None
 
 
+GONE = {**TIMEOUTS, "SKYJO_LAN_CATCH_UP_WAIT": "5"}
+"""For a program killed for good: the others' end-of-game wait for a program that vanished lately
+(`Mesh._wait_for_returning`) is 5 s, not a minute from its loss."""
+
+
 def test_issue17_5a_kill_9_without_resume_the_others_finish_with_a_bot_in_the_seat(lab, tmp_path):
-    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, INSURED)
+    host, (second, third) = start_table(lab, tmp_path, GONE, INSURED)
     _mid_round(third, host, second)
     seat = _seat_of(third)
     os.killpg(third.pid, signal.SIGKILL)
@@ -219,6 +224,45 @@ def test_the_end_of_game_wait_for_a_program_that_never_says_goodbye_ends_at_its_
     for i in (1, 2):
         result = verdict(tmp_path, i)
         assert result["valid"] and result["finished"] and result["blame"] is None, result
+
+
+def test_a_lid_closed_on_the_last_turns_opens_after_the_end_and_every_file_finishes(lab, tmp_path):
+    # p3's lid closes (SIGSTOP): its links close for silence, and the table plays its seat and
+    # ends the game (the others' bots are held from the takeover until p3's links are closed,
+    # however fast this machine plays). The others, finished, wait for it (its link dropped
+    # lately: a minute from its loss, here ten) instead of leaving after the short linger; the
+    # lid opens, p3 catches up with the end, and every file finishes. Before, the others left
+    # at once and p3 stopped "cut off" minutes later with an unfinished game (the fault soak,
+    # seed 20: a lid closed 11 s before the end, opened 6 s after the others had left).
+    go = tmp_path / "go"
+    env = {**HELD, "SKYJO_LAN_TEST_HOLD_UNTIL": str(go), "SKYJO_LAN_CATCH_UP_WAIT": "600"}
+    host, (second, third) = start_table(lab, tmp_path, env, INSURED)
+    _mid_round(third, host, second)
+    seat = _seat_of(third)
+    os.killpg(third.pid, signal.SIGSTOP)
+    try:
+        found = _wait_taken(second, 180)
+        assert found and int(found.group(1)) == seat, logs(host, second)
+        for process in (host, second):  # p3's links close for silence
+            assert wait_for(process, f"no word from seat {seat - 1} ", 60), logs(host, second)
+        assert "game over" not in output(host), "the game ended before p3's links closed"
+        go.touch()  # the table plays on, without p3, to the end
+        waiting = f"waiting up to 600 s for p3 (seat {seat}) to catch up with the end of the game"
+        for process in (host, second):
+            assert wait_for(process, waiting, 300), logs(host, second)
+    finally:
+        go.touch()
+        os.killpg(third.pid, signal.SIGCONT)
+    codes = wait_all([host, second, third], timeout=300)
+    assert codes == [0, 0, 0], logs(host, second, third)
+    for process in (host, second, third):
+        assert "BLAME" not in output(process) and "no goodbye" not in output(process), logs(
+            host, second, third
+        )
+    results = [verdict(tmp_path, i) for i in (1, 2, 3)]
+    for r in results:
+        assert r["valid"] and r["finished"] and r["blame"] is None, (r["kind"], r.get("fault"))
+    assert len({str((r["totals"], r["winners"])) for r in results}) == 1
 
 
 def test_issue17_5c_a_stopped_peer_past_the_grace_is_taken_over_and_nobody_is_blamed(lab, tmp_path):
@@ -379,7 +423,7 @@ def test_issue17_5f_a_wrong_reconstruction_share_is_blamed_with_its_frame(lab, t
 @pytest.mark.parametrize("lab", [4], indirect=True)
 def test_issue17_5g_a_spectator_follows_the_vote_and_the_takeover_to_the_players_result(lab, tmp_path):
     # what `watch` runs is a live observer: it times nobody out and waits for the votes' verdict
-    host, (second, third) = start_table(lab, tmp_path, TIMEOUTS, INSURED)
+    host, (second, third) = start_table(lab, tmp_path, GONE, INSURED)
     spectator = lab.python(
         4,
         ["-m", "client", "watch", f"{lab.address(1)}:7777", "--interface", lab.address(4)],

@@ -39,12 +39,16 @@ class _Runner:
         self.config = Net("skyjo", 3, {"target_score": 1}).config
         self.taken_over = taken
         self.lacking = behind
+        self.out: set[int] = set()
         self.status = _Status()
         self.told: list[str] = []
         self.inform = self.told.append
 
     def behind(self) -> list[int]:
         return sorted(self.lacking)
+
+    def stepped_out(self) -> set[int]:
+        return self.out
 
 
 def _mesh(taken: dict[int, str], linked: set[int], behind: set[int] | None = None) -> tuple[Mesh, list[str]]:
@@ -60,6 +64,7 @@ def _mesh(taken: dict[int, str], linked: set[int], behind: set[int] | None = Non
     mesh.links = {seat: Linked() for seat in linked}  # type: ignore[misc]
     mesh.said_bye = set()
     mesh.left_elsewhere = set()
+    mesh.lost_at = {}
     return mesh, runner.told
 
 
@@ -194,6 +199,47 @@ async def test_after_a_finished_game_a_program_waits_for_the_link_to_a_seat_that
     for mesh, said in ((gone, told), (halted, told_halted)):
         clock = trio.current_time()
         await mesh._wait_for_returning()
+        assert trio.current_time() == clock and not said
+
+
+async def test_after_a_finished_game_the_others_wait_a_minute_from_its_loss_for_a_program_gone_lately(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # seat 3's lid closed 20 s before the end: the table played its seat ("vanished"); the
+    # others wait for it until a minute after its link dropped, 40 s more
+    mesh, told = _mesh({2: "vanished"}, {1})
+    mesh.lost_at[2] = trio.current_time() - 20.0
+    clock = trio.current_time()
+    await mesh._wait_for_returning()
+    assert 39.9 <= trio.current_time() - clock < 40.5
+    assert told[0] == "waiting up to 60 s for p2 (seat 3) to catch up with the end of the game", told
+    # the lid opens 10 s after the end: back, it is waited for until its goodbye (the bound: 60 s)
+    mesh, _ = _mesh({2: "vanished"}, {1})
+    mesh.lost_at[2] = trio.current_time() - 20.0
+    clock = trio.current_time()
+
+    async def back() -> None:
+        await trio.sleep(10.0)
+        mesh.links[2] = Linked()  # type: ignore[assignment]
+        await trio.sleep(35.0)  # it catches up with the rounds the table played, then leaves
+        mesh.said_bye.add(2)
+        del mesh.links[2]
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(back)
+        await mesh._wait_for_returning()
+    assert 45.0 <= trio.current_time() - clock < 45.5
+    # gone more than a minute before the end, or left with a goodbye (a signed leave): no wait
+    long_ago, told_long_ago = _mesh({2: "vanished"}, {1})
+    long_ago.lost_at[2] = trio.current_time() - 61.0
+    left, told_left = _mesh({2: "left"}, {1})
+    left.lost_at[2] = trio.current_time() - 1.0
+    out, told_out = _mesh({2: "vanished"}, {1})  # its player stepped out (Ctrl-C)
+    out.lost_at[2] = trio.current_time() - 1.0
+    out.runner.out.add(2)  # type: ignore[attr-defined]
+    for quiet, said in ((long_ago, told_long_ago), (left, told_left), (out, told_out)):
+        clock = trio.current_time()
+        await quiet._wait_for_returning()
         assert trio.current_time() == clock and not said
 
 
