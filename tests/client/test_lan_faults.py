@@ -318,6 +318,30 @@ def test_a_link_lost_as_the_game_ends_comes_back_and_every_program_finishes(lab,
     assert len({str((r["totals"], r["winners"])) for r in results}) == 1
 
 
+def test_a_program_killed_as_the_game_ends_and_resumed_gets_the_end(lab, tmp_path):
+    # p3 killed (SIGKILL) as the game ends, its last frames sent, none of the others' received
+    # (`_deaf_at_the_end`), and started again with `--resume` 5 s later: the others, finished,
+    # wait for it (its acknowledgements fall short of the end); it catches up, and every file
+    # finishes. Before, they left after the linger and the resumed program found nobody.
+    host, second, third, _seat, until = _deaf_at_the_end(lab, tmp_path)
+    os.killpg(third.pid, signal.SIGKILL)
+    third.wait(timeout=10)
+    until.touch()
+    time.sleep(5)  # a person starting it again (any delay under the others' wait does)
+    resumed = lab.python(
+        3, ["-m", "client", "join", "--resume", "--bot", "greedy"], env_for(tmp_path, 3), log="resumed.log"
+    )
+    codes = wait_all([host, second, resumed], timeout=240)
+    assert codes == [0, 0, 0], logs(host, second, resumed)
+    for process in (host, second, resumed):
+        assert "BLAME" not in output(process) and "no goodbye" not in output(process), logs(
+            host, second, resumed
+        )
+    results = [verdict(tmp_path, i) for i in (1, 2, 3)]
+    for r in results:
+        assert r["valid"] and r["finished"] and r["blame"] is None, (r["kind"], r.get("fault"))
+
+
 def test_the_wait_for_a_program_lost_at_the_end_ends_at_its_bound(lab, tmp_path):
     # the same, the wait's bound 5 s ($SKYJO_LAN_CATCH_UP_WAIT) and p3 killed while the others
     # wait: they leave at the bound, their games finished, nobody blamed
