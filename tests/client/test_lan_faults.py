@@ -107,6 +107,36 @@ def verdict(tmp_path: Path, i: int) -> dict:
     return verify_json(files[-1])[1]
 
 
+def every_file_finished(tmp_path: Path, *processes) -> None:
+    """The programs of hosts 1, 2, ... (in that order) all end normally, nobody blamed and nobody
+    left behind at the end of the game (no "no goodbye"), and every saved game verifies finished,
+    with one result."""
+    codes = wait_all(list(processes), timeout=300)
+    assert codes == [0] * len(processes), logs(*processes)
+    for process in processes:
+        text = output(process)
+        assert "BLAME" not in text and "no goodbye" not in text, logs(*processes)
+    results = [verdict(tmp_path, i) for i in range(1, len(processes) + 1)]
+    for r in results:
+        assert r["valid"] and r["finished"] and r["blame"] is None, (r["kind"], r.get("fault"))
+    assert len({str((r["totals"], r["winners"])) for r in results}) == 1
+
+
+def left_at_the_bound(tmp_path: Path, seat: int, codes: list[int | None], host, second) -> None:
+    """The host and the second program (`codes`: how they ended) waited 5 s for p3 at `seat` at
+    the end ($SKYJO_LAN_CATCH_UP_WAIT), said they left without its goodbye, and finished, nobody
+    blamed."""
+    assert codes == [0, 0], logs(host, second)
+    for process in (host, second):
+        text = output(process)
+        assert f"waiting up to 5 s for p3 (seat {seat}) to catch up" in text, logs(host, second)
+        assert f"p3 (seat {seat}): no goodbye within 5 s; leaving the table" in text, logs(host, second)
+        assert "BLAME" not in text, logs(host, second)
+    for i in (1, 2):
+        result = verdict(tmp_path, i)
+        assert result["valid"] and result["finished"] and result["blame"] is None, result
+
+
 def logs(*processes) -> str:
     return "\n".join(
         f"--- {p.args[3] if len(p.args) > 3 else p.args} ---\n{output(p)[-2500:]}" for p in processes
@@ -305,17 +335,10 @@ def test_a_link_lost_as_the_game_ends_comes_back_and_every_program_finishes(lab,
     finally:
         until.touch()
         lab.heal(3)
-    codes = wait_all([host, second, third], timeout=180)
-    assert codes == [0, 0, 0], logs(host, second, third)
+    every_file_finished(tmp_path, host, second, third)
     for process in (host, second):
-        text = output(process)
-        assert f"waiting up to 60 s for p3 (seat {seat}) to catch up" in text, logs(host, second)
-        assert "no goodbye within" not in text, logs(host, second)
+        assert f"waiting up to 60 s for p3 (seat {seat}) to catch up" in output(process), logs(host, second)
     assert "game over" in output(third) and "cut off" not in output(third), logs(third)
-    results = [verdict(tmp_path, i) for i in (1, 2, 3)]
-    for r in results:
-        assert r["valid"] and r["finished"] and r["blame"] is None, (r["kind"], r.get("fault"))
-    assert len({str((r["totals"], r["winners"])) for r in results}) == 1
 
 
 def test_a_program_killed_as_the_game_ends_and_resumed_gets_the_end(lab, tmp_path):
@@ -331,15 +354,7 @@ def test_a_program_killed_as_the_game_ends_and_resumed_gets_the_end(lab, tmp_pat
     resumed = lab.python(
         3, ["-m", "client", "join", "--resume", "--bot", "greedy"], env_for(tmp_path, 3), log="resumed.log"
     )
-    codes = wait_all([host, second, resumed], timeout=240)
-    assert codes == [0, 0, 0], logs(host, second, resumed)
-    for process in (host, second, resumed):
-        assert "BLAME" not in output(process) and "no goodbye" not in output(process), logs(
-            host, second, resumed
-        )
-    results = [verdict(tmp_path, i) for i in (1, 2, 3)]
-    for r in results:
-        assert r["valid"] and r["finished"] and r["blame"] is None, (r["kind"], r.get("fault"))
+    every_file_finished(tmp_path, host, second, resumed)
 
 
 def test_the_wait_for_a_program_lost_at_the_end_ends_at_its_bound(lab, tmp_path):
@@ -349,16 +364,7 @@ def test_the_wait_for_a_program_lost_at_the_end_ends_at_its_bound(lab, tmp_path)
     os.killpg(third.pid, signal.SIGKILL)
     until.touch()
     third.wait(timeout=10)
-    codes = wait_all([host, second], timeout=120)
-    assert codes == [0, 0], logs(host, second)
-    for process in (host, second):
-        text = output(process)
-        assert f"waiting up to 5 s for p3 (seat {seat}) to catch up" in text, logs(host, second)
-        assert f"p3 (seat {seat}): no goodbye within 5 s; leaving the table" in text, logs(host, second)
-        assert "BLAME" not in text, logs(host, second)
-    for i in (1, 2):
-        result = verdict(tmp_path, i)
-        assert result["valid"] and result["finished"] and result["blame"] is None, result
+    left_at_the_bound(tmp_path, seat, wait_all([host, second], timeout=120), host, second)
 
 
 def test_a_peer_that_never_answers_stops_the_game_and_is_not_called_a_cheat(lab, tmp_path):

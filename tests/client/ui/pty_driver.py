@@ -195,6 +195,32 @@ def loopback_host(home: Path, *extra: str, env: dict[str, str] | None = None) ->
     return Pty(["host", *extra, *args, "--lang", "en"], home, env=env)
 
 
+def headless_joiner(
+    port: str, home: Path, *extra: str, name: str = "ben", env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """`skyjo-lan join 127.0.0.1:PORT --bot greedy` as `name`, its files under `home`, with `extra`
+    arguments (`--games N`...) and environment (`env`, a test hook's): the other player of a
+    loopback host's screen test, with no screen of its own."""
+    return subprocess.Popen(
+        [
+            *(sys.executable, "-m", "client", "join", f"127.0.0.1:{port}"),
+            *("--bot", "greedy", "--name", name, "--interface", "127.0.0.1", *extra),
+        ],
+        cwd=str(ROOT),
+        env={
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": str(ROOT),
+            "XDG_CONFIG_HOME": str(home / "config"),
+            "XDG_DATA_HOME": str(home / "data"),
+            "XDG_STATE_HOME": str(home / "state"),
+            **(env or {}),
+        },
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
 def lobby_address(host: Pty, timeout: float = 30.0) -> tuple[str, str]:
     """Wait for a loopback host's lobby to show its address and keys; return (screen, port).
 

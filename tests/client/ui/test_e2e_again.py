@@ -11,11 +11,9 @@ normally, and each game is saved in its own transcript.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-from .pty_driver import ROOT, Pty, lobby_address, loopback_host
+from .pty_driver import Pty, headless_joiner, lobby_address, loopback_host
 
 
 def _back_to_the_lobby(host: Pty) -> str:
@@ -50,34 +48,7 @@ def test_a_person_plays_again_then_leaves_the_table(tmp_path: Path) -> None:
     try:
         _, port = lobby_address(host)
         home = tmp_path / "joiner"
-        joiner = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "client",
-                "join",
-                f"127.0.0.1:{port}",
-                "--bot",
-                "greedy",
-                "--name",
-                "ben",
-                "--interface",
-                "127.0.0.1",
-                "--games",
-                "2",
-            ],
-            cwd=str(ROOT),
-            env={
-                "PATH": "/usr/bin:/bin",
-                "PYTHONPATH": str(ROOT),
-                "XDG_CONFIG_HOME": str(home / "config"),
-                "XDG_DATA_HOME": str(home / "data"),
-                "XDG_STATE_HOME": str(home / "state"),
-            },
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        joiner = headless_joiner(port, home, "--games", "2")
         host.wait("s starts the game", 60, "ben seated")
         host.send("s")
         lobby = _back_to_the_lobby(host)

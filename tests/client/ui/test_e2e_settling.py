@@ -12,8 +12,6 @@ then the lobby opens. Pure rendering of the box is tested beside it.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from client.table.peer import LogEntry
@@ -21,7 +19,7 @@ from client.table.tablelog import TableLog
 from client.ui.caps import Caps
 from client.ui.settling import SettlingModel, render_settling, wait_lines
 
-from .pty_driver import ROOT, lobby_address, loopback_host
+from .pty_driver import ROOT, headless_joiner, lobby_address, loopback_host
 
 TAMPER = ROOT / "tests" / "client" / "tamper"
 
@@ -42,25 +40,11 @@ def test_a_person_back_to_the_lobby_sees_what_the_table_waits_for(tmp_path: Path
     joiner = None
     try:
         _, port = lobby_address(host)
-        home = tmp_path / "joiner"
-        joiner = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "client", "join", f"127.0.0.1:{port}"),
-                *("--bot", "greedy", "--name", "ben", "--interface", "127.0.0.1", "--games", "2"),
-            ],
-            cwd=str(ROOT),
-            env={
-                "PATH": "/usr/bin:/bin",
-                "PYTHONPATH": f"{TAMPER}{os.pathsep}{ROOT}",
-                "SKYJO_LAN_TEST_DEAF_UNTIL": str(tmp_path / "never"),
-                "XDG_CONFIG_HOME": str(home / "config"),
-                "XDG_DATA_HOME": str(home / "data"),
-                "XDG_STATE_HOME": str(home / "state"),
-            },
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        deaf = {
+            "PYTHONPATH": f"{TAMPER}{os.pathsep}{ROOT}",
+            "SKYJO_LAN_TEST_DEAF_UNTIL": str(tmp_path / "never"),
+        }
+        joiner = headless_joiner(port, tmp_path / "joiner", "--games", "2", env=deaf)
         host.wait("s starts the game", 60, "ben seated")
         host.send("s")
         end = host.wait(
