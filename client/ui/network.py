@@ -513,7 +513,9 @@ async def _lobby_then_game(lobby: LobbySource, peer: Host | Joiner, lang: str | 
             if outcome != "left" and not finished and shown is not None and shown.phase == "game_over":
                 # `q` on the game-over box before the last round's signatures were all in: the
                 # game is over on screen, its end is being settled; wait for it (the lobby follows)
-                stayed, settled = await while_settling(terminal, runner, lang, partial(_settled, runner))
+                stayed, settled = await while_settling(
+                    terminal, runner, lang, partial(_settled, runner), lobby=again
+                )
                 finished = bool(settled)
                 if not stayed:
                     break

@@ -46,10 +46,12 @@ class SettlingRunner(Protocol):
 
 @dataclass
 class SettlingModel:
-    """What the screen shows: its language and the table's lines about the wait, oldest first."""
+    """What the screen shows: its language, the table's lines about the wait (oldest first), and
+    whether the table's lobby comes next (else the program ends)."""
 
     lang: str
     lines: list[str]
+    lobby: bool = True
 
 
 def wait_lines(runner: SettlingRunner, most: int = 4) -> list[str]:
@@ -70,7 +72,7 @@ def render_settling(model: SettlingModel, width: int, height: int, caps: Caps) -
     """A box in the middle of the screen: the title, what happens, the wait's lines, the key."""
     c = Canvas(width, height, caps)
     inner = max(10, min(76, width - 6))
-    body = wrap(tr(model.lang, "settle.body"), inner)
+    body = wrap(tr(model.lang, "settle.body" if model.lobby else "settle.body_end"), inner)
     for line in model.lines:
         body += ["", *wrap(line, inner)]
     h = min(height, len(body) + 4)
@@ -85,12 +87,13 @@ def render_settling(model: SettlingModel, width: int, height: int, caps: Caps) -
 class _Screen:
     """The controller: the model from the runner's log; `q` (or Ctrl-C's key) leaves."""
 
-    def __init__(self, runner: SettlingRunner, lang: str) -> None:
+    def __init__(self, runner: SettlingRunner, lang: str, lobby: bool) -> None:
         self.runner = runner
         self.lang = lang
+        self.lobby = lobby
 
     def screen(self) -> SettlingModel:
-        return SettlingModel(self.lang, wait_lines(self.runner))
+        return SettlingModel(self.lang, wait_lines(self.runner), self.lobby)
 
     def handle_key(self, key: str) -> list[str]:
         return ["leave"] if key == "q" else []
@@ -100,11 +103,17 @@ class _Screen:
 
 
 async def while_settling(
-    terminal: Terminal, runner: SettlingRunner, lang: str | None, wait: Callable[[], Awaitable[T]]
+    terminal: Terminal,
+    runner: SettlingRunner,
+    lang: str | None,
+    wait: Callable[[], Awaitable[T]],
+    *,
+    lobby: bool = True,
 ) -> tuple[bool, T | None]:
-    """Run `wait()` to its end, showing this screen if it takes more than `SHOWN_AFTER` seconds.
-    Returns (True, its result), or (False, None) when the person pressed `q` first (the wait is
-    cancelled: the caller leaves the table)."""
+    """Run `wait()` to its end, showing this screen if it takes more than `SHOWN_AFTER` seconds
+    (`lobby`: the table's lobby follows, else the program ends). Returns (True, its result), or
+    (False, None) when the person pressed `q` first (the wait is cancelled: the caller leaves
+    the table)."""
     result: list[T] = []
 
     async def waiting(cancel: trio.CancelScope) -> None:
@@ -120,7 +129,7 @@ async def while_settling(
 
         await run_screen(
             terminal,
-            _Screen(runner, detect_lang(lang)),
+            _Screen(runner, detect_lang(lang), lobby),
             on_effect,
             changed=lambda: runner.changed,
             render_fn=render_settling,

@@ -101,6 +101,11 @@ def test_the_box_shows_the_waits_lines_and_fits_small_and_ascii_terminals() -> N
     assert "p3 (seat 3) to catch up" in text and "no goodbye within 60 s" in text, text
     french = "\n".join(render_settling(SettlingModel("fr", []), 80, 24, Caps()).text())
     assert "La partie est finie" in french and "q quitter la table" in french, french
+    assert "Retour au salon" in french, french
+    # a table that does not play again: no lobby follows, the program ends
+    alone = "\n".join(render_settling(SettlingModel("en", [], lobby=False), 80, 24, Caps()).text())
+    assert "This program ends once the game's last signatures are in." in alone, alone
+    assert "lobby" not in alone, alone
     for width, height in ((20, 6), (40, 10), (200, 60)):
         frame = render_settling(SettlingModel("de", lines), width, height, Caps(unicode=False))
         assert len(frame.lines) == height
