@@ -234,7 +234,7 @@ def test_a_lid_closed_on_the_last_turns_opens_after_the_end_and_every_file_finis
     # lately: a minute from its loss, here ten) instead of leaving after the short linger; the
     # lid opens, p3 catches up with the end, and every file finishes. Before, the others left
     # at once and p3 stopped "cut off" minutes later with an unfinished game (the fault soak,
-    # seed 20: a lid closed 11 s before the end, opened 6 s after the others had left).
+    # seed 20: a lid closed 11 s before the end, opened as the others left).
     go = tmp_path / "go"
     env = {**HELD, "SKYJO_LAN_TEST_HOLD_UNTIL": str(go), "SKYJO_LAN_CATCH_UP_WAIT": "600"}
     host, (second, third) = start_table(lab, tmp_path, env, INSURED)
