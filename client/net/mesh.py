@@ -161,8 +161,8 @@ class MeshRunner(Protocol):
     def stepped_out(self) -> set[int]:
         """The seats whose player stepped out (Ctrl-C: a signed `stepout` the table counted)."""
 
-    def inform(self, text: str) -> None:
-        """Tell the player something (a line of the table's log)."""
+    def tell_end_wait(self, text: str) -> None:
+        """Tell the player about the end-of-game wait (a line of the table's log)."""
 
 
 class Mesh:
@@ -301,16 +301,20 @@ class Mesh:
 
         wait = f"waiting up to {self.catch_up:.0f} s"
         if catching:
-            self.runner.inform(f"{wait} for {who(catching)} to catch up with the end of the game")
+            self.runner.tell_end_wait(f"{wait} for {who(catching)} to catch up with the end of the game")
         if unlinked:
-            self.runner.inform(f"{wait} for the link to {who(unlinked)}, to tell it this program has the end")
+            self.runner.tell_end_wait(
+                f"{wait} for the link to {who(unlinked)}, to tell it this program has the end"
+            )
         log.info("game over: waiting up to %.0f s for seats %s", self.catch_up, [*catching, *unlinked])
         with trio.move_on_after(self.catch_up) as scope:
             while any(self._waited(late)):
                 await trio.sleep(0.1)
         if scope.cancelled_caught:
             left = sorted(seat for seats in self._waited(late) for seat in seats)
-            self.runner.inform(f"{who(left)}: no goodbye within {self.catch_up:.0f} s; leaving the table")
+            self.runner.tell_end_wait(
+                f"{who(left)}: no goodbye within {self.catch_up:.0f} s; leaving the table"
+            )
             log.info("game over: seats %s did not say goodbye within %.0f s", left, self.catch_up)
 
     def _waited(self, late: set[int]) -> tuple[list[int], list[int]]:

@@ -160,6 +160,8 @@ class PeerRunner:
         """Set, and replaced by a fresh one, whenever something visible changed (`notify`)."""
         self.log: TableLog[LogEntry] = TableLog()
         """What the screen narrates, by position; the newest entries only (`TableLog`)."""
+        self.end_wait: list[str] = []
+        """What the network said of its end-of-game wait (`tell_end_wait`), oldest first."""
         self.status = PeerStatus()
         self.links: dict[int, LinkState] = {}
         self._inbox_send, self._inbox = trio.open_memory_channel[bytes | None](10_000)
@@ -414,8 +416,10 @@ class PeerRunner:
             log.warning("game stopped: %s", reason)
             self.notify()
 
-    def inform(self, text: str) -> None:
-        """A line for the player in the table's log (from the network: `Mesh`)."""
+    def tell_end_wait(self, text: str) -> None:
+        """The network's word about its end-of-game wait (`Mesh._wait_for_returning`): a line of
+        the table's log, kept in `end_wait` too for the screen between games."""
+        self.end_wait.append(text)
         self.log.append(LogEntry("info", text=text))
         self.notify()
 

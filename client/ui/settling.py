@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 import trio
 
@@ -29,17 +29,11 @@ SHOWN_AFTER = 0.3
 """Seconds the wait may take before the screen shows it (an ordinary end takes less: no flash)."""
 
 
-def _about_the_end(text: str) -> bool:
-    """Whether a line of the table's log is the network's about the end-of-game wait (its start
-    or its bound: `Mesh._wait_for_returning`)."""
-    return text.startswith("waiting up to ") or ": no goodbye within " in text
-
-
 class SettlingRunner(Protocol):
     """What the screen reads of the table (`client.table.peer.PeerRunner`)."""
 
     @property
-    def log(self) -> Any: ...
+    def end_wait(self) -> list[str]: ...
     @property
     def changed(self) -> trio.Event: ...
 
@@ -55,17 +49,8 @@ class SettlingModel:
 
 
 def wait_lines(runner: SettlingRunner, most: int = 4) -> list[str]:
-    """The table log's latest lines about the end-of-game wait (at most `most`, oldest first)."""
-    log = runner.log
-    first = getattr(log, "first", 0)
-    found: list[str] = []
-    for index in range(len(log) - 1, max(first, len(log) - 50) - 1, -1):
-        entry = log[index]
-        if entry.kind == "info" and _about_the_end(entry.text):
-            found.append(entry.text)
-            if len(found) == most:
-                break
-    return found[::-1]
+    """What the network said last of its end-of-game wait (at most `most` lines, oldest first)."""
+    return runner.end_wait[-most:]
 
 
 def render_settling(model: SettlingModel, width: int, height: int, caps: Caps) -> Frame:
@@ -85,7 +70,7 @@ def render_settling(model: SettlingModel, width: int, height: int, caps: Caps) -
 
 
 class _Screen:
-    """The controller: the model from the runner's log; `q` (or Ctrl-C's key) leaves."""
+    """The controller: the model from what the network said of its wait; `q` leaves."""
 
     def __init__(self, runner: SettlingRunner, lang: str, lobby: bool) -> None:
         self.runner = runner

@@ -42,7 +42,7 @@ class _Runner:
         self.out: set[int] = set()
         self.status = _Status()
         self.told: list[str] = []
-        self.inform = self.told.append
+        self.tell_end_wait = self.told.append
 
     def behind(self) -> list[int]:
         return sorted(self.lacking)

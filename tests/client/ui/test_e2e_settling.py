@@ -14,29 +14,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from client.table.peer import LogEntry
+import trio
+
+from client.table.peer import LogEntry, PeerRunner
 from client.table.tablelog import TableLog
 from client.ui.caps import Caps
 from client.ui.settling import SettlingModel, render_settling, wait_lines
 
-from .pty_driver import ROOT, headless_joiner, lobby_address, loopback_host
+from .pty_driver import QUICK_TWO_SEATS, ROOT, at_game_over, headless_joiner, lobby_address, loopback_host
 
 TAMPER = ROOT / "tests" / "client" / "tamper"
 
 
 def test_a_person_back_to_the_lobby_sees_what_the_table_waits_for(tmp_path: Path) -> None:
-    host = loopback_host(
-        tmp_path / "host",
-        "--seats",
-        "2",
-        "--turn",
-        "1",
-        "--option",
-        "target_score=1",
-        "--option",
-        "setup_reveals=2",
-        env={"SKYJO_LAN_CATCH_UP_WAIT": "5"},
-    )
+    host = loopback_host(tmp_path / "host", *QUICK_TWO_SEATS, env={"SKYJO_LAN_CATCH_UP_WAIT": "5"})
     joiner = None
     try:
         _, port = lobby_address(host)
@@ -47,14 +38,7 @@ def test_a_person_back_to_the_lobby_sees_what_the_table_waits_for(tmp_path: Path
         joiner = headless_joiner(port, tmp_path / "joiner", "--games", "2", env=deaf)
         host.wait("s starts the game", 60, "ben seated")
         host.send("s")
-        end = host.wait(
-            lambda t: "Game over" in t and ("back to the lobby" in t or "any key: the result" in t),
-            240,
-            "the end of the game",
-        )
-        if "back to the lobby" not in end:
-            host.send("enter")
-            host.wait(lambda t: "back to the lobby" in t, 60, "the result after the round's end")
+        at_game_over(host)
         host.send("q")
         box = host.wait(
             lambda t: "Back to the lobby once this program's part" in t and "ben (seat 2) to catch up" in t,
@@ -75,27 +59,31 @@ def test_a_person_back_to_the_lobby_sees_what_the_table_waits_for(tmp_path: Path
             joiner.wait(10)
 
 
-def _log(*texts: str) -> TableLog[LogEntry]:
-    return TableLog([LogEntry("info", text=text) for text in texts])
+class _Runner:
+    """The parts of `PeerRunner` its `tell_end_wait` touches."""
+
+    def __init__(self) -> None:
+        self.log: TableLog[LogEntry] = TableLog()
+        self.end_wait: list[str] = []
+        self.changed = trio.Event()
+
+    def notify(self) -> None:
+        self.changed.set()
 
 
 def test_the_box_shows_the_waits_lines_and_fits_small_and_ascii_terminals() -> None:
-    log = _log(
-        "round 3 signed by every seat",
-        "waiting up to 60 s for p3 (seat 3) to catch up with the end of the game",
-        "something else",
-        "p3 (seat 3): no goodbye within 60 s; leaving the table",
-    )
-
-    class Runner:
-        def __init__(self) -> None:
-            self.log = log
-
-    lines = wait_lines(Runner())  # type: ignore[arg-type]
+    runner = _Runner()
+    runner.log.append(LogEntry("info", text="round 3 signed by every seat"))
+    tell = PeerRunner.tell_end_wait
+    tell(runner, "waiting up to 60 s for p3 (seat 3) to catch up with the end of the game")  # type: ignore[arg-type]
+    runner.log.append(LogEntry("info", text="something else"))
+    tell(runner, "p3 (seat 3): no goodbye within 60 s; leaving the table")  # type: ignore[arg-type]
+    lines = wait_lines(runner)
     assert lines == [
         "waiting up to 60 s for p3 (seat 3) to catch up with the end of the game",
         "p3 (seat 3): no goodbye within 60 s; leaving the table",
     ]
+    assert [entry.text for entry in runner.log][-1] == lines[-1]  # the game's log says it too
     text = "\n".join(render_settling(SettlingModel("en", lines), 80, 24, Caps()).text())
     assert "The game is over" in text and "q leave the table" in text, text
     assert "p3 (seat 3) to catch up" in text and "no goodbye within 60 s" in text, text
