@@ -195,6 +195,25 @@ def loopback_host(home: Path, *extra: str, env: dict[str, str] | None = None) ->
     return Pty(["host", *extra, *args, "--lang", "en"], home, env=env)
 
 
+QUICK_TWO_SEATS = ("--seats", "2", "--turn", "1", "--option", "target_score=1", "--option", "setup_reveals=2")
+"""A host's table for two whose games end without keystrokes: one round, her own program playing
+her moves at the end of a one-second countdown (issue 17's autopilot)."""
+
+
+def at_game_over(host: Pty) -> str:
+    """Wait for the game-over screen whose keys say `q back to the lobby` (the last round's end
+    comes first, "any key: the result": Enter shows the result); return it."""
+    end = host.wait(
+        lambda t: "Game over" in t and ("back to the lobby" in t or "any key: the result" in t),
+        240,
+        "the end of the game",
+    )
+    if "back to the lobby" in end:
+        return end
+    host.send("enter")
+    return host.wait(lambda t: "back to the lobby" in t, 60, "the result after the round's end")
+
+
 def headless_joiner(
     port: str, home: Path, *extra: str, name: str = "ben", env: dict[str, str] | None = None
 ) -> subprocess.Popen[bytes]:

@@ -13,37 +13,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .pty_driver import Pty, headless_joiner, lobby_address, loopback_host
+from .pty_driver import QUICK_TWO_SEATS, Pty, at_game_over, headless_joiner, lobby_address, loopback_host
 
 
 def _back_to_the_lobby(host: Pty) -> str:
     """From the game-over screen to the lobby: q (her autopilot was on: the key is still q, not
     "I am back", once the game is over)."""
-    # the last round's end first ("any key: the result"), then the result: q leaves either
-    end = host.wait(
-        lambda t: "Game over" in t and ("back to the lobby" in t or "any key: the result" in t),
-        240,
-        "the end of the game",
-    )
-    if "back to the lobby" not in end:
-        host.send("enter")
-        host.wait(lambda t: "back to the lobby" in t, 60, "the result after the round's end")
+    at_game_over(host)
     host.send("q")
     return host.wait("Ready for another?", 60, "the lobby between games")
 
 
 def test_a_person_plays_again_then_leaves_the_table(tmp_path: Path) -> None:
-    host = loopback_host(
-        tmp_path / "host",
-        "--seats",
-        "2",
-        "--turn",
-        "1",
-        "--option",
-        "target_score=1",
-        "--option",
-        "setup_reveals=2",
-    )
+    host = loopback_host(tmp_path / "host", *QUICK_TWO_SEATS)
     joiner = None
     try:
         _, port = lobby_address(host)
