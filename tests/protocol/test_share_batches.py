@@ -10,13 +10,16 @@ check of each proof alone names it, live and offline.
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from protocol import crypto
-from protocol.crypto import group
+from protocol.crypto import dleq, group
 from protocol.crypto.group import BASE, L, Point, add, mul_base, random_scalar
 from protocol.session import Session
 from protocol.transcript import dump
@@ -180,3 +183,81 @@ def test_a_batch_of_the_wrong_length_is_named_too() -> None:
         crypto.verify_share_batches(checks)
     assert raised.value.index == 1
     assert raised.value.reason == "share batch does not match the number of ciphertexts"
+
+
+# --- the weighted sum's one-card path ------------------------------------------------------------
+
+_POOL = [mul_base(k) for k in range(1, 9)]
+"""Points to build checks from: few, so that keys, c1, shares and commitments meet (merged terms)."""
+
+
+class _SeededWeights:
+    """A seeded stand-in for `secrets` (as the tests of `dleq._weights` use)."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def randbelow(self, n: int, /) -> int:
+        return self._rng.randrange(n)
+
+
+_CHECK = st.tuples(
+    st.integers(0, 7),  # key
+    st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), min_size=1, max_size=3),  # (c1, share)
+    st.integers(0, 7),  # A
+    st.integers(0, 7),  # B
+    st.integers(0, L - 1),  # response
+    st.sampled_from([b"", b"ctx", bytes(64), "text"]),  # context (a str: the general path's error)
+    st.booleans(),  # one share too many (a batch of the wrong length)
+)
+
+
+def _check(drawn: tuple[int, list[tuple[int, int]], int, int, int, Any, bool]) -> crypto.ShareCheck:
+    key, cards, a, b, s, context, longer = drawn
+    ciphertexts = [crypto.Ciphertext(_POOL[c1], _POOL[(c1 + 1) % 8]) for c1, _ in cards]
+    shares = tuple(_POOL[d] for _, d in cards) + ((_POOL[0],) if longer else ())
+    batch = crypto.ShareBatch(shares, crypto.BatchProof(_POOL[a], _POOL[b], s))
+    return crypto.ShareCheck(_POOL[key], ciphertexts, batch, context)
+
+
+def _reference_sum(checks: list[crypto.ShareCheck]) -> dict[Point, int] | None:
+    """`_weighted_sum` as it was: `_add_weighted` of each check in turn, the weights drawn alike."""
+    coefs: dict[Point, int] = {}
+    weights = dleq._weights(2 * len(checks))
+    try:
+        for check in checks:
+            dleq._add_weighted(coefs, check, next(weights), next(weights))
+    except crypto.InvalidProof:
+        return None
+    return coefs
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_CHECK, max_size=6), st.integers(0, 2**32))
+def test_the_weighted_sum_is_the_one_of_each_check_in_turn(drawn: list[Any], seed: int) -> None:
+    # the one-card path puts the hash inputs together itself: the same dict (keys in the same
+    # order, the same integers) as `_add_weighted` of each check, and the same weights drawn
+    checks = [_check(d) for d in drawn]
+    outcomes = []
+    for make in (dleq._weighted_sum, _reference_sum):
+        stand_in = _SeededWeights(seed)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(dleq, "secrets", stand_in)
+            try:
+                got: object = make(checks)
+            except TypeError as exc:
+                got = ("TypeError", str(exc))
+        outcomes.append(
+            (None if not isinstance(got, dict) else list(got.items()), got, stand_in.randbelow(2**64))
+        )
+    assert outcomes[0] == outcomes[1]
+
+
+def test_the_one_card_path_sums_to_the_identity_only_for_good_proofs() -> None:
+    _, y = crypto.keygen()
+    checks = _batches([crypto.encrypt(mul_base(random_scalar()), y)])
+    assert group.lincomb_public_merged(dleq._weighted_sum(checks) or {}) == group.IDENTITY
+    proof = checks[1].batch.proof
+    wrong = dataclasses.replace(proof, response=(proof.response + 1) % L)
+    checks[1] = dataclasses.replace(checks[1], batch=dataclasses.replace(checks[1].batch, proof=wrong))
+    assert group.lincomb_public_merged(dleq._weighted_sum(checks) or {}) != group.IDENTITY
