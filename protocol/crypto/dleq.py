@@ -175,6 +175,15 @@ class BatchProof:
     response: int
 
     def __post_init__(self) -> None:
+        a, b, s = self.commit_a, self.commit_b, self.response
+        if (  # the common case, checked at once; any other gets the checks below, and their error
+            isinstance(a, bytes)
+            and isinstance(b, bytes)
+            and isinstance(s, int)
+            and len(a) == len(b) == POINT_BYTES
+            and 0 <= s < L
+        ):
+            return
         for name in ("commit_a", "commit_b"):
             value = getattr(self, name)
             if not isinstance(value, bytes) or len(value) != POINT_BYTES:

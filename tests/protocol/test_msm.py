@@ -122,6 +122,29 @@ def test_every_invalid_encoding_is_refused_with_decode_points_error(
 
 
 @built
+@pytest.mark.parametrize("n", [0, 1, 3, 15, 16, 40])
+def test_decode_list_gives_decode_points_forms_one_by_one_or_none(n: int) -> None:
+    # `decode_list` (the points of a share batch, one call) and `decode_points` (bytes joined) give
+    # the same forms; any refused item (each invalid encoding, a bytes subclass, a str) gives None
+    module = group._msm_module
+    assert module is not None
+    good = random_points(random.Random(n), n)
+    forms = module.decode_list(good)
+    assert b"".join(forms) == (module.decode_points(b"".join(good)) if good else b"")
+    assert all(len(form) == module.DECODED_SIZE for form in forms)
+    assert module.decode_list(tuple(good)) == forms
+
+    class Subclass(bytes):
+        pass
+
+    for bad in [*_invalid_encodings(), Subclass(random_points(random.Random(2), 1)[0])]:
+        for where in sorted({0, n // 2, n}):
+            items: list[object] = [*good]
+            items.insert(where, bad)
+            assert module.decode_list(items) is None
+
+
+@built
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(
