@@ -32,6 +32,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #endif
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,16 +254,19 @@ static void fe_pow_p58(fe out, const fe z) {
     fe_mul(out, t, z);
 }
 
-/* RFC 9496, section 4.2: SQRT_RATIO_M1(u, v). Returns was_square; r = the non-negative root of
- * u/v when it exists, otherwise of SQRT_M1 * u/v. */
-static int fe_sqrt_ratio_m1(fe r, const fe u, const fe v) {
-    fe v3, v7, t, check, neg_u, neg_u_i, r_prime;
+/* RFC 9496, section 4.2: SQRT_RATIO_M1(u, v), in three steps: v3 = v^3 and w = u v^7 ... */
+static void fe_sqrt_ratio_m1_start(fe v3, fe w, const fe u, const fe v) {
+    fe v7;
     fe_sq(v3, v);
     fe_mul(v3, v3, v);         /* v^3 */
     fe_sq(v7, v3);
     fe_mul(v7, v7, v);         /* v^7 */
-    fe_mul(t, u, v7);
-    fe_pow_p58(t, t);          /* (u v^7)^((p-5)/8) */
+    fe_mul(w, u, v7);
+}
+
+/* ... then the exponentiation t = w^((p-5)/8) (fe_pow_p58), then r from u, v, v^3 and t. */
+static int fe_sqrt_ratio_m1_finish(fe r, const fe u, const fe v, const fe v3, const fe t) {
+    fe check, neg_u, neg_u_i, r_prime;
     fe_mul(r, u, v3);
     fe_mul(r, r, t);
     fe_sq(check, r);
@@ -276,6 +280,62 @@ static int fe_sqrt_ratio_m1(fe r, const fe u, const fe v) {
     fe_cmov(r, r_prime, (uint64_t)(flipped_sign | flipped_sign_i));
     fe_abs(r, r);
     return correct_sign | flipped_sign;
+}
+
+/* Returns was_square; r = the non-negative root of u/v when it exists, otherwise of
+ * SQRT_M1 * u/v. */
+static int fe_sqrt_ratio_m1(fe r, const fe u, const fe v) {
+    fe v3, t;
+    fe_sqrt_ratio_m1_start(v3, t, u, v);
+    fe_pow_p58(t, t);          /* (u v^7)^((p-5)/8) */
+    return fe_sqrt_ratio_m1_finish(r, u, v, v3, t);
+}
+
+/* fe_pow_p58 of up to DECODE_LANES independent inputs, step by step side by side: the same
+ * operations on each, so the same results, but the processor overlaps the chains of 252
+ * dependent squarings (each one waits on the last one's carries): about 30% faster than one
+ * after the other on the machine of issue 29. Public inputs only (the decoding of received
+ * points): the same code as fe_pow_p58, only interleaved, claiming nothing more about timing.
+ * The same idea as the 2-way parallel field arithmetic of A. Faz-Hernandez, J. Lopez, "Fast
+ * implementation of Curve25519 using AVX2", LATINCRYPT 2015, left to the processor's
+ * out-of-order execution instead of vector instructions. */
+#define DECODE_LANES 4
+
+static void fe_sqn_lanes(fe *h, fe *f, int n, int lanes) {
+    for (int l = 0; l < lanes; l++) fe_sq(h[l], f[l]);
+    for (int i = 1; i < n; i++)
+        for (int l = 0; l < lanes; l++) fe_sq(h[l], h[l]);
+}
+
+static void fe_mul_lanes(fe *h, fe *f, fe *g, int lanes) {
+    for (int l = 0; l < lanes; l++) fe_mul(h[l], f[l], g[l]);
+}
+
+/* fe_pow_2_250_1's steps (its z11 unused here), then fe_pow_p58's last two, for each lane */
+static void fe_pow_p58_lanes(fe *out, fe *z, int lanes) {
+    fe a[DECODE_LANES], b[DECODE_LANES], c[DECODE_LANES], d[DECODE_LANES];
+    fe_sqn_lanes(a, z, 1, lanes);   /* z^2 */
+    fe_sqn_lanes(b, a, 2, lanes);   /* z^8 */
+    fe_mul_lanes(b, b, z, lanes);   /* z^9 */
+    fe_mul_lanes(a, a, b, lanes);   /* z^11 */
+    fe_sqn_lanes(c, a, 1, lanes);   /* z^22 */
+    fe_mul_lanes(b, b, c, lanes);   /* z^31 = z^(2^5 - 1) */
+    fe_sqn_lanes(c, b, 5, lanes);
+    fe_mul_lanes(b, c, b, lanes);   /* z^(2^10 - 1) */
+    fe_sqn_lanes(c, b, 10, lanes);
+    fe_mul_lanes(c, c, b, lanes);   /* z^(2^20 - 1) */
+    fe_sqn_lanes(d, c, 20, lanes);
+    fe_mul_lanes(c, d, c, lanes);   /* z^(2^40 - 1) */
+    fe_sqn_lanes(c, c, 10, lanes);
+    fe_mul_lanes(b, c, b, lanes);   /* z^(2^50 - 1) */
+    fe_sqn_lanes(c, b, 50, lanes);
+    fe_mul_lanes(c, c, b, lanes);   /* z^(2^100 - 1) */
+    fe_sqn_lanes(d, c, 100, lanes);
+    fe_mul_lanes(c, d, c, lanes);   /* z^(2^200 - 1) */
+    fe_sqn_lanes(c, c, 50, lanes);
+    fe_mul_lanes(c, c, b, lanes);   /* z^(2^250 - 1) */
+    fe_sqn_lanes(c, c, 2, lanes);
+    fe_mul_lanes(out, c, z, lanes); /* z^(2^252 - 3) */
 }
 
 /* ---- the group: extended coordinates (HWCD 2008, section 3, a = -1) ----------------------- */
@@ -363,43 +423,86 @@ static void ge_double(ge_ext *r, const ge_ext *p) {
     fe_mul(r->Z, f, g);
 }
 
-/* RFC 9496, section 4.3.1. Returns 0 for an accepted encoding; the identity (all zero) is
- * refused here too, as group.decode_point refuses it. */
-static int ristretto_decode(ge_ext *p, const unsigned char s_bytes[32]) {
+/* RFC 9496, section 4.3.1, up to SQRT_RATIO_M1's exponentiation: -1 for an encoding refused
+ * before it (the identity, as group.decode_point refuses it, a non-canonical or negative s). */
+typedef struct {
+    fe s, u1, u2, v, t, v3, w;
+} decoding;
+
+static int ristretto_decode_start(decoding *d, const unsigned char s_bytes[32]) {
     static const unsigned char zero[32] = {0};
-    if (memcmp(s_bytes, zero, 32) == 0) return -1;
+    int refused = 0;
+    if (memcmp(s_bytes, zero, 32) == 0) refused = 1;
     /* canonical: s < p = 2^255 - 19 (bit 255 clear, and not in [p, 2^255)) */
-    if (s_bytes[31] & 0x80) return -1;
+    if (s_bytes[31] & 0x80) refused = 1;
     if (s_bytes[31] == 0x7f && s_bytes[0] >= 0xed) {
         int all_ff = 1;
         for (int i = 1; i < 31; i++)
             if (s_bytes[i] != 0xff) all_ff = 0;
-        if (all_ff) return -1;
+        if (all_ff) refused = 1;
     }
-    if (s_bytes[0] & 1) return -1; /* negative */
-    fe s, ss, u1, u2, u2_sqr, v, t, invsqrt, den_x, den_y;
-    fe_frombytes(s, s_bytes);
-    fe_sq(ss, s);
-    fe_sub(u1, FE_ONE, ss);
-    fe_add(u2, FE_ONE, ss);
-    fe_sq(u2_sqr, u2);
-    fe_sq(t, u1);
-    fe_mul(t, t, FE_D);
-    fe_neg(t, t);
-    fe_sub(v, t, u2_sqr); /* v = -(D u1^2) - u2^2 */
-    fe_mul(t, v, u2_sqr);
-    int was_square = fe_sqrt_ratio_m1(invsqrt, FE_ONE, t);
-    fe_mul(den_x, invsqrt, u2);
+    if (s_bytes[0] & 1) refused = 1; /* negative */
+    fe ss, u2_sqr;
+    fe_frombytes(d->s, s_bytes);
+    fe_sq(ss, d->s);
+    fe_sub(d->u1, FE_ONE, ss);
+    fe_add(d->u2, FE_ONE, ss);
+    fe_sq(u2_sqr, d->u2);
+    fe_sq(d->t, d->u1);
+    fe_mul(d->t, d->t, FE_D);
+    fe_neg(d->t, d->t);
+    fe_sub(d->v, d->t, u2_sqr); /* v = -(D u1^2) - u2^2 */
+    fe_mul(d->t, d->v, u2_sqr);
+    fe_sqrt_ratio_m1_start(d->v3, d->w, FE_ONE, d->t);
+    return refused ? -1 : 0;
+}
+
+/* The rest of the decoding, from pow = w^((p-5)/8). Returns 0 for an accepted encoding. */
+static int ristretto_decode_finish(ge_ext *p, const decoding *d, const fe pow) {
+    fe invsqrt, den_x, den_y, t;
+    int was_square = fe_sqrt_ratio_m1_finish(invsqrt, FE_ONE, d->t, d->v3, pow);
+    fe_mul(den_x, invsqrt, d->u2);
     fe_mul(den_y, invsqrt, den_x);
-    fe_mul(den_y, den_y, v);
-    fe_add(t, s, s);
+    fe_mul(den_y, den_y, d->v);
+    fe_add(t, d->s, d->s);
     fe_mul(t, t, den_x);
     fe_abs(p->X, t);
-    fe_mul(p->Y, u1, den_y);
+    fe_mul(p->Y, d->u1, den_y);
     fe_copy(p->Z, FE_ONE);
     fe_mul(p->T, p->X, p->Y);
     if (!was_square || fe_is_negative(p->T) || fe_is_zero(p->Y)) return -1;
     return 0;
+}
+
+/* RFC 9496, section 4.3.1. Returns 0 for an accepted encoding; the identity (all zero) is
+ * refused here too, as group.decode_point refuses it. */
+static int ristretto_decode(ge_ext *p, const unsigned char s_bytes[32]) {
+    decoding d;
+    fe pow;
+    if (ristretto_decode_start(&d, s_bytes) != 0) return -1;
+    fe_pow_p58(pow, d.w);
+    return ristretto_decode_finish(p, &d, pow);
+}
+
+/* ristretto_decode of encodings[j] into points[j] for j < n, up to DECODE_LANES at a time, their
+ * exponentiations side by side (fe_pow_p58_lanes). Returns the first j refused, or -1. */
+static ptrdiff_t ristretto_decode_many(ge_ext *points, const unsigned char *encodings, size_t n) {
+    for (size_t j = 0; j < n; j += DECODE_LANES) {
+        const int lanes = n - j < DECODE_LANES ? (int)(n - j) : DECODE_LANES;
+        decoding d[DECODE_LANES];
+        fe w[DECODE_LANES], pow[DECODE_LANES];
+        int refused[DECODE_LANES];
+        for (int l = 0; l < lanes; l++) {
+            refused[l] = ristretto_decode_start(&d[l], encodings + 32 * (j + (size_t)l));
+            fe_copy(w[l], d[l].w);
+        }
+        fe_pow_p58_lanes(pow, w, lanes);
+        for (int l = 0; l < lanes; l++)
+            if (ristretto_decode_finish(&points[j + (size_t)l], &d[l], pow[l]) != 0) refused[l] = -1;
+        for (int l = 0; l < lanes; l++)
+            if (refused[l] != 0) return (ptrdiff_t)(j + (size_t)l);
+    }
+    return -1;
 }
 
 /* RFC 9496, section 4.3.2 (the identity encodes as 32 zero bytes); constant time. */
@@ -961,14 +1064,7 @@ static PyObject *decode_points(PyObject *self, PyObject *args) {
     const unsigned char *enc = eb.buf;
     Py_ssize_t bad = -1;
     Py_BEGIN_ALLOW_THREADS
-    for (size_t i = 0; i < n; i++) {
-        ge_ext p;
-        if (ristretto_decode(&p, enc + 32 * i) != 0) {
-            bad = (Py_ssize_t)i;
-            break;
-        }
-        memcpy(&out[i], &p, sizeof p);
-    }
+    bad = ristretto_decode_many(out, enc, n);
     Py_END_ALLOW_THREADS
     if (bad >= 0) {
         Py_CLEAR(result);
@@ -1012,8 +1108,7 @@ static PyObject *decode_list(PyObject *self, PyObject *args) {
     if (!refused) {
         /* the GIL let go only for many points: for a few, releasing it costs more than it frees */
         PyThreadState *saved = n >= 16 ? PyEval_SaveThread() : NULL;
-        for (Py_ssize_t i = 0; i < n && !refused; i++)
-            if (ristretto_decode(&decoded[i], encodings + 32 * i) != 0) refused = 1;
+        refused = ristretto_decode_many(decoded, encodings, (size_t)n) >= 0;
         if (saved != NULL) PyEval_RestoreThread(saved);
     }
     if (refused) {
@@ -1960,32 +2055,73 @@ done:
  * SSR 2020, section 3, explains why one check and the batch agree only with this equation.
  */
 
-/* RFC 8032, section 5.1.3: 0 and the point for an accepted encoding, -1 otherwise. */
-static int ed25519_decode(ge_ext *p, const unsigned char s[32]) {
+/* RFC 8032, section 5.1.3, up to SQRT_RATIO_M1's exponentiation: -1 for a y refused before it. */
+typedef struct {
+    fe y, u, v, v3, w;
+    int x_0;
+} ed25519_decoding;
+
+static int ed25519_decode_start(ed25519_decoding *d, const unsigned char s[32]) {
     unsigned char y_bytes[32];
+    int refused = 0;
     memcpy(y_bytes, s, 32);
-    const int x_0 = y_bytes[31] >> 7;
+    d->x_0 = y_bytes[31] >> 7;
     y_bytes[31] &= 0x7f;
     /* y < p = 2^255 - 19: refuse y in [p, 2^255) */
     if (y_bytes[31] == 0x7f && y_bytes[0] >= 0xed) {
         int all_ff = 1;
         for (int i = 1; i < 31; i++)
             if (y_bytes[i] != 0xff) all_ff = 0;
-        if (all_ff) return -1;
+        if (all_ff) refused = 1;
     }
-    fe y, yy, u, v, x;
-    fe_frombytes(y, y_bytes);
-    fe_sq(yy, y);
-    fe_sub(u, yy, FE_ONE);  /* y^2 - 1 */
-    fe_mul(v, yy, FE_D);
-    fe_add(v, v, FE_ONE);   /* d y^2 + 1, never zero: -1/d is not a square */
-    if (!fe_sqrt_ratio_m1(x, u, v)) return -1; /* x^2 = u/v has no root: not a point */
-    if (fe_is_zero(x) && x_0) return -1;
-    if (fe_is_negative(x) != x_0) fe_neg(x, x);
+    fe yy;
+    fe_frombytes(d->y, y_bytes);
+    fe_sq(yy, d->y);
+    fe_sub(d->u, yy, FE_ONE);  /* y^2 - 1 */
+    fe_mul(d->v, yy, FE_D);
+    fe_add(d->v, d->v, FE_ONE);   /* d y^2 + 1, never zero: -1/d is not a square */
+    fe_sqrt_ratio_m1_start(d->v3, d->w, d->u, d->v);
+    return refused ? -1 : 0;
+}
+
+/* The rest of the decoding, from pow = w^((p-5)/8). */
+static int ed25519_decode_finish(ge_ext *p, const ed25519_decoding *d, const fe pow) {
+    fe x;
+    if (!fe_sqrt_ratio_m1_finish(x, d->u, d->v, d->v3, pow)) return -1; /* x^2 = u/v has no root */
+    if (fe_is_zero(x) && d->x_0) return -1;
+    if (fe_is_negative(x) != d->x_0) fe_neg(x, x);
     fe_copy(p->X, x);
-    fe_copy(p->Y, y);
+    fe_copy(p->Y, d->y);
     fe_copy(p->Z, FE_ONE);
-    fe_mul(p->T, x, y);
+    fe_mul(p->T, x, d->y);
+    return 0;
+}
+
+/* RFC 8032, section 5.1.3: 0 and the point for an accepted encoding, -1 otherwise. */
+static int ed25519_decode(ge_ext *p, const unsigned char s[32]) {
+    ed25519_decoding d;
+    fe pow;
+    if (ed25519_decode_start(&d, s) != 0) return -1;
+    fe_pow_p58(pow, d.w);
+    return ed25519_decode_finish(p, &d, pow);
+}
+
+/* ed25519_decode of n encodings into points, up to DECODE_LANES at a time, their exponentiations
+ * side by side (fe_pow_p58_lanes): 0 when all are accepted, -1 otherwise. */
+static int ed25519_decode_many(ge_ext *points, const unsigned char *encodings, size_t n) {
+    for (size_t j = 0; j < n; j += DECODE_LANES) {
+        const int lanes = n - j < DECODE_LANES ? (int)(n - j) : DECODE_LANES;
+        ed25519_decoding d[DECODE_LANES];
+        fe w[DECODE_LANES], pow[DECODE_LANES];
+        int refused = 0;
+        for (int l = 0; l < lanes; l++) {
+            refused |= ed25519_decode_start(&d[l], encodings + 32 * (j + (size_t)l));
+            fe_copy(w[l], d[l].w);
+        }
+        fe_pow_p58_lanes(pow, w, lanes);
+        for (int l = 0; l < lanes; l++) refused |= ed25519_decode_finish(&points[j + (size_t)l], &d[l], pow[l]);
+        if (refused) return -1;
+    }
     return 0;
 }
 
@@ -2030,13 +2166,9 @@ static PyObject *ed25519_cofactored_sum_py(PyObject *self, PyObject *args) {
     int holds = 0, status = 0;
     Py_BEGIN_ALLOW_THREADS
     int decoded = ed25519_decode(&points[n], ED25519_BASE) == 0;
+    if (decoded && ed25519_decode_many(points, pb.buf, n) != 0) decoded = 0;
     for (size_t i = 0; decoded && i < n; i++) {
-        ge_ext eight;
-        if (ed25519_decode(&points[i], (const unsigned char *)pb.buf + 32 * i) != 0) {
-            decoded = 0;
-            break;
-        }
-        eight = points[i];
+        ge_ext eight = points[i];
         if (ge_times_8_is_identity(&eight)) decoded = 0; /* small order */
     }
     if (decoded) {

@@ -145,6 +145,36 @@ def test_decode_list_gives_decode_points_forms_one_by_one_or_none(n: int) -> Non
 
 
 @built
+@pytest.mark.parametrize("n", range(1, 10))
+def test_points_decoded_side_by_side_are_each_its_own(n: int) -> None:
+    # the extension decodes up to four points at a time, their exponentiations interleaved:
+    # each form is its own point's (encoded again, it is the point), whatever its place in the
+    # group of four, and the first refused point is named, whatever the others
+    module = group._msm_module
+    assert module is not None
+    rng = random.Random(n)
+    good = random_points(rng, n)
+    size = module.DECODED_SIZE
+    forms = module.decode_points(b"".join(good))
+    one = (1).to_bytes(32, "little")
+    for i, p in enumerate(good):
+        form = forms[i * size : (i + 1) * size]
+        assert form == module.decode_points(p)
+        assert module.lincomb_public_vartime(one, [form]) == p
+    bad = (2).to_bytes(32, "little")  # canonical, no ristretto255 encoding
+    for first in range(n + 1):
+        for second in [None, *range(first, n + 1)]:
+            items = list(good)
+            items.insert(first, bad)
+            if second is not None:
+                items.insert(second + 1, b"\xff" * 32)
+            with pytest.raises(ValueError) as refused:
+                module.decode_points(b"".join(items))
+            assert refused.value.args == ("invalid point", first)
+            assert module.decode_list(items) is None
+
+
+@built
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(

@@ -291,3 +291,31 @@ def test_a_batch_is_summed_in_slices_and_draws_its_multipliers_at_the_check(
         assert drawn == [64, 64, 32]  # three slices of 4, 4 and 2, drawn when checked
     batch.add(raw, key.sign(b"x"), b"y")
     assert not batch.holds()
+
+
+@pytest.mark.parametrize("size", range(1, 10))
+def test_a_batch_refuses_a_bad_point_in_every_place(extension: object, size: int) -> None:
+    # the extension decodes the points four at a time: a refused R (y not below p, no point with
+    # that y, a small-order point) or key fails the batch whatever its place among the others
+    key, raw = _pair()
+    signed = [(raw, key.sign(bytes([i])), bytes([i])) for i in range(size)]
+    field, d = 2**255 - 19, -121665 * pow(121666, -1, 2**255 - 19)
+    not_a_point = next(  # a y with no x: (y^2 - 1) / (d y^2 + 1) is not a square
+        y.to_bytes(32, "little")
+        for y in range(2, 100)
+        if pow((y * y - 1) * pow(d * y * y + 1, -1, field) % field, (field - 1) // 2, field) == field - 1
+    )
+    for where in range(size):
+        for bad in ((2**255 - 17).to_bytes(32, "little"), not_a_point, ORDER_8):
+            batch = SignatureBatch()
+            for i, (k, signature, message) in enumerate(signed):
+                batch.add(k, bad + signature[32:] if i == where else signature, message)
+            assert not batch.holds()
+        batch = SignatureBatch()
+        for i, (k, signature, message) in enumerate(signed):
+            batch.add(bytes([0xFF] * 32) if i == where else k, signature, message)
+        assert not batch.holds()
+    batch = SignatureBatch()
+    for item in signed:
+        batch.add(*item)
+    assert batch.holds()
