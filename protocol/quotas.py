@@ -305,6 +305,8 @@ class Quotas:
         job = envelope.data.get("job")
         if not isinstance(job, int):
             return
+        if job <= 1 + 2 * envelope.seq + JOB_LEAD:
+            return  # (the count below is at least `seq`: every term after it is positive)
         signer = envelope.seat
         held = envelope.seq + sum(acked.values()) + len(acked)
         own = acked.get(signer)

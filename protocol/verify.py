@@ -54,6 +54,7 @@ from .events import (
     SeatTakenOver,
     SessionEvent,
     SteppedOut,
+    Updated,
 )
 from .intake import NOT_THE_SAME_GAME
 from .jobs.deferred import deferred_checks
@@ -468,6 +469,8 @@ class _Report:
 
     def take(self, events: list[SessionEvent]) -> None:
         for event in events:
+            if type(event) is Updated:  # (most events: the engine's news, nothing to note here)
+                continue
             if isinstance(event, RoundSigned):
                 self.rounds_signed += 1
             elif isinstance(event, FrameRejected):
