@@ -238,17 +238,12 @@ class Envelope:
     body: bytes
     frame: bytes
     acks: tuple[Ack, ...] = ()
-    _digest: bytes | None = field(default=None, init=False, repr=False, compare=False)
+    digest: bytes = field(init=False, repr=False, compare=False)
+    """SHA-256 of the body: what `prev` and acknowledgements refer to (computed once, with the
+    envelope: a frame's digest is read by its chain, the acknowledgements, the transcript hash...)."""
 
-    @property
-    def digest(self) -> bytes:
-        """SHA-256 of the body: what `prev` and acknowledgements refer to (computed once: a
-        frame's digest is read by its chain, the acknowledgements, the transcript hash...)."""
-        digest = self._digest
-        if digest is None:
-            digest = body_digest(self.body)
-            object.__setattr__(self, "_digest", digest)
-        return digest
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "digest", body_digest(self.body))
 
 
 def body_digest(body: bytes) -> bytes:
