@@ -139,9 +139,11 @@ class Acknowledgements:
         for seat, seq, _ in envelope.acks:
             if seq > acked.get(seat, -1):
                 acked[seat] = seq
-        if envelope.kind not in SIDE_KINDS:
+        kind = envelope.kind
+        game = kind not in SIDE_KINDS
+        if game:
             self.marks[(envelope.seat, envelope.seq)] = dict(acked)
-        if envelope.seat != self.ctx.me and _acknowledged(envelope.kind):
+        if envelope.seat != self.ctx.me and (game or _acknowledged(kind)):
             # a vote or return is acknowledged like a game frame: a witness of a return; a voted
             # seat that acknowledges a vote shows it is there (`SeatInsurance`)
             self.latest[envelope.seat] = (envelope.seq, envelope.digest)
@@ -224,6 +226,8 @@ class Acknowledgements:
 
     def check_claims(self, envelope: Envelope) -> None:
         """Compare what others acknowledged of this frame with the frame itself."""
+        if not self.claims:  # (asked at every frame appended: the common answer)
+            return
         key = (envelope.seat, envelope.seq)
         claims = self.claims.get(key)
         if not claims:

@@ -164,7 +164,8 @@ class SeatInsurance:
 
     def void(self, seat: int, seq: int) -> bool:
         """Whether frame `seq` of `seat` is one the table did not count (it played the seat)."""
-        return any(first <= seq <= last for first, last in self.voids.get(seat, ()))
+        voids = self.voids.get(seat)
+        return voids is not None and any(first <= seq <= last for first, last in voids)
 
     def counts(self, seat: int, seq: int) -> bool:
         """Whether frame `seq` of `seat` counts: not void, and not signed while the table plays
@@ -215,7 +216,7 @@ class SeatInsurance:
         grace; or, for a live observer, any vote is in (it holds what one player relays, in that
         player's order, so a frame the table may not count comes after that player's vote)."""
         if self.session.me is None:
-            if self.foreseen_any():
+            if self.offline:  # (`foreseen_any`)
                 return False
             open_votes = any(a.decided is None and a.votes for a in self.ballots.attempts.values())
             return open_votes or self.removals.paused()
@@ -632,10 +633,12 @@ class SeatInsurance:
         vote, or lies beyond what the votes counted), or bring a frame the decision counts."""
         if envelope.seat != self.session.me:
             self.isolated_waits = 0  # someone answers us: we are not cut off
-        owner = self.config.owners[envelope.seat]
-        attempt = self.ballots.attempts.get(owner)
-        if attempt is not None and attempt.votes and attempt.decided is None:
-            self.progress(owner)
+        attempts = self.ballots.attempts
+        if attempts:  # (none at all in most games)
+            owner = self.config.owners[envelope.seat]
+            attempt = attempts.get(owner)
+            if attempt is not None and attempt.votes and attempt.decided is None:
+                self.progress(owner)
         self.removals.appended()
 
     def progress(self, owner: int) -> None:

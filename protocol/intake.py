@@ -120,7 +120,7 @@ class Intake:
         if envelope.seq < chain.next_seq:
             chain.check_held(envelope)  # a duplicate (a resend after a reconnection), or a fork
             return
-        if chain.parked_at(envelope.seq) is not None:
+        if chain.parked is not None and chain.parked_at(envelope.seq) is not None:
             chain.check_parked(envelope)
             return
         if envelope.seq > chain.next_seq or chain.parked is not None:
@@ -162,9 +162,12 @@ class Intake:
     def unparked(self) -> bool:
         """Parked frames whose queue has room again take their place (True if one did)."""
         session = self._session
-        ready = [c.parked for c in session.chains if c.parked is not None]
-        if not ready:  # (the common case: asked after every step that waits)
+        for chain in session.chains:
+            if chain.parked is not None:
+                break
+        else:  # nothing parked (the common case: asked after every step that waits)
             return False
+        ready = [c.parked for c in session.chains if c.parked is not None]
         ready = [p for p in ready if session.quotas.unpark(session.chains[p.seat], session.queues[p.seat])]
         for parked in ready:
             try:

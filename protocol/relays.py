@@ -84,7 +84,7 @@ def with_relayed(envelopes: Iterable[Envelope], open_frame: Callable[[bytes], En
     counted, and named the honest host a cheat for its shares of the game the table played (seen
     on real programs: tests/client/test_lan_lid_missing_vote.py)."""
     envelopes = list(envelopes)
-    seen = {(e.seat, e.seq, e.digest) for e in envelopes}
+    seen: set[tuple[int, int, bytes]] | None = None  # (made once a relayed decision is found)
     out: list[Envelope] = []
     for envelope in envelopes:
         out.append(envelope)
@@ -98,6 +98,8 @@ def with_relayed(envelopes: Iterable[Envelope], open_frame: Callable[[bytes], En
         except (MalformedMessage, BadSignature, MalformedSignedFrame, ValueError, LookupError, TypeError):
             continue  # (`peek_kind` raises the last three on junk that does not even parse)
         key = (inner.seat, inner.seq, inner.digest)
+        if seen is None:
+            seen = {(e.seat, e.seq, e.digest) for e in envelopes}
         if key not in seen:
             seen.add(key)
             out.append(inner)

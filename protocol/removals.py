@@ -484,7 +484,10 @@ class Removals:
     def appended(self) -> None:
         """A frame was accepted: it may be one a confirmation waited for, or the last counted
         frame of a seat the table plays."""
-        for owner, proposal in list(self.tally.proposals.items()):
+        proposals = self.tally.proposals
+        if not proposals:  # (asked at every frame: the common answer)
+            return
+        for owner, proposal in list(proposals.items()):
             if proposal.votes and proposal.decided is None:
                 self.progress(owner)
 

@@ -54,6 +54,7 @@ from .events import (
     SeatTakenOver,
     SessionEvent,
     SteppedOut,
+    Updated,
 )
 from .intake import NOT_THE_SAME_GAME
 from .jobs.deferred import deferred_checks
@@ -384,7 +385,7 @@ def _feeding_order(survey: _Survey) -> list[Envelope]:
     heads = {seat: chosen[(seat, seqs[0])] for seat, seqs in pending.items()}
     while heads:
         head: Envelope | None = None
-        lowest = (0, 0)  # (seq, seat) of `head`
+        lowest_seq = lowest_seat = 0  # of `head`
         for seat, envelope in heads.items():
             if seat not in ready:
                 wait = waits.get(seat)
@@ -396,8 +397,8 @@ def _feeding_order(survey: _Survey) -> list[Envelope]:
                     continue
                 ready.add(seat)
             seq = envelope.seq
-            if head is None or seq < lowest[0] or (seq == lowest[0] and seat < lowest[1]):
-                head, lowest = envelope, (seq, seat)
+            if head is None or seq < lowest_seq or (seq == lowest_seq and seat < lowest_seat):
+                head, lowest_seq, lowest_seat = envelope, seq, seat
         if head is None:  # no order satisfies the acknowledgements: the lowest frame goes first
             head = min(heads.values(), key=lambda e: (e.seq, e.seat))
         order.append(head)
@@ -427,8 +428,9 @@ def unconfirmed_chats(frames: Iterable[Envelope | bytes]) -> list[Envelope]:
     for frame in frames:
         if isinstance(frame, bytes):
             continue
+        signer = frame.seat
         for seat, seq, _ in frame.acks:
-            if seat != frame.seat and seq > acked.get(seat, -1):
+            if seat != signer and seq > acked.get(seat, -1):
                 acked[seat] = seq
         if frame.kind == "chat":
             chats.append(frame)
@@ -468,6 +470,8 @@ class _Report:
 
     def take(self, events: list[SessionEvent]) -> None:
         for event in events:
+            if type(event) is Updated:  # (most events: the engine's news, nothing to note here)
+                continue
             if isinstance(event, RoundSigned):
                 self.rounds_signed += 1
             elif isinstance(event, FrameRejected):

@@ -20,6 +20,8 @@ class MoveJob(Job):
         self.disclosure: RevealsJob | None = None
         """For a seat the table plays: its private cards made public first, so that the common
         bot chooses from public information only (`protocol.takeover`)."""
+        self.waits: Blocked | None = None
+        """What the job waits for (the same until it is done: `blocked`)."""
 
     def run(self, ctx: JobContext) -> bool:
         seat = self.seat
@@ -84,4 +86,6 @@ class MoveJob(Job):
     def blocked(self, ctx: JobContext) -> Blocked:
         if self.disclosure is not None:
             return self.disclosure.blocked(ctx)
-        return Blocked(f"job:{self.number}:move:{self.seat}", (self.seat,), False)
+        if self.waits is None:  # (asked after every frame that arrives meanwhile)
+            self.waits = Blocked(f"job:{self.number}:move:{self.seat}", (self.seat,), False)
+        return self.waits

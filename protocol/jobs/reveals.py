@@ -65,6 +65,8 @@ class RevealsJob(Job):
         """Consumed batches whose proof is not checked yet: (seat, the check, its frame, handles)."""
         self.contexts: dict[int, bytes] = {}
         """seat -> its proof context in this job (computed once: `_context`)."""
+        self.waits: dict[int, Blocked] = {}
+        """seat -> what the job waits for while it waits for that seat's shares (`blocked`)."""
 
     def begin(self, ctx: JobContext, number: int) -> None:
         super().begin(ctx, number)
@@ -178,7 +180,9 @@ class RevealsJob(Job):
             envelope = ctx.head(seat, "shares", self.number)
             if envelope is None and (seat == me or not ctx.stands_in(seat)):
                 return False  # (asked again at every frame that arrives meanwhile)
-            handles = self.owed.get(seat, [])
+            handles = self.owed.get(seat)
+            if handles is None:
+                handles = []
             to_seal = self.sealed.get(seat)
             sealed = sorted(to_seal.items()) if to_seal else []
             if envelope is None:  # the table plays the seat (`stands_in` above)
@@ -417,4 +421,7 @@ class RevealsJob(Job):
             _, holder = self.waiting
             return Blocked(f"job:{self.number}:partials:{holder}", (holder,), True)
         seat = self.seats[self.next_index] if self.next_index < len(self.seats) else 0
-        return Blocked(f"job:{self.number}:shares:{seat}", (seat,), True)
+        blocked = self.waits.get(seat)  # (asked after every frame that arrives meanwhile)
+        if blocked is None:
+            blocked = self.waits[seat] = Blocked(f"job:{self.number}:shares:{seat}", (seat,), True)
+        return blocked
