@@ -88,7 +88,7 @@ import sys
 import tempfile
 import threading
 import types
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import ModuleType
@@ -839,12 +839,11 @@ def _keep_forms(points: Sequence[Point], forms: Sequence[bytes]) -> None:
         # the oldest go first, by `popitem` (a plain dict's oldest keys were found by iterating
         # from its start, over every slot deleted before: slower as the store turned)
         excess = len(_decoded) + len(points) - DECODED_KEPT
-        if excess >= len(_decoded):
-            _decoded.clear()
-        elif excess > 0:
-            pop = _decoded.popitem
-            for _ in range(excess):
-                pop(False)
+        if excess > 0:
+            if excess >= len(_decoded):
+                _decoded.clear()
+            else:  # `popitem(last=False)` `excess` times, the loop run by C
+                _drain(map(_decoded.popitem, itertools.repeat(False, excess)))
         _decoded.update(zip(points, forms, strict=True))
 
 
@@ -879,6 +878,8 @@ deal receives about 5,300 points, each used by a later sum of the shuffle verifi
 one process (a host with bot seats) receive the same ones."""
 
 _decoded: OrderedDict[Point, bytes] = OrderedDict()
+_drain: Final[Callable[[Iterable[object]], None]] = deque[object](maxlen=0).extend
+"""Runs an iterator to its end, keeping nothing."""
 _decoded_lock = threading.Lock()
 
 

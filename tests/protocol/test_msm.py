@@ -238,3 +238,33 @@ def test_a_compiler_without_int128_stops_the_build_cleanly(tmp_path: Path) -> No
     )
     assert done.returncode != 0
     assert "needs unsigned __int128" in done.stderr
+
+
+@built
+def test_the_store_of_decoded_forms_drops_exactly_the_oldest(
+    extension_on: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store against a model of it: the oldest forms go first, as many as the new points make
+    it exceed its bound (a point it holds counted too, and keeping its place)."""
+    from collections import OrderedDict
+
+    monkeypatch.setattr(group, "DECODED_KEPT", 8)
+    group._decoded.clear()
+    model: OrderedDict[bytes, None] = OrderedDict()
+    pool = [mul(k, BASE) for k in range(1, 15)]
+    rng = random.Random(29)
+    for _ in range(60):
+        batch = [pool[rng.randrange(len(pool))] for _ in range(rng.choice([1, 2, 3, 5, 9, 12]))]
+        group.decode_points(batch)
+        kept = batch[-8:]
+        excess = len(model) + len(kept) - 8
+        if excess >= len(model):
+            model.clear()
+        else:
+            for _ in range(max(excess, 0)):
+                model.popitem(last=False)
+        model.update(dict.fromkeys(kept))
+        assert list(group._decoded) == list(model)
+        assert all(
+            group._decoded[p] == group._msm.decode_list([p])[0] for p in batch[-len(model) :] if p in model
+        )

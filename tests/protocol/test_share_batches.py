@@ -261,3 +261,41 @@ def test_the_one_card_path_sums_to_the_identity_only_for_good_proofs() -> None:
     wrong = dataclasses.replace(proof, response=(proof.response + 1) % L)
     checks[1] = dataclasses.replace(checks[1], batch=dataclasses.replace(checks[1].batch, proof=wrong))
     assert group.lincomb_public_merged(dleq._weighted_sum(checks) or {}) != group.IDENTITY
+
+
+# --- a received batch, made without re-validating what was just decoded --------------------------
+
+
+@pytest.mark.parametrize("cards", [1, 3])
+def test_a_received_batch_is_the_batch_its_constructor_makes(extension: bool, cards: int) -> None:
+    _, y = crypto.keygen()
+    ciphertexts = [crypto.encrypt(mul_base(random_scalar()), y) for _ in range(cards)]
+    x, pub = crypto.keygen()
+    sent = crypto.make_share_batch(x, pub, ciphertexts, b"context")
+    received = crypto.ShareBatch.from_wire(list(sent.to_wire()), cards)
+    built = crypto.ShareBatch(
+        tuple(sent.shares), crypto.BatchProof(*sent.to_wire()[1:3], sent.proof.response)
+    )
+    assert type(received) is crypto.ShareBatch and type(received.proof) is crypto.BatchProof
+    assert type(received.shares) is tuple
+    assert received == built == sent
+    assert hash(received) == hash(built)
+    assert (received.proof.commit_a, received.proof.commit_b) == (sent.proof.commit_a, sent.proof.commit_b)
+    assert received.to_wire() == sent.to_wire()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        received.proof.response = 1  # type: ignore[misc]
+
+
+def test_a_subclass_of_share_batch_is_still_made_by_its_constructor() -> None:
+    made: list[object] = []
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Counted(crypto.ShareBatch):
+        def __post_init__(self) -> None:
+            made.append(self)
+
+    x, pub = crypto.keygen()
+    cards = [crypto.encrypt(mul_base(random_scalar()), pub)]
+    sent = crypto.make_share_batch(x, pub, cards, b"context")
+    received = Counted.from_wire(list(sent.to_wire()), 1)
+    assert made == [received] and type(received) is Counted
