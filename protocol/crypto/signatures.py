@@ -31,6 +31,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import hashlib
+import itertools
 import secrets
 import sys
 from collections.abc import Callable
@@ -292,30 +293,33 @@ def _holds_alone(key: bytes, signature: bytes, data: bytes) -> bool:
 
 
 def _sum_holds(extension: Any, items: list[tuple[bytes, bytes, bytes]]) -> bool:
+    """One batch's sum (`SignatureBatch`; Bernstein et al. 2012, section 5): z_i S_i summed into
+    B's scalar, z_i k_i into each key's (its keys in the order first seen), R_i's scalar z_i.
+    Each k_i = SHA-512(R_i || A_i || M_i) enters its key's sum unreduced: the sum is reduced once,
+    the same scalar mod L as the sum of the k_i mod L (RFC 8032, 5.1.7)."""
     if not items:
         return True
     randomness = _SYSTEM_SECRETS.token_bytes(16 * len(items))
-    key_index: dict[bytes, int] = {}
-    key_scalars: list[int] = []
+    key_sums: dict[bytes, int] = {}
+    get = key_sums.get
+    sha512 = hashlib.sha512
+    from_bytes = int.from_bytes
     rs: list[bytes] = []
-    zs: list[bytes] = []
+    zs: list[int] = []
     base = 0
-    for i, (key, signature, data) in enumerate(items):
-        s = int.from_bytes(signature[32:], "little")
+    for (key, signature, data), at in zip(items, range(0, 16 * len(items), 16), strict=True):
+        s = from_bytes(signature[32:], "little")
         if s >= _L or len(key) != KEY_BYTES:
             return False
         r = signature[:32]
-        z = int.from_bytes(randomness[16 * i : 16 * i + 16], "little") or 1
-        j = key_index.get(key)
-        if j is None:
-            j = key_index[key] = len(key_scalars)
-            key_scalars.append(0)
-        key_scalars[j] += z * _challenge(r, key, data)
+        z = from_bytes(randomness[at : at + 16], "little") or 1
+        key_sums[key] = get(key, 0) + z * from_bytes(sha512(r + key + data).digest(), "little")
         base += z * s
         rs.append(r)
-        zs.append(z.to_bytes(32, "little"))
-    points = b"".join(rs) + b"".join(key_index)
-    scalars = b"".join(zs) + b"".join((c % _L).to_bytes(32, "little") for c in key_scalars)
+        zs.append(z)
+    points = b"".join(rs) + b"".join(key_sums)
+    zs += [c % _L for c in key_sums.values()]
+    scalars = b"".join(map(int.to_bytes, zs, itertools.repeat(32), group.LITTLE))
     holds: bool = extension.ed25519_cofactored_sum(points, scalars, ((-base) % _L).to_bytes(32, "little"))
     return holds
 

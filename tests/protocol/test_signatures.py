@@ -319,3 +319,62 @@ def test_a_batch_refuses_a_bad_point_in_every_place(extension: object, size: int
     for item in signed:
         batch.add(*item)
     assert batch.holds()
+
+
+def _former_sum_inputs(
+    items: list[tuple[bytes, bytes, bytes]], randomness: bytes
+) -> tuple[bytes, bytes, bytes]:
+    """The sum's inputs as `_sum_holds` first put them together: each k_i reduced at once."""
+    import hashlib
+
+    key_index: dict[bytes, int] = {}
+    key_scalars: list[int] = []
+    rs, zs, base = [], [], 0
+    for i, (key, signature, data) in enumerate(items):
+        s = int.from_bytes(signature[32:], "little")
+        r = signature[:32]
+        z = int.from_bytes(randomness[16 * i : 16 * i + 16], "little") or 1
+        j = key_index.setdefault(key, len(key_scalars))
+        if j == len(key_scalars):
+            key_scalars.append(0)
+        k = int.from_bytes(hashlib.sha512(r + key + data).digest(), "little") % L
+        key_scalars[j] += z * k
+        base += z * s
+        rs.append(r)
+        zs.append(z.to_bytes(32, "little"))
+    points = b"".join(rs) + b"".join(key_index)
+    scalars = b"".join(zs) + b"".join((c % L).to_bytes(32, "little") for c in key_scalars)
+    return points, scalars, ((-base) % L).to_bytes(32, "little")
+
+
+@pytest.mark.parametrize("zero_at", [None, 0, 5])
+def test_the_batch_sum_gets_the_inputs_of_reducing_each_challenge(
+    monkeypatch: pytest.MonkeyPatch, zero_at: int | None
+) -> None:
+    pairs = [_pair() for _ in range(3)]
+    items = []
+    for i in range(11):
+        key, raw = pairs[i % 3 if i % 4 else 0]
+        message = bytes([i]) * (i + 1)
+        items.append((raw, key.sign(message), message))
+    randomness = bytes(range(256))[: 16 * len(items)]
+    if zero_at is not None:  # a z_i drawn zero, taken as 1
+        randomness = randomness[: 16 * zero_at] + bytes(16) + randomness[16 * zero_at + 16 :]
+
+    class Scripted:
+        @staticmethod
+        def token_bytes(n: int) -> bytes:
+            assert n == len(randomness)
+            return randomness
+
+    seen: list[tuple[bytes, bytes, bytes]] = []
+
+    class Recording:
+        @staticmethod
+        def ed25519_cofactored_sum(points: bytes, scalars: bytes, base: bytes) -> bool:
+            seen.append((points, scalars, base))
+            return True
+
+    monkeypatch.setattr(signatures, "_SYSTEM_SECRETS", Scripted)
+    assert signatures._sum_holds(Recording, items)
+    assert seen == [_former_sum_inputs(items, randomness)]
