@@ -202,14 +202,29 @@ def challenge(
 def make_context(session_id: bytes, seat: int, transcript_hash: bytes) -> bytes:
     """The standard `context` of a proof: who proves (seat), in which session, after what."""
     plain = type(session_id) is bytes and type(transcript_hash) is bytes
+    if plain and type(seat) is int and len(transcript_hash) == 32:
+        # (every share frame of a game asks for one) the bytes before the hash, kept by (session,
+        # seat); the type tests keep out a key equal to one of them (a bool seat, a bytes subclass)
+        head = _CONTEXT_HEADS.get((session_id, seat))
+        if head is not None:
+            return hashlib.sha512(head + transcript_hash).digest()
     if plain and type(seat) is int and 0 <= seat < len(_SMALL_INTS):
         # the same bytes as `encode`'s, the label and session's part encoded once per session
         # (every reveal of a game asks for a context per seat)
         head = _context_head(session_id) + _SMALL_INTS[seat]
         if len(transcript_hash) == 32:
-            return hashlib.sha512(head + _PREFIX_32 + transcript_hash).digest()
+            if len(_CONTEXT_HEADS) >= _CONTEXT_HEADS_KEPT:
+                _CONTEXT_HEADS.clear()
+            head = _CONTEXT_HEADS[session_id, seat] = head + _PREFIX_32
+            return hashlib.sha512(head + transcript_hash).digest()
         return hashlib.sha512(head + encode(transcript_hash)).digest()
     return hash512(CONTEXT_LABEL, session_id, seat, transcript_hash)
+
+
+_CONTEXT_HEADS: dict[tuple[bytes, int], bytes] = {}
+"""`encode(CONTEXT_LABEL, session_id, seat)` and a 32-byte string's prefix, by (session, seat)
+(all dropped when full: a process holds a few sessions)."""
+_CONTEXT_HEADS_KEPT: Final[int] = 256
 
 
 @functools.lru_cache(maxsize=16)

@@ -119,3 +119,25 @@ def test_a_list_of_points_is_encoded_item_by_item(n: int) -> None:
         encode(mixed)
         == b"L" + (n + 1).to_bytes(8, "big") + expected[9:] + b"B" + (5).to_bytes(8, "big") + b"short"
     )
+
+
+def test_a_context_is_the_hash_of_its_encoding_whether_or_not_its_head_is_kept() -> None:
+    from protocol.crypto import hashing
+
+    class Named(bytes):
+        pass
+
+    hashing._CONTEXT_HEADS.clear()
+    sessions = [b"session", b"other session", b"x" * 40]
+    hashes = [b"h" * 32, b"g" * 32, b"short", b""]
+    for _ in range(2):  # the second time, every head is kept
+        for session in sessions:
+            for seat in [0, 1, 3, 1023]:
+                for transcript_hash in hashes:
+                    expected = hashing.hash512(hashing.CONTEXT_LABEL, session, seat, transcript_hash)
+                    assert make_context(session, seat, transcript_hash) == expected
+    assert (b"session", 1) in hashing._CONTEXT_HEADS
+    # keys equal to a kept one, which `encode` may take otherwise, are not answered from the store
+    for session, seat in [(b"session", True), (b"session", False), (Named(b"session"), 1)]:
+        expected = hashing.hash512(hashing.CONTEXT_LABEL, session, seat, b"h" * 32)
+        assert make_context(session, seat, b"h" * 32) == expected
