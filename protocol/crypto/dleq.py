@@ -541,6 +541,8 @@ def _weighted_sum(checks: Sequence[ShareCheck]) -> dict[Point, int] | None:
     weights = _weights(2 * len(checks))
     sha512 = hashlib.sha512
     base = 0  # G's coefficient, added up here and put in once at the end (its place: the first)
+    if checks:
+        coefs[BASE] = 0
     try:
         for check in checks:
             r = next(weights)
@@ -554,8 +556,6 @@ def _weighted_sum(checks: Sequence[ShareCheck]) -> dict[Point, int] | None:
             b = proof.commit_b
             context = check.context
             if len(shares) != 1 or len(ciphertexts) != 1 or type(context) is not bytes:
-                if not coefs:
-                    coefs[BASE] = 0
                 _add_weighted(coefs, check, r, t)
                 continue
             c1 = ciphertexts[0].c1
@@ -568,8 +568,6 @@ def _weighted_sum(checks: Sequence[ShareCheck]) -> dict[Point, int] | None:
                 and type(b) is bytes
                 and len(key) == len(c1) == len(d) == len(a) == len(b) == POINT_BYTES
             ):
-                if not coefs:
-                    coefs[BASE] = 0
                 _add_weighted(coefs, check, r, t)
                 continue
             # `_encode_statement`, `_coefficients` and `_challenge` of one card, the same bytes
@@ -580,14 +578,13 @@ def _weighted_sum(checks: Sequence[ShareCheck]) -> dict[Point, int] | None:
             hashed = sha512(b"".join((_CHALLENGE_PREFIX, encoded, _COMMITMENTS_HEAD, a, _PREFIX_32, b, tail)))
             e = int.from_bytes(hashed.digest(), "little") % L
             s = proof.response
-            if not coefs:
-                coefs[BASE] = 0
             base += r * s
             coefs[key] = get(key, 0) - r * e
             coefs[a] = get(a, 0) - r
             coefs[b] = get(b, 0) - t
-            coefs[c1] = get(c1, 0) + t * s * e_1
-            coefs[d] = get(d, 0) - t * e * e_1
+            te_1 = t * e_1  # (t s e_1 and t e e_1: the same integers, one product fewer)
+            coefs[c1] = get(c1, 0) + te_1 * s
+            coefs[d] = get(d, 0) - te_1 * e
     except InvalidProof:
         return None
     if coefs:

@@ -682,14 +682,11 @@ def lincomb_public(terms: Iterable[tuple[int, Point]]) -> Point:
 def nonzero_terms(coefs: Mapping[Point, int]) -> tuple[list[int], list[Point]]:
     """The terms of a merged sum (point -> coefficient, not reduced) as two parallel lists, each
     coefficient reduced mod L, the terms whose coefficient is then zero dropped."""
-    scalars: list[int] = []
-    points: list[Point] = []
-    for p, k in coefs.items():
-        k %= L
-        if k:
-            scalars.append(k)
-            points.append(p)
-    return scalars, points
+    scalars = list(map(L.__rmod__, coefs.values()))  # k % L of each, at C speed
+    if 0 not in scalars:  # (the common case: a zero is a coincidence or a cancelled point)
+        return scalars, list(coefs)
+    kept = [(k, p) for k, p in zip(scalars, coefs, strict=True) if k]
+    return [k for k, _ in kept], [p for _, p in kept]
 
 
 def lincomb_public_terms(
@@ -1173,13 +1170,10 @@ def lincomb_public_merged(
     module = _msm
     if module is None:
         return lincomb_public((k, p) for p, k in coefs.items())
-    scalars: list[int] = []
-    points: list[Point] = []
-    for p, k in coefs.items():
-        k %= L
-        if k and p != IDENTITY:
-            scalars.append(k)
-            points.append(p)
+    scalars, points = nonzero_terms(coefs)
+    if IDENTITY in coefs:
+        kept = [(k, p) for k, p in zip(scalars, points, strict=True) if p != IDENTITY]
+        scalars, points = [k for k, _ in kept], [p for _, p in kept]
     if not points:
         return IDENTITY
     if len(points) > FEW_TERMS:
@@ -1193,7 +1187,7 @@ def lincomb_public_merged(
     items = _items(points, forms)
     if tables:
         items = [tables.get(p, item) for p, item in zip(points, items, strict=True)]
-    packed = b"".join(k.to_bytes(SCALAR_BYTES, "little") for k in scalars)
+    packed = b"".join(map(int.to_bytes, scalars, _SCALAR_LENGTHS, LITTLE))
     return _extension_sum(module.lincomb_public_wnaf, packed, items, points)
 
 

@@ -268,3 +268,38 @@ def test_the_store_of_decoded_forms_drops_exactly_the_oldest(
         assert all(
             group._decoded[p] == group._msm.decode_list([p])[0] for p in batch[-len(model) :] if p in model
         )
+
+
+def _nonzero_terms_by_loop(coefs: dict[bytes, int]) -> tuple[list[int], list[bytes]]:
+    scalars, points = [], []
+    for p, k in coefs.items():
+        if k % L:
+            scalars.append(k % L)
+            points.append(p)
+    return scalars, points
+
+
+@pytest.mark.parametrize("zeros", [0, 1, 3])
+def test_the_nonzero_terms_are_those_of_the_plain_loop(zeros: int) -> None:
+    rng = random.Random(zeros)
+    points = [mul(k, BASE) for k in range(1, 12)]
+    coefs = {p: rng.randrange(-(L**2), L**2) for p in points}
+    for p in rng.sample(points, zeros):
+        coefs[p] = rng.choice([0, L, -3 * L])
+    assert group.nonzero_terms(coefs) == _nonzero_terms_by_loop(coefs)
+    assert all(0 < k < L for k in group.nonzero_terms(coefs)[0])
+
+
+@built
+@pytest.mark.parametrize("zeros", [0, 2])
+def test_a_merged_sum_drops_the_identity_and_the_zero_terms(extension_on: object, zeros: int) -> None:
+    rng = random.Random(zeros)
+    points = [mul(k, BASE) for k in range(1, 7)]
+    coefs = {p: rng.randrange(-(L**2), L**2) for p in points}
+    coefs[IDENTITY] = 12345
+    for p in points[:zeros]:
+        coefs[p] = 5 * L
+    scalars, kept = _nonzero_terms_by_loop({p: k for p, k in coefs.items() if p != IDENTITY})
+    expected = naive_sum(list(zip(scalars, kept, strict=True)))
+    assert group.lincomb_public_merged(dict(coefs)) == expected
+    assert group.lincomb_public_merged(dict(coefs), lasting={points[-1]}) == expected
