@@ -543,13 +543,19 @@ static void ristretto_encode(unsigned char out[32], const ge_ext *p) {
 
 #define SCALAR_BITS 253 /* every scalar is below L < 2^253 */
 
+/* Bits pos .. pos + c - 1 of k (little-endian), those from bit 256 on read as zeros; c <= 24, so
+ * with the shift pos % 8 they lie in the four bytes from pos / 8: one 32-bit read, not a loop
+ * over the bits (the recoding of a verify's large sums went bit by bit: about 3 % of its work).
+ * Public scalars only (the variable-time sums): the bytes read depend on pos, not on k. */
 static unsigned window_bits(const unsigned char k[32], unsigned pos, unsigned c) {
-    unsigned v = 0;
-    for (unsigned b = 0; b < c; b++) {
-        unsigned bit = pos + b;
-        if (bit < 256) v |= (unsigned)((k[bit >> 3] >> (bit & 7)) & 1) << b;
-    }
-    return v;
+    if (pos >= 256) return 0;
+    const unsigned at = pos >> 3;
+    uint32_t w = 0;
+    if (at <= 28)
+        w = (uint32_t)k[at] | (uint32_t)k[at + 1] << 8 | (uint32_t)k[at + 2] << 16 | (uint32_t)k[at + 3] << 24;
+    else
+        for (unsigned i = at; i < 32; i++) w |= (uint32_t)k[i] << (8 * (i - at));
+    return (unsigned)(w >> (pos & 7)) & ((1u << c) - 1u);
 }
 
 /* Digits d_j in [-2^(c-1), 2^(c-1)] with k = sum d_j 2^(c j), j < nwin = ceil(253 / c) + 1. */

@@ -303,3 +303,29 @@ def test_a_merged_sum_drops_the_identity_and_the_zero_terms(extension_on: object
     expected = naive_sum(list(zip(scalars, kept, strict=True)))
     assert group.lincomb_public_merged(dict(coefs)) == expected
     assert group.lincomb_public_merged(dict(coefs), lasting={points[-1]}) == expected
+
+
+def _edge_scalars() -> list[int]:
+    """Scalars whose bits end at, start at or fill a window of any width: the recoding's corners."""
+    out = [L - 1, L - 2, 2**252, 2**252 - 1, 2**253 - 1 - 2**252 + 2**200, 1, 2, 3]
+    for c in range(2, 17):
+        out += [2**c - 1, 2 ** (c - 1), 2 ** (c - 1) + 1, sum(1 << (j * c) for j in range(253 // c)) % L]
+        out += [(2**c - 1) << (248 - c), ((2**c - 1) << (252 - c)) % L, (2 ** (c - 1)) << (253 - c) % L]
+    return [k % L or 1 for k in out]
+
+
+@built
+@pytest.mark.parametrize("n", [700, 1500, 3000, 5000, 9000])
+def test_large_sums_of_repeated_points_equal_the_merged_products(n: int, extension_on: object) -> None:
+    """Pippenger's windows of 8 to 11 bits (the sizes of a verify's sums) against libsodium's
+    products of the merged scalars: the terms are not merged by the sum, so each is recoded."""
+    rng = random.Random(n)
+    points = [mul(k, BASE) for k in range(3, 23)]
+    edges = _edge_scalars()
+    scalars = [edges[i] if i < len(edges) else rng.randrange(1, L) for i in range(n)]
+    terms = [points[rng.randrange(len(points))] for _ in range(n)]
+    merged: dict[bytes, int] = {}
+    for k, p in zip(scalars, terms, strict=True):
+        merged[p] = (merged.get(p, 0) + k) % L
+    expected = naive_sum([(k, p) for p, k in merged.items() if k])
+    assert group.msm_public_vartime(scalars, terms) == expected
