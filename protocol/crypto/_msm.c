@@ -89,6 +89,21 @@ static inline void fe_sub(fe h, const fe f, const fe g) {
 
 static inline void fe_neg(fe h, const fe f) { fe_sub(h, FE_ZERO, f); }
 
+/* fe_add and fe_sub without the carry, for a value that only goes into fe_mul (or into one more
+ * such sum first): the bounds are ge_add_cached_any's (below). Every fe kept in a point has limbs
+ * below 2^52 (fe_mul's output, or a carried sum), and these results are never kept. */
+static inline void fe_add_lazy(fe h, const fe f, const fe g) {
+    for (int i = 0; i < 5; i++) h[i] = f[i] + g[i];
+}
+
+static inline void fe_sub_lazy(fe h, const fe f, const fe g) {
+    h[0] = f[0] + 0x1fffffffffffb4ULL - g[0];
+    h[1] = f[1] + 0x1ffffffffffffcULL - g[1];
+    h[2] = f[2] + 0x1ffffffffffffcULL - g[2];
+    h[3] = f[3] + 0x1ffffffffffffcULL - g[3];
+    h[4] = f[4] + 0x1ffffffffffffcULL - g[4];
+}
+
 /* Reduce the five 128-bit column sums of a product into limbs. */
 static inline void fe_reduce_wide(fe h, u128 r0, u128 r1, u128 r2, u128 r3, u128 r4) {
     r1 += (uint64_t)(r0 >> 51);
@@ -364,27 +379,33 @@ static void ge_to_cached(ge_cached *c, const ge_ext *p) {
 }
 
 /* r = p + q or p - q (unified addition, k = 2d: 9 multiplications, 8 when q's Z is known to be
- * exactly 1, as for a point fresh from ristretto_decode: `q_z_one`, a constant at every call). */
+ * exactly 1, as for a point fresh from ristretto_decode: `q_z_one`, a constant at every call).
+ * The sums are not carried (fe_add_lazy): with every input limb below 2^52, Y - X and Y + X are
+ * below 2^53.6; d = 2Z below 2^53; e = b - a below 2^53.6, h = b + a below 2^52.1 (a, b from
+ * fe_mul: below 2^51.01); f, g = d -/+ c below 2^54 (c below 2^51.01, so d + 4p - c >= 0). The
+ * largest product, f g (both below 2^54), has column sums below 2^114.5 and a top carry below
+ * 2^59.4, times 19 below 2^63.6: no 128-bit sum and no limb of fe_reduce_wide overflows, and
+ * the outputs are below 2^52 again (the same bounds as libsodium's ref10 and donna-64 keep). */
 static inline void ge_add_cached_any(ge_ext *r, const ge_ext *p, const ge_cached *q, int negate, int q_z_one) {
     fe a, b, c, d, e, f, g, h, t;
-    fe_sub(t, p->Y, p->X);
+    fe_sub_lazy(t, p->Y, p->X);
     fe_mul(a, t, negate ? q->YpX : q->YmX);
-    fe_add(t, p->Y, p->X);
+    fe_add_lazy(t, p->Y, p->X);
     fe_mul(b, t, negate ? q->YmX : q->YpX);
     fe_mul(c, p->T, q->T2d);
     if (q_z_one)
         fe_copy(d, p->Z);
     else
         fe_mul(d, p->Z, q->Z);
-    fe_add(d, d, d);
-    fe_sub(e, b, a);
-    fe_add(h, b, a);
+    fe_add_lazy(d, d, d);
+    fe_sub_lazy(e, b, a);
+    fe_add_lazy(h, b, a);
     if (negate) {
-        fe_add(f, d, c);
-        fe_sub(g, d, c);
+        fe_add_lazy(f, d, c);
+        fe_sub_lazy(g, d, c);
     } else {
-        fe_sub(f, d, c);
-        fe_add(g, d, c);
+        fe_sub_lazy(f, d, c);
+        fe_add_lazy(g, d, c);
     }
     fe_mul(r->X, e, f);
     fe_mul(r->Y, g, h);

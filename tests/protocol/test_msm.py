@@ -329,3 +329,50 @@ def test_large_sums_of_repeated_points_equal_the_merged_products(n: int, extensi
         merged[p] = (merged.get(p, 0) + k) % L
     expected = naive_sum([(k, p) for p, k in merged.items() if k])
     assert group.msm_public_vartime(scalars, terms) == expected
+
+
+_P = 2**255 - 19
+
+
+def _widest_form(form: bytes, keep_z: bool, rng: random.Random) -> bytes:
+    """The same point with limbs as wide as a kept value's may be (below 2^52): its coordinates
+    times a random lambda (unless `keep_z`: Z stays 1), then in each a random choice of limbs
+    moved up by 2^51 and taken from the next limb (from limb 0, times 19, for limb 4)."""
+    limbs = [int.from_bytes(form[8 * i : 8 * i + 8], "little") for i in range(20)]
+    values = [sum(limb << (51 * i) for i, limb in enumerate(limbs[5 * c : 5 * c + 5])) % _P for c in range(4)]
+    if not keep_z:
+        scale = rng.randrange(2, _P)
+        values = [v * scale % _P for v in values]
+    out = []
+    for v in values:
+        part = [(v >> (51 * i)) & (2**51 - 1) for i in range(5)]
+        for i in range(5):
+            if rng.random() < 0.7:
+                nxt, borrow = ((i + 1) % 5, 1) if i < 4 else (0, 19)
+                if part[nxt] >= borrow and part[i] < 2**51:
+                    part[i] += 2**51
+                    part[nxt] -= borrow
+        assert sum(limb << (51 * i) for i, limb in enumerate(part)) % _P == v
+        out += part
+    assert max(out) < 2**52
+    return b"".join(limb.to_bytes(8, "little") for limb in out)
+
+
+@built
+@pytest.mark.parametrize("n", [3, 40, 600, 3000])
+@pytest.mark.parametrize("keep_z", [True, False])
+def test_sums_of_points_with_the_widest_limbs_are_exact(n: int, keep_z: bool, extension_on: object) -> None:
+    """The additions skip carries on the bounds of limbs below 2^52 (_msm.c, ge_add_cached_any):
+    points whose every limb is near 2^52 still give libsodium's sum (Straus's and Pippenger's)."""
+    rng = random.Random(n)
+    points = [mul(rng.randrange(1, L), BASE) for _ in range(12)]
+    forms = dict(zip(points, group._msm.decode_list(points), strict=True))
+    wide = {p: _widest_form(form, keep_z, rng) for p, form in forms.items()}
+    scalars = [rng.randrange(1, L) for _ in range(n)]
+    terms = [points[i % len(points)] for i in range(n)]
+    merged: dict[bytes, int] = {}
+    for k, p in zip(scalars, terms, strict=True):
+        merged[p] = (merged.get(p, 0) + k) % L
+    expected = naive_sum([(k, p) for p, k in merged.items() if k])
+    assert group.msm_public_vartime(scalars, terms, forms=forms) == expected
+    assert group.msm_public_vartime(scalars, terms, forms=wide) == expected
