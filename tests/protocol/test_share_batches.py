@@ -299,3 +299,34 @@ def test_a_subclass_of_share_batch_is_still_made_by_its_constructor() -> None:
     sent = crypto.make_share_batch(x, pub, cards, b"context")
     received = Counted.from_wire(list(sent.to_wire()), 1)
     assert made == [received] and type(received) is Counted
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        L.to_bytes(32, "little"),
+        (2**256 - 1).to_bytes(32, "little"),
+        bytes(31),
+        bytes(33),
+        bytearray(32),
+        "",
+        5,
+    ],
+)
+def test_a_received_batch_refuses_a_bad_response_as_decode_scalar_does(response: object) -> None:
+    x, pub = crypto.keygen()
+    cards = [crypto.encrypt(mul_base(random_scalar()), pub)]
+    wire = list(crypto.make_share_batch(x, pub, cards, b"context").to_wire())
+    with pytest.raises(Exception) as expected:
+        group.decode_scalar(response)
+    with pytest.raises(type(expected.value)) as raised:
+        crypto.ShareBatch.from_wire([*wire[:3], response], 1)
+    assert str(raised.value) == str(expected.value)
+
+
+def test_a_received_response_just_below_l_is_taken() -> None:
+    x, pub = crypto.keygen()
+    cards = [crypto.encrypt(mul_base(random_scalar()), pub)]
+    wire = list(crypto.make_share_batch(x, pub, cards, b"context").to_wire())
+    assert crypto.ShareBatch.from_wire([*wire[:3], (L - 1).to_bytes(32, "little")], 1).proof.response == L - 1
+    assert crypto.ShareBatch.from_wire([*wire[:3], bytes(32)], 1).proof.response == 0
