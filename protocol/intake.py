@@ -201,8 +201,10 @@ class Intake:
         chain.next_seq += 1
         chain.last_digest = envelope.digest
         session.frames.append(envelope.frame)
-        session.acks.check_claims(envelope)
-        session.acks.read(envelope)
+        acks = session.acks
+        if acks.claims:  # (none to compare in most games: `check_claims` would return at once)
+            acks.check_claims(envelope)
+        acks.read(envelope)
         if envelope.kind in SIDE_KINDS:
             self._side_frame(envelope, chain)
         else:

@@ -254,11 +254,15 @@ class _Survey:
         self._seen.add(mark)
         if self.kept is not None:
             self.kept.append(mark)
-        versions = self.versions.setdefault((envelope.seat, envelope.seq), {})
-        if envelope.digest in versions:  # the same signed body in other bytes
+        key = (envelope.seat, envelope.seq)
+        versions = self.versions.get(key)
+        if versions is None:
+            self.versions[key] = {envelope.digest: envelope}
+        elif envelope.digest in versions:  # the same signed body in other bytes
             self.duplicates += 1
             return
-        versions[envelope.digest] = envelope
+        else:
+            versions[envelope.digest] = envelope
         if self.order is not None:
             self.order.append(envelope)
 

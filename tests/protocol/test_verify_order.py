@@ -8,6 +8,8 @@ reported as stopped by a player who left.
 
 from __future__ import annotations
 
+import random
+
 from protocol.messages import Envelope
 from protocol.verify import _feeding_order, _Survey
 
@@ -47,3 +49,56 @@ def test_acknowledgements_of_frames_the_file_lacks_or_a_forged_cycle_do_not_stal
     order = [(e.seat, e.seq) for e in _feeding_order(_survey(missing, cycle_a, cycle_b))]
     assert sorted(order) == [(0, 0), (1, 0), (2, 0)]
     assert order[0] == (0, 0)
+
+
+def _reference_order(survey: _Survey) -> list[Envelope]:
+    """The feeding order by its definition: at each step, look at every seat's next frame; the
+    lowest (seq, seat) among those whose acknowledged frames were all fed goes, else the lowest."""
+    chosen = {key: versions[min(versions)] for key, versions in survey.versions.items()}
+    heads: dict[int, list[Envelope]] = {}
+    for seat, seq in sorted(chosen):
+        heads.setdefault(seat, []).append(chosen[(seat, seq)])
+    fed: set[tuple[int, int]] = set()
+
+    def ready(envelope: Envelope) -> bool:
+        return all((s, q) in fed or (s, q) not in chosen for s, q, _ in envelope.acks)
+
+    order: list[Envelope] = []
+    while heads:
+        nexts = [frames[0] for frames in heads.values()]
+        candidates = [e for e in nexts if ready(e)] or nexts
+        head = min(candidates, key=lambda e: (e.seq, e.seat))
+        order.append(head)
+        fed.add((head.seat, head.seq))
+        heads[head.seat].pop(0)
+        if not heads[head.seat]:
+            del heads[head.seat]
+    return order
+
+
+def test_the_feeding_order_is_the_one_its_definition_gives() -> None:
+    # random chains whose acknowledgements name frames fed or not, absent, or forged cycles
+    # (acknowledging its own seat too): the heap and the waits keep exactly the definition's order
+    rng = random.Random(2029)
+    for _ in range(400):
+        seats = rng.randint(1, 5)
+        lengths = [rng.randint(0, 8) for _ in range(seats)]
+        frames = []
+        for seat, length in enumerate(lengths):
+            for seq in range(length):
+                if rng.random() < 0.1:
+                    continue  # a hole in the chain
+                acks = tuple(
+                    sorted(
+                        {
+                            (rng.randrange(seats + 1), rng.randrange(10), b"d")
+                            for _ in range(rng.randint(0, 3))
+                        }
+                    )
+                )
+                frames.append(_frame(seat, seq, acks))
+        rng.shuffle(frames)
+        survey = _survey(*frames)
+        assert [(e.seat, e.seq) for e in _feeding_order(survey)] == [
+            (e.seat, e.seq) for e in _reference_order(survey)
+        ]
