@@ -325,13 +325,25 @@ static int fe_sqrt_ratio_m1(fe r, const fe u, const fe v) {
  * out-of-order execution instead of vector instructions. */
 #define DECODE_LANES 4
 
-static void fe_sqn_lanes(fe *h, fe *f, int n, int lanes) {
+/* The lanes' squarings and products are compiled twice, for x86-64 processors with BMI2 (its
+ * mulx: a 64x64-bit product into any two registers, not only rdx:rax, so no moves around each
+ * limb product) and without; the loader picks one per process (GCC function multi-versioning,
+ * target_clones, an ifunc: Linux only). The same C, so the same results. Public data only, as
+ * above: the constant-time paths are not cloned. Decoding alone: 4.59 -> 4.36 us a point (min
+ * of 20 alternated runs); verify 20,570 -> 19,934 Ir-u. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define LANES_CLONES __attribute__((target_clones("bmi2", "default")))
+#else
+#define LANES_CLONES
+#endif
+
+LANES_CLONES static void fe_sqn_lanes(fe *h, fe *f, int n, int lanes) {
     for (int l = 0; l < lanes; l++) fe_sq(h[l], f[l]);
     for (int i = 1; i < n; i++)
         for (int l = 0; l < lanes; l++) fe_sq(h[l], h[l]);
 }
 
-static void fe_mul_lanes(fe *h, fe *f, fe *g, int lanes) {
+LANES_CLONES static void fe_mul_lanes(fe *h, fe *f, fe *g, int lanes) {
     for (int l = 0; l < lanes; l++) fe_mul(h[l], f[l], g[l]);
 }
 

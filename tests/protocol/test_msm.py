@@ -145,6 +145,46 @@ def test_decode_list_gives_decode_points_forms_one_by_one_or_none(n: int) -> Non
 
 
 @built
+def test_the_exponentiation_of_the_decoding_agrees_with_libsodium_on_random_strings() -> None:
+    # the four-lane exponentiation of the decoding (compiled twice, with and without BMI2's
+    # mulx, the processor choosing): libsodium's validation of random even canonical strings
+    # (about half are points) is the extension's, one at a time and four at a time, and each
+    # accepted string's form encodes again to the string (through the general code)
+    module = group._msm_module
+    assert module is not None
+    rng = random.Random(29)
+    strings = [bytes([rng.randrange(256) & 0xFE, *rng.randbytes(30), rng.randrange(128)]) for _ in range(400)]
+    valid = []
+    for s in strings:
+        try:
+            decode_point(s)
+            valid.append(True)
+        except InvalidPoint:
+            valid.append(False)
+    assert 100 < sum(valid) < 300
+    one = (1).to_bytes(32, "little")
+    size = module.DECODED_SIZE
+    for s, ok in zip(strings, valid, strict=True):
+        if ok:
+            assert module.lincomb_public_vartime(one, [module.decode_points(s)]) == s
+        else:
+            with pytest.raises(ValueError):
+                module.decode_points(s)
+    good = [s for s, ok in zip(strings, valid, strict=True) if ok]
+    forms = module.decode_points(b"".join(good))
+    assert [forms[i * size : (i + 1) * size] for i in range(len(good))] == [
+        module.decode_points(s) for s in good
+    ]
+    for start in range(0, 400, 7):
+        chunk = strings[start : start + 9]
+        if all(valid[start : start + 9]):
+            continue
+        with pytest.raises(ValueError) as refused:
+            module.decode_points(b"".join(chunk))
+        assert refused.value.args == ("invalid point", valid[start : start + 9].index(False))
+
+
+@built
 @pytest.mark.parametrize("n", range(1, 10))
 def test_points_decoded_side_by_side_are_each_its_own(n: int) -> None:
     # the extension decodes up to four points at a time, their exponentiations interleaved:
