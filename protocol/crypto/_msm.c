@@ -328,10 +328,11 @@ static int fe_sqrt_ratio_m1(fe r, const fe u, const fe v) {
 /* The lanes' squarings and products are compiled twice, for x86-64 processors with BMI2 (its
  * mulx: a 64x64-bit product into any two registers, not only rdx:rax, so no moves around each
  * limb product) and without; the loader picks one per process (GCC function multi-versioning,
- * target_clones, an ifunc: Linux only). The same C, so the same results. Public data only, as
- * above: the constant-time paths are not cloned. Decoding alone: 4.59 -> 4.36 us a point (min
- * of 20 alternated runs); verify 20,570 -> 19,934 Ir-u. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+ * target_clones, an ifunc: Linux with glibc only, as musl has no ifunc). The same C, so the
+ * same results. Public data only, as above: the constant-time paths are not cloned. Decoding
+ * alone: 4.59 -> 4.36 us a point (min of 20 alternated runs); verify 20,570 -> 19,934 Ir-u. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    defined(__GLIBC__)
 #define LANES_CLONES __attribute__((target_clones("bmi2", "default")))
 #else
 #define LANES_CLONES
