@@ -347,7 +347,8 @@ class RevealsJob(Job):
             raise crypto.MalformedData(
                 f"sent {len(data['private'])} private share packet(s), {len(sealed)} due"
             )
-        packets = [crypto.PrivateShares.from_wire(wire) for wire in data["private"]]
+        private = data["private"]
+        packets = [crypto.PrivateShares.from_wire(wire) for wire in private] if private else []
         for packet, (to, _) in zip(packets, sealed, strict=True):
             if packet.to != to:
                 raise crypto.MalformedData(f"a private share packet for seat {packet.to + 1}, not {to + 1}")
