@@ -595,8 +595,7 @@ class Session:
         self.halt(reason, culprit, absent)
 
     def _timer(self, name: str) -> None:
-        """A `TimerRequest` ran out: the part that asked for it handles it (a step's wait:
-        `StepWatch.expired`)."""
+        """A `TimerRequest` ran out: what asked for it handles it (a step's wait: `StepWatch.expired`)."""
         kind = name.partition(":")[0]
         if kind == "want":
             self.relays.want_timeout(name)
@@ -805,9 +804,10 @@ class Session:
 
     def head(self, seat: int, kind: str, job: int | None) -> Envelope | None:
         """The next game message of `seat` if it is the one this job needs; a fault otherwise."""
-        if not self.has_queued(seat):
+        queue = self.queues[seat]
+        if not queue or not self.has_queued(seat):  # (empty: what a job waiting on the seat meets)
             return None
-        envelope = self.queues[seat][0]
+        envelope = queue[0]
         if self.insurance.holds(seat, envelope.seq):
             return None
         data_job = envelope.data.get("job")
