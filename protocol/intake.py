@@ -232,6 +232,7 @@ class Intake:
             )
         session.quotas.game_frame(envelope)
         session.acks.appended(envelope)
-        if not session.insurance.void(envelope.seat, envelope.seq):
+        insurance = session.insurance
+        if not (insurance.voids and insurance.void(envelope.seat, envelope.seq)):  # (no void in most games)
             session.queues[envelope.seat].append(envelope)
             session.quotas.queued(envelope)

@@ -397,11 +397,18 @@ def _exact_contents(
             return None
         last = seat
         out.append((seat, number, digest))
-    kind, names, checks = _SCHEMA_BY_CODE[code]
+    kind, names, checks = _EXACT_BY_CODE[code]
     if type(data) is not list or len(data) != len(checks):
         return None
-    for (_, check), value in zip(checks, data, strict=True):
-        if not check(value):
+    for (how, check), value in zip(checks, data, strict=True):
+        # (`UINT` and `_is_list` for the exact types, tested here: most fields, and a call each)
+        if how == _UINT:
+            if not (type(value) is int and 0 <= value < MAX_SEQ):
+                return None
+        elif how == _LIST:
+            if not (type(value) is list and len(value) <= MAX_LIST):
+                return None
+        elif not check(value):
             return None
     return kind, dict(zip(names, data, strict=True)), tuple(out)
 
@@ -464,6 +471,14 @@ _SCHEMA_BY_CODE: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, Check], ...]
     for kind in KINDS
 )
 """For each kind's code: its name, its field names and its (field, check) pairs, in schema order."""
+
+_CALL, _UINT, _LIST = 0, 1, 2
+_EXACT_BY_CODE: tuple[tuple[str, tuple[str, ...], tuple[tuple[int, Check], ...]], ...] = tuple(
+    (kind, names, tuple(({UINT: _UINT, _is_list: _LIST}.get(c, _CALL), c) for _, c in checks))
+    for kind, names, checks in _SCHEMA_BY_CODE
+)
+"""`_SCHEMA_BY_CODE` for `_exact_contents`: each check tagged `_UINT` or `_LIST` when it is
+`UINT` or `_is_list` (tested inline on the exact types), else `_CALL`."""
 
 
 def _contents_error(head: list[Any], players: int) -> str | None:

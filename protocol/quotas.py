@@ -275,7 +275,11 @@ class Quotas:
         local report (None: it takes its place)."""
         if envelope.kind in SIDE_KINDS or envelope.seat == self.me or envelope.prev != chain.last_digest:
             return None  # (a broken chain is blamed when the frame is appended)
-        self.check_job(envelope, acked)
+        job = envelope.data.get("job")
+        if isinstance(job, int) and job > 1 + 2 * envelope.seq + JOB_LEAD:  # (`check_job`'s first test)
+            self.check_job(envelope, acked)
+        if self.queued_bytes[envelope.seat] + len(envelope.frame) <= MAX_QUEUED_BYTES:
+            return None  # (`may_queue`'s first test: read at every game frame)
         if self.may_queue(envelope, queue):
             return None
         chain.parked = envelope

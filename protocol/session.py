@@ -157,8 +157,7 @@ class Session:
         """Each seat's first sequence number not consumed yet."""
         self._held_back = False
         self.stand_ins: dict[int, takeover.StandIn] = {}
-        """Seats whose player left with its key share: the table plays them once their messages
-        run out (`stands_in`)."""
+        """Seats whose player left with its key share: the table plays them once their messages run out."""
         self.final = False
         """A proven verdict: nothing more is checked. After a stop without proof (a timeout, a
         halt another peer sent) the session keeps checking what arrives, quietly, so a proof
@@ -404,7 +403,8 @@ class Session:
             self.advance()  # any frame it makes us send acknowledges it (see "Acknowledgements")
         except Misbehaviour as fault:
             self.blame(fault)
-        self.acks.arm_timer()
+        if self.me is not None:  # (an observer owes no acknowledgement: `arm_timer` at once returns)
+            self.acks.arm_timer()
 
     def timer_expired(self, name: str) -> None:
         """A `TimerRequest` ran out (see `_timer`). Never raises."""
@@ -414,8 +414,7 @@ class Session:
             self._internal_error(f"handling timer {name}", exc)
 
     def timer_needed(self, name: str) -> bool:
-        """Whether a timer asked for is still of use (a driver may cancel it otherwise: its
-        expiry would be ignored)."""
+        """Whether a timer asked for is still of use (a driver may cancel it otherwise: it is ignored)."""
         kind, _, rest = name.partition(":")
         if kind == "want":
             return self.relays.want_needed(rest)
@@ -543,8 +542,7 @@ class Session:
 
     def foresee(self, envelopes: Iterable[Envelope]) -> None:
         """An offline check holds the whole file: the table's decisions are known before any
-        frame is fed (`SeatInsurance.foresee`). A live peer never holds such frames before it
-        voted."""
+        frame is fed (`SeatInsurance.foresee`); a live peer never holds such frames before it votes."""
         self.insurance.offline = True
         self.insurance.foresee(with_relayed(envelopes, self.open))
 
@@ -597,8 +595,7 @@ class Session:
         self.halt(reason, culprit, absent)
 
     def _timer(self, name: str) -> None:
-        """A `TimerRequest` ran out: the part that asked for it handles it (a step's wait:
-        `StepWatch.expired`)."""
+        """A `TimerRequest` ran out: what asked for it handles it (a step's wait: `StepWatch.expired`)."""
         kind = name.partition(":")[0]
         if kind == "want":
             self.relays.want_timeout(name)
@@ -698,13 +695,13 @@ class Session:
     # --- the jobs -------------------------------------------------------------------------------
 
     def advance(self) -> None:
-        if self.jobs_paused or self.recovering or self.insurance.paused():
+        if self.jobs_paused or self.recovery.active or self.insurance.paused():
             self._held_back = True
             return
         if self._held_back:  # a move asked for while held back could not be made: ask again
-            self._held_back = False
-            self._your_move_sent = False
-        self.insurance.announce_return()
+            self._held_back = self._your_move_sent = False
+        if self.me is not None:  # (an observer announces nothing: `announce_return` at once returns)
+            self.insurance.announce_return()
         while not self.final and not self.acks.disputes:
             if self._job is None:
                 if self.insurance.paused():  # a vote about us, read at a seat's return (`back`)
@@ -726,7 +723,8 @@ class Session:
                 self.final = True
                 return
             finally:
-                self.halt_claims.settle()
+                if self.halt_claims.claims:  # (none to settle in most games)
+                    self.halt_claims.settle()
             if done:
                 self._job = None
                 continue
@@ -806,9 +804,10 @@ class Session:
 
     def head(self, seat: int, kind: str, job: int | None) -> Envelope | None:
         """The next game message of `seat` if it is the one this job needs; a fault otherwise."""
-        if not self.has_queued(seat):
+        queue = self.queues[seat]
+        if not queue or not self.has_queued(seat):  # (empty: what a job waiting on the seat meets)
             return None
-        envelope = self.queues[seat][0]
+        envelope = queue[0]
         if self.insurance.holds(seat, envelope.seq):
             return None
         data_job = envelope.data.get("job")
@@ -824,7 +823,8 @@ class Session:
         self.consumed_upto[envelope.seat] = envelope.seq + 1
         self.acks.consumed_frame(envelope)
         self.transcript_hash = extend(self.transcript_hash, envelope.digest)
-        self.halt_claims.seen(envelope.seat, envelope.seq)
+        if self.halt_claims.claims:
+            self.halt_claims.seen(envelope.seat, envelope.seq)
 
     def context(self, seat: int, transcript_hash: bytes) -> bytes:
         return crypto.make_context(self.config.session_id, seat, transcript_hash)

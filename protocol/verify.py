@@ -378,13 +378,6 @@ def _feeding_order(survey: _Survey) -> list[Envelope]:
     """Seat -> a frame its next frame acknowledges that is not fed yet: no need to look again
     before that one is."""
 
-    def blocker(envelope: Envelope) -> tuple[int, int] | None:
-        for seat, seq, _ in envelope.acks:
-            # (most acknowledge a frame fed already: that test first, no key built for it)
-            if last_fed.get(seat, -1) < seq and (seat, seq) in chosen:
-                return seat, seq
-        return None
-
     order: list[Envelope] = []
     heads = {seat: chosen[(seat, seqs[0])] for seat, seqs in pending.items()}
     while heads:
@@ -395,7 +388,13 @@ def _feeding_order(survey: _Survey) -> list[Envelope]:
                 wait = waits.get(seat)
                 if wait is not None and last_fed[wait[0]] < wait[1]:
                     continue
-                wait = blocker(envelope)
+                # the first frame it acknowledges that is in the file, not fed yet (most
+                # acknowledge a frame fed already: that test first, no key built for it)
+                wait = None
+                for s, q, _ in envelope.acks:
+                    if last_fed.get(s, -1) < q and (s, q) in chosen:
+                        wait = s, q
+                        break
                 if wait is not None:
                     waits[seat] = wait
                     continue
@@ -768,7 +767,9 @@ def _judge(
             break  # a proven verdict; a stop without proof goes on checking (a proof may follow)
         observer.receive_opened(envelope)
         fed += 1
-        report.take(observer.next_events())
+        events = observer.next_events()
+        if events:  # (most frames report nothing)
+            report.take(events)
         if progress is not None and fed % PROGRESS_EVERY == 0:
             progress(fed, len(order))
     if progress is not None:

@@ -25,9 +25,10 @@ class MoveJob(Job):
 
     def run(self, ctx: JobContext) -> bool:
         seat = self.seat
+        # `acting` is our seat or None: only our own move asks it (`stands_in` may change it)
         if (
             self.disclosure is None
-            and seat != ctx.acting
+            and (ctx.me != seat or seat != ctx.acting)
             and not ctx.has_queued(seat)
             and ctx.stands_in(seat, boundary=True)
         ):
@@ -38,7 +39,7 @@ class MoveJob(Job):
             if not self.disclosure.run(ctx):
                 return False
             return self._common_bot_move(ctx)
-        if seat == ctx.acting and not ctx.has_queued(seat):
+        if ctx.me == seat and seat == ctx.acting and not ctx.has_queued(seat):
             move = ctx.take_submitted()
             if move is None:
                 ctx.your_move()

@@ -143,7 +143,7 @@ class RevealsJob(Job):
         return {"job": self.number, "batch": batch, "private": packets}
 
     def run(self, ctx: JobContext) -> bool:
-        me = ctx.acting
+        me = None if ctx.me is None else ctx.acting  # (an observer acts for no seat)
         if not self.sent and me is not None and me in self.seats:
             self.sent = True  # every seat sends its shares at once: no waiting for lower seats
             if not ctx.has_queued(me):
@@ -155,7 +155,7 @@ class RevealsJob(Job):
             self._check_pending(ctx)  # a seat before it may have sent a bad proof: it is first
             raise
         self._check_pending(ctx)
-        if not self._rebuilt(ctx):
+        if self.rebuild and not self._rebuilt(ctx):  # (`waiting` is set only when there is one)
             return False
         assert ctx.state is not None
         for request in self.requests:
@@ -198,7 +198,9 @@ class RevealsJob(Job):
                         cards.published(handle)[seat] = share
                 self.next_index += 1
                 continue
-            context = self._context(ctx, seat)
+            context = self.contexts.get(seat)  # (`_context`, inlined: a call at every message)
+            if context is None:
+                context = self.contexts[seat] = ctx.context(seat, self.start_hash)
             if seat == me and self.own is not None:
                 # The message we made in this process: checking its proofs again would only
                 # re-verify our own arithmetic (three multiplications a share).
@@ -347,7 +349,8 @@ class RevealsJob(Job):
             raise crypto.MalformedData(
                 f"sent {len(data['private'])} private share packet(s), {len(sealed)} due"
             )
-        packets = [crypto.PrivateShares.from_wire(wire) for wire in data["private"]]
+        private = data["private"]
+        packets = [crypto.PrivateShares.from_wire(wire) for wire in private] if private else []
         for packet, (to, _) in zip(packets, sealed, strict=True):
             if packet.to != to:
                 raise crypto.MalformedData(f"a private share packet for seat {packet.to + 1}, not {to + 1}")

@@ -16,6 +16,7 @@ import msgpack  # type: ignore[import-untyped]
 from protocol.messages import (
     BODY_ITEMS,
     KINDS,
+    MAX_LIST,
     SCHEMAS,
     Envelope,
     _contents_error,
@@ -44,6 +45,7 @@ def _variant(head: list[Any], rng: random.Random) -> list[Any]:
     head = list(head)
     slot = rng.choice([3, 4, 5, 6, 6, 6, 7, 7])
     odd: list[Any] = [True, -1, 1 << 40, _Int(1), b"x" * 31, _Bytes(b"y" * 32), "s", None, [], [1, 2, 3]]
+    odd += [(1 << 40) - 1, [0] * MAX_LIST, [0] * (MAX_LIST + 1), {}]  # (the fast tests' bounds)
     if slot == 6:
         acks = [list(a) for a in head[6]]
         choice = rng.randrange(5)
