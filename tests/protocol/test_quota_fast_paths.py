@@ -38,14 +38,17 @@ def _move(seat: int, seq: int, job: object, acks: tuple[tuple[int, int, bytes], 
 
 
 _SEQS = st.integers(0, 300)
+_SEATS = st.integers(0, 3)
+_JOBS = st.one_of(st.integers(0, 2000), st.booleans(), st.none())
+_ACKED = st.dictionaries(_SEATS, _SEQS, max_size=4)
 
 
 @settings(max_examples=500, deadline=None)
 @given(
-    seat=st.integers(0, 3),
+    seat=_SEATS,
     seq=_SEQS,
-    job=st.one_of(st.integers(0, 2000), st.booleans(), st.none()),
-    acked=st.dictionaries(st.integers(0, 3), _SEQS, max_size=4),
+    job=_JOBS,
+    acked=_ACKED,
     acks=st.lists(st.tuples(st.integers(0, 3), _SEQS), max_size=3, unique_by=lambda a: a[0]),
 )
 def test_check_job_blames_exactly_as_the_full_count(
@@ -84,10 +87,10 @@ def _general_park(
 
 @settings(max_examples=400, deadline=None)
 @given(
-    seat=st.integers(0, 3),
+    seat=_SEATS,
     seq=_SEQS,
-    job=st.one_of(st.integers(0, 2000), st.booleans(), st.none()),
-    acked=st.dictionaries(st.integers(0, 3), _SEQS, max_size=4),
+    job=_JOBS,
+    acked=_ACKED,
     size=st.integers(1, 64),
     counted=st.sampled_from([0, MAX_QUEUED_BYTES - 64, MAX_QUEUED_BYTES - 5, MAX_QUEUED_BYTES, 1 << 30]),
     queued=st.lists(st.integers(1, 3 << 20), max_size=3),
