@@ -379,6 +379,7 @@ CATEGORIES = (
     ("lincomb_public_vartime", "multi-scalar multiplication (compiled extension)"),
     ("lincomb_public_wnaf", "multi-scalar multiplication (compiled extension)"),
     ("_msm.decode_points", "point decoding (compiled extension)"),
+    ("_msm.decode_list", "point decoding (compiled extension)"),
     ("_msm.sum_public", "point addition (compiled extension)"),
     ("crypto/signatures.py:verify", "Ed25519 signature verification (libsodium)"),
     ("crypto/signatures.py:sign", "Ed25519 signing (libsodium)"),
