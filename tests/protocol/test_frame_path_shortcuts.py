@@ -1,6 +1,7 @@
 """The shortcuts on the path of every received frame (issue 29: the frames' Python) give exactly
 what the general path gives: `TableConfig.owners` worked out once, `SeatInsurance.paused`
-answering at once while no vote was ever cast."""
+answering at once while no vote was ever cast, a frame's signature checked by the extension
+without the calls of `cofactored_holds`."""
 
 from __future__ import annotations
 
@@ -9,14 +10,19 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.config import TableConfig
+from protocol.crypto import group
+from protocol.crypto.signatures import cofactored_holds, identity_key
 from protocol.events import Rewound
 from protocol.insurance import SeatInsurance
 from protocol.loopback import make_table
 
+from .signature_support import L, sign_twisted
 from .test_seat_insurance import GAMES, GONE, events, insured
 
 # --- TableConfig.owners ---------------------------------------------------------------------------
@@ -120,3 +126,51 @@ def test_paused_is_false_while_no_vote_was_ever_cast(me: int) -> None:
     insurance = net.sessions[me].insurance
     assert not insurance.ballots.attempts
     assert insurance.paused() is False and _general_paused(insurance) is False
+
+
+# --- SodiumEd25519PublicKey.verify ------------------------------------------------------------------
+
+_SIGNERS = [Ed25519PrivateKey.generate() for _ in range(2)]
+
+
+def _damaged(signature: bytes, how: str, where: int) -> bytes:
+    """A signature changed one way: a bit flipped, S raised by L (not below L), cut or lengthened."""
+    if how == "flip":
+        spot = where % len(signature)
+        return signature[:spot] + bytes([signature[spot] ^ (1 << (where % 8))]) + signature[spot + 1 :]
+    if how == "s+L":
+        s = int.from_bytes(signature[32:], "little") + L
+        return signature[:32] + s.to_bytes(32, "little") if s < 2**256 else signature
+    if how == "cut":
+        return signature[: where % 64]
+    if how == "long":
+        return signature + b"\0"
+    return signature
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    signer=st.sampled_from(range(len(_SIGNERS))),
+    other=st.booleans(),
+    message=st.binary(max_size=300),
+    kind=st.sampled_from(["honest", "twisted"]),
+    how=st.sampled_from(["none", "flip", "s+L", "cut", "long"]),
+    where=st.integers(0, 10**6),
+    wrap=st.sampled_from([bytes, bytearray]),
+)
+def test_a_signature_verifies_exactly_when_the_rule_says_so(
+    signer: int, other: bool, message: bytes, kind: str, how: str, where: int, wrap: type
+) -> None:
+    key = _SIGNERS[signer]
+    signature = key.sign(message) if kind == "honest" else sign_twisted(key, message)
+    signature = _damaged(signature, how, where)
+    checker = _SIGNERS[1 - signer if other else signer].public_key().public_bytes_raw()
+    expected = cofactored_holds(checker, signature, message)
+    try:
+        identity_key(checker).verify(wrap(signature), wrap(message))
+        verified = True
+    except InvalidSignature:
+        verified = False
+    assert verified == expected
+    if group._msm is not None and how == "none" and not other:
+        assert verified  # (the rule accepts both honest and twisted signatures of the key)
