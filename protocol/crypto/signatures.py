@@ -35,7 +35,7 @@ import itertools
 import secrets
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
@@ -341,6 +341,8 @@ def _sum_holds(extension: Any, items: list[tuple[bytes, bytes, bytes]]) -> bool:
 _SYSTEM_SECRETS = secrets
 """Where the batch's multipliers come from (a test may script it)."""
 
+_SIGNATURE_BUFFER: Final = ctypes.c_char * SIGNATURE_BYTES
+
 
 class FrameSigner:
     """Signs with one Ed25519 identity key (see the module docstring): the same signature bytes
@@ -375,7 +377,7 @@ class FrameSigner:
         if sign is None:
             return self._key.sign(data)
         data = bytes(data)  # (the same object for bytes)
-        signature = ctypes.create_string_buffer(SIGNATURE_BYTES)
+        signature = _SIGNATURE_BUFFER()  # (`create_string_buffer(SIGNATURE_BYTES)`, its type made once)
         if sign(signature, None, data, len(data), self._secret) != 0:  # pragma: no cover (never fails)
             return self._key.sign(data)
         return signature.raw

@@ -1,10 +1,12 @@
 """The shortcuts on the path of every received frame (issue 29: the frames' Python) give exactly
 what the general path gives: `TableConfig.owners` worked out once, `SeatInsurance.paused`
 answering at once while no vote was ever cast, a frame's signature checked by the extension
-without the calls of `cofactored_holds`."""
+without the calls of `cofactored_holds`, a sealed frame's envelope made without its dataclass
+`__init__`."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -21,6 +23,7 @@ from protocol.crypto.signatures import cofactored_holds, identity_key
 from protocol.events import Rewound
 from protocol.insurance import SeatInsurance
 from protocol.loopback import make_table
+from protocol.messages import Envelope, open_frame, seal
 
 from .signature_support import L, sign_twisted
 from .test_seat_insurance import GAMES, GONE, events, insured
@@ -174,3 +177,35 @@ def test_a_signature_verifies_exactly_when_the_rule_says_so(
     assert verified == expected
     if group._msm is not None and how == "none" and not other:
         assert verified  # (the rule accepts both honest and twisted signatures of the key)
+
+
+# --- seal ---------------------------------------------------------------------------------------------
+
+_TABLE, _TABLE_KEYS = make_table("skyjo", 4, keys=_KEYS[:4])
+_SEAT = st.integers(0, 3)
+_DIGEST = st.binary(min_size=32, max_size=32)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seat=st.integers(0, 3),
+    seq=st.integers(0, 2**20),
+    prev=st.binary(min_size=32, max_size=32),
+    message=st.one_of(
+        st.tuples(st.just("chat"), st.fixed_dictionaries({"text": st.text(min_size=1, max_size=40)})),
+        st.tuples(st.just("echo"), st.just({})),
+        st.tuples(st.just("want"), st.fixed_dictionaries({"seat": _SEAT, "from": st.integers(0, 99)})),
+    ),
+    acked=st.dictionaries(_SEAT, st.tuples(st.integers(0, 500), _DIGEST)),
+)
+def test_a_sealed_envelope_is_the_one_its_constructor_makes(
+    seat: int, seq: int, prev: bytes, message: tuple[str, dict[str, Any]], acked: dict[int, tuple[int, bytes]]
+) -> None:
+    kind, data = message
+    acks = [(s, q, d) for s, (q, d) in sorted(acked.items()) if s != seat]
+    sealed = seal(_TABLE, _TABLE_KEYS[seat], seat, seq, prev, kind, data, acks)
+    made = Envelope(seat, seq, prev, kind, dict(data), sealed.body, sealed.frame, tuple(acks))
+    assert type(sealed) is Envelope
+    assert sealed == made and sealed.digest == made.digest == hashlib.sha256(sealed.body).digest()
+    opened = open_frame(sealed.frame, _TABLE)
+    assert opened == sealed and opened.digest == sealed.digest
