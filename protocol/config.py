@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import msgpack
@@ -94,9 +95,10 @@ class TableConfig:
     def grace_seconds(self) -> int:
         return int(self.table.get("grace", DEFAULT_GRACE))
 
-    @property
+    @cached_property
     def owners(self) -> tuple[int, ...]:
-        """The seat whose program runs each seat."""
+        """The seat whose program runs each seat (worked out once: read at every step; a
+        table's settings never change once it is built)."""
         owners = self.table.get("owners")
         return tuple(owners) if owners else tuple(range(self.players))
 

@@ -220,6 +220,8 @@ class SeatInsurance:
                 return False
             open_votes = any(a.decided is None and a.votes for a in self.ballots.attempts.values())
             return open_votes or self.removals.paused()
+        if not self.ballots.attempts:  # (no vote was ever cast, in most games: asked at every step)
+            return False
         return self._voted_about_us() and not self._catching_up()
 
     def _voted_about_us(self) -> bool:

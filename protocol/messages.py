@@ -306,7 +306,7 @@ def seal(
     # Our own frame, decoded the way a receiver decodes it (no need to check our own signature).
     decoded = _unpack(body, "body")
     fields = dict(zip(SCHEMAS[kind], decoded[7], strict=True))
-    return Envelope(seat, seq, prev, kind, fields, body, bytes(frame), tuple((s, q, d) for s, q, d in acks))
+    return _envelope(seat, seq, prev, kind, fields, body, bytes(frame), tuple((s, q, d) for s, q, d in acks))
 
 
 def open_frame(

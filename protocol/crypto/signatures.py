@@ -35,7 +35,7 @@ import itertools
 import secrets
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
@@ -95,6 +95,20 @@ class SodiumEd25519PublicKey(Ed25519PublicKey):
         """Raise `InvalidSignature` unless `signature` is this key's signature of `data` under the
         protocol's rule (the module docstring): by the extension with this key's tables, else by
         libsodium's check, then the cofactored equation for a signature it refuses."""
+        extension = group._msm
+        if extension is not None and type(signature) is bytes and type(data) is bytes:
+            # `cofactored_holds` by the extension, written out (every frame received is checked)
+            if len(signature) != SIGNATURE_BYTES:
+                raise InvalidSignature
+            r, s = signature[:32], signature[32:]
+            if int.from_bytes(s, "little") >= _L:
+                raise InvalidSignature
+            key = self._raw
+            k = int.from_bytes(hashlib.sha512(r + key + data).digest(), "little") % _L
+            table = _key_table(key)
+            if table is None or not extension.ed25519_check(table, r, k.to_bytes(32, "little"), s):
+                raise InvalidSignature
+            return
         signature, data = bytes(signature), bytes(data)
         if len(signature) != SIGNATURE_BYTES:
             raise InvalidSignature
@@ -327,6 +341,8 @@ def _sum_holds(extension: Any, items: list[tuple[bytes, bytes, bytes]]) -> bool:
 _SYSTEM_SECRETS = secrets
 """Where the batch's multipliers come from (a test may script it)."""
 
+_SIGNATURE_BUFFER: Final = ctypes.c_char * SIGNATURE_BYTES
+
 
 class FrameSigner:
     """Signs with one Ed25519 identity key (see the module docstring): the same signature bytes
@@ -361,7 +377,7 @@ class FrameSigner:
         if sign is None:
             return self._key.sign(data)
         data = bytes(data)  # (the same object for bytes)
-        signature = ctypes.create_string_buffer(SIGNATURE_BYTES)
+        signature = _SIGNATURE_BUFFER()  # (`create_string_buffer(SIGNATURE_BYTES)`, its type made once)
         if sign(signature, None, data, len(data), self._secret) != 0:  # pragma: no cover (never fails)
             return self._key.sign(data)
         return signature.raw

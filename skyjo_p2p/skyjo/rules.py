@@ -389,13 +389,25 @@ def equal_lines(state: SkyjoState, seat: int) -> list[Line]:
     base = seat * size
     grid, face_up = state.grid, state.face_up
     found: list[Line] = []
+    # one pass a line, without generators (asked at the end of every turn): a line with a
+    # face-down card, the common case, is left at that card
     for line in state.shape.lines(state.options.rows):
-        slots = tuple(s for s in line.slots if grid[base + s] != EMPTY)
-        if len(slots) < 3 or not all(face_up[base + s] for s in slots):
-            continue
-        first = state.public_value(grid[base + slots[0]])
-        if all(state.public_value(grid[base + s]) == first for s in slots[1:]):
-            found.append(Line(line.kind, line.index, slots))
+        slots: list[int] = []
+        for s in line.slots:
+            if grid[base + s] == EMPTY:
+                continue
+            if not face_up[base + s]:
+                break
+            slots.append(s)
+        else:
+            if len(slots) < 3:
+                continue
+            first = state.public_value(grid[base + slots[0]])
+            for s in slots[1:]:
+                if state.public_value(grid[base + s]) != first:
+                    break
+            else:
+                found.append(Line(line.kind, line.index, tuple(slots)))
     return found
 
 
