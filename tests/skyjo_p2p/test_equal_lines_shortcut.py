@@ -1,6 +1,7 @@
-"""`equal_lines`, written as one pass a line that stops at the first face-down card (issue 29: it
-runs at the end of every turn), finds exactly the lines the rule's direct reading finds, and
-refuses a face-up card whose value is not public as it did (the same error)."""
+"""R-S6 (and the rows option, S11): `equal_lines`, written as one pass a line that stops at the
+first face-down card (issue 29: it runs at the end of every turn), finds exactly the lines the
+rule's direct reading finds, and refuses a face-up card whose value is not public as it did (the
+same error)."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def _outcome(find: Any, state: SkyjoState, seat: int) -> Any:
 
 @settings(max_examples=600, deadline=None)
 @given(table=_tables())
-def test_equal_lines_finds_what_the_direct_reading_finds(table: tuple[SkyjoState, int]) -> None:
+def test_s6_equal_lines_finds_what_the_direct_reading_finds(table: tuple[SkyjoState, int]) -> None:
     state, seat = table
     expected = _outcome(_direct, state, seat)
     assert _outcome(equal_lines, state, seat) == expected
