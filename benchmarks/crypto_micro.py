@@ -22,6 +22,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol.crypto.dleq import (
@@ -56,6 +58,8 @@ from protocol.crypto.shuffle import (
     verify_shuffle,
     verify_shuffle_chain,
 )
+from protocol.crypto.signatures import _verify as libsodium_verify
+from protocol.crypto.signatures import identity_key
 
 PEERS = 8
 DEAL_CARDS = 150
@@ -97,6 +101,12 @@ def primitives(repeats: int) -> list[tuple[str, float]]:
     hand = [Ciphertext(mul_base(random_scalar()), mul_base(random_scalar())) for _ in range(HAND)]
     batch = make_share_batch(sx, spub, hand, ctx(0))
     batch_wire = batch.to_wire()
+    signer = Ed25519PrivateKey.generate()
+    raw_key = signer.public_key().public_bytes_raw()
+    frame_key = identity_key(raw_key)
+    body = bytes(range(256)) * 2  # a share frame's body is about this size
+    signature = signer.sign(body)
+    frame_key.verify(signature, body)  # its kept tables built before the timing
     n = 2000
     rows = [
         ("libsodium variable-base scalarmult", median_time(lambda: mul(x, p), repeats, n)),
@@ -109,6 +119,20 @@ def primitives(repeats: int) -> list[tuple[str, float]]:
         ("response w + e x mod L (Python int)", median_time(lambda: (w + e * x) % L, repeats, n)),
         ("response w + e x (group.scalar_muladd)", median_time(lambda: scalar_muladd(e, x, w), repeats, n)),
         ("hash_to_point", median_time(lambda: hash_to_point("bench", 1), repeats, 500)),
+        (
+            "Ed25519 frame signature check (kept tables)",
+            median_time(lambda: frame_key.verify(signature, body), repeats, n),
+        ),
+        *(
+            [
+                (
+                    "Ed25519 signature check (libsodium's)",
+                    median_time(lambda: libsodium_verify(signature, body, len(body), raw_key), repeats, n),
+                )
+            ]
+            if libsodium_verify is not None
+            else []
+        ),
         ("Schnorr prove", median_time(lambda: prove_key(sx, spub, ctx(0)), repeats, 300)),
         ("Schnorr verify", median_time(lambda: verify_key(spub, spk, ctx(0)), repeats, 300)),
         ("DLEQ share + prove", median_time(lambda: make_share(sx, spub, c, ctx(0)), repeats, 300)),

@@ -2243,42 +2243,47 @@ done:
 }
 
 /* One signature against a key checked many times (every frame a live peer receives): the
- * doublings of [S]B - [k]A shared four ways. Each scalar is split in four 64-bit pieces by
+ * doublings of [S]B - [k]A shared eight ways. Each scalar is split in eight 32-bit pieces by
  * position (Lim and Lee, "More flexible exponentiation with precomputation", CRYPTO 1994;
- * the same idea as a comb), each piece summed with a kept width-7 wNAF table of B, [2^64]B,
- * [2^128]B, [2^192]B and of -A, [2^64](-A), ...: 64 doublings and about 64 additions, against
- * about 253 doublings for one joint sum. Then R is subtracted and the cofactor applied, as in
- * ed25519_cofactored_sum: the same decisions (tests/protocol/test_signatures.py). */
+ * the same idea as a comb), each piece summed with a kept width-7 wNAF table of B, [2^32]B,
+ * [2^64]B, ..., [2^224]B and of -A, [2^32](-A), ...: 32 doublings and about 64 additions,
+ * against about 253 doublings for one joint sum (and 64 with four pieces: a third of the check's
+ * field multiplications were those doublings). Then R is subtracted and the cofactor applied, as
+ * in ed25519_cofactored_sum: the same decisions (tests/protocol/test_signatures.py). */
+
+#define SPLIT_PARTS 8
+#define SPLIT_BITS (WNAF_LEN / SPLIT_PARTS) /* digits of a scalar each piece holds */
 
 typedef struct {
-    wnaf_table part[4];
+    wnaf_table part[SPLIT_PARTS];
 } split_table;
 
 static int split_table_build(split_table *t, const ge_ext *p) {
     ge_ext cur = *p;
-    for (int j = 0; j < 4; j++) {
+    for (int j = 0; j < SPLIT_PARTS; j++) {
         if (wnaf_table_build(&t->part[j], &cur) != 0) return -1;
-        if (j < 3)
-            for (int b = 0; b < 64; b++) ge_double(&cur, &cur);
+        if (j < SPLIT_PARTS - 1)
+            for (int b = 0; b < SPLIT_BITS; b++) ge_double(&cur, &cur);
     }
     return 0;
 }
 
-/* The four terms of k (below 2^253) against a split table: piece j holds digits 64j..64j+63. */
-static void split_terms(wnaf_term terms[4], const split_table *t, const unsigned char k[32]) {
+/* The SPLIT_PARTS terms of k (below 2^253) against a split table: piece j holds the digits
+ * SPLIT_BITS j .. SPLIT_BITS (j + 1) - 1. */
+static void split_terms(wnaf_term terms[SPLIT_PARTS], const split_table *t, const unsigned char k[32]) {
     signed char naf[WNAF_LEN];
     wnaf_recode(naf, k, WNAF_W_LASTING);
-    for (unsigned j = 0; j < 4; j++) {
+    for (unsigned j = 0; j < SPLIT_PARTS; j++) {
         wnaf_term *term = &terms[j];
         term->table = t->part[j].odd;
         term->negate = 0;
         term->z_one = 1;
         term->decode = 0;
-        memset(term->digits, 0, WNAF_LEN);
+        memset(term->digits, 0, SPLIT_BITS);
         term->len = 0;
-        for (unsigned q = 0; q < 64; q++) {
-            term->digits[q] = naf[64 * j + q];
-            if (naf[64 * j + q]) term->len = q + 1;
+        for (unsigned q = 0; q < SPLIT_BITS; q++) {
+            term->digits[q] = naf[SPLIT_BITS * j + q];
+            if (naf[SPLIT_BITS * j + q]) term->len = q + 1;
         }
     }
 }
@@ -2345,12 +2350,12 @@ static PyObject *ed25519_check_py(PyObject *self, PyObject *args) {
     if (ed25519_decode(&r, rb.buf) == 0) {
         eight = r;
         if (!ge_times_8_is_identity(&eight)) {
-            wnaf_term terms[8];
+            wnaf_term terms[2 * SPLIT_PARTS];
             ge_ext acc;
             ge_cached r_cached;
             split_terms(terms, &base_split, sb.buf);
-            split_terms(terms + 4, (const split_table *)tb.buf, kb.buf);
-            msm_wnaf(&acc, terms, 8);
+            split_terms(terms + SPLIT_PARTS, (const split_table *)tb.buf, kb.buf);
+            msm_wnaf(&acc, terms, 2 * SPLIT_PARTS);
             ge_to_cached(&r_cached, &r);
             ge_add_cached(&acc, &acc, &r_cached, 1); /* [S]B - [k]A - R */
             holds = ge_times_8_is_identity(&acc);
