@@ -378,3 +378,41 @@ def test_the_batch_sum_gets_the_inputs_of_reducing_each_challenge(
     monkeypatch.setattr(signatures, "_SYSTEM_SECRETS", Scripted)
     assert signatures._sum_holds(Recording, items)
     assert seen == [_former_sum_inputs(items, randomness)]
+
+
+def _boundary_scalars() -> list[int]:
+    """Scalars below 2^253 whose wNAF digits sit on every edge of the check's eight 32-bit pieces
+    (a digit at 32j - 1 or 32j, a carry crossing into the next piece) and at the top."""
+    out = {1, 2, L - 1, L - 2, 2**253 - 1, 2**252, (2**253 - 1) // 3}
+    for j in range(1, 8):
+        edge = 32 * j
+        out |= {2**edge, 2**edge - 1, 2 ** (edge - 1), 2**edge + 1, (2 ** (edge + 7) - 1) << 1}
+    return sorted(k for k in out if 0 < k < 2**253)
+
+
+@pytest.mark.skipif(not group.msm_available(), reason="the extension is not built here")
+def test_the_split_check_holds_for_scalars_on_every_piece_edge() -> None:
+    """`_msm.ed25519_check` sums S and k in eight pieces: with S and k chosen on the pieces' edges
+    (not drawn by a hash, as in an honest signature), [S]B - [k]A is still R exactly. R is made
+    as [S - k a]B from the key's scalar a; R moved by B, or S by one, is refused."""
+    extension = group._msm
+    assert extension is not None
+    a = 0x1234_5678_9ABC_DEF0_0FED_CBA9_8765_4321_1357_9BDF_2468_ACE0 % L
+    key = times_base(a)
+    table = extension.ed25519_key_table(key)
+    assert table is not None
+    base = times_base(1)
+    scalars = _boundary_scalars()
+    checked = 0
+    for s in scalars:
+        for k in scalars:
+            if s >= L or (s - k * a) % L == 0:
+                continue  # S must be reduced; R would be the identity (refused: of small order)
+            r = times_base(s - k * a)
+            k_bytes, s_bytes = k.to_bytes(32, "little"), s.to_bytes(32, "little")
+            assert extension.ed25519_check(table, r, k_bytes, s_bytes), (hex(s), hex(k))
+            assert not extension.ed25519_check(table, add_points(r, base), k_bytes, s_bytes)
+            if s + 1 < L:
+                assert not extension.ed25519_check(table, r, k_bytes, (s + 1).to_bytes(32, "little"))
+            checked += 1
+    assert checked > 1000
