@@ -95,20 +95,6 @@ class SodiumEd25519PublicKey(Ed25519PublicKey):
         """Raise `InvalidSignature` unless `signature` is this key's signature of `data` under the
         protocol's rule (the module docstring): by the extension with this key's tables, else by
         libsodium's check, then the cofactored equation for a signature it refuses."""
-        extension = group._msm
-        if extension is not None and type(signature) is bytes and type(data) is bytes:
-            # `cofactored_holds` by the extension, written out (every frame received is checked)
-            if len(signature) != SIGNATURE_BYTES:
-                raise InvalidSignature
-            r, s = signature[:32], signature[32:]
-            if int.from_bytes(s, "little") >= _L:
-                raise InvalidSignature
-            key = self._raw
-            k = int.from_bytes(hashlib.sha512(r + key + data).digest(), "little") % _L
-            table = _key_table(key)
-            if table is None or not extension.ed25519_check(table, r, k.to_bytes(32, "little"), s):
-                raise InvalidSignature
-            return
         signature, data = bytes(signature), bytes(data)
         if len(signature) != SIGNATURE_BYTES:
             raise InvalidSignature

@@ -1,8 +1,7 @@
 """The shortcuts on the path of every received frame (issue 29: the frames' Python) give exactly
 what the general path gives: `TableConfig.owners` worked out once, `SeatInsurance.paused`
-answering at once while no vote was ever cast, a frame's signature checked by the extension
-without the calls of `cofactored_holds`, a sealed frame's envelope made without its dataclass
-`__init__`."""
+answering at once while no vote was ever cast, a sealed frame's envelope made without its
+dataclass `__init__`; and a frame's signature check, which decides as `cofactored_holds` does."""
 
 from __future__ import annotations
 
