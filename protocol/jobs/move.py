@@ -67,7 +67,7 @@ class MoveJob(Job):
         if move.seat != seat:
             raise Misbehaviour(seat, f"sent a move for seat {move.seat + 1}", (envelope.frame,))
         assert ctx.state is not None
-        applied = self.applied
+        applied, self.applied = self.applied, None
         if applied is not None and applied[0] is ctx.state and applied[1] == move:
             state, events = applied[2], applied[3]  # (the engine is a function of its inputs)
         else:
