@@ -156,6 +156,11 @@ class UiState:
     """The lines removed when the ended round's cards were turned (`LineRemoved` facts)."""
     remove_pick: int | None = None
     """(`K`) the program the player chose to propose removing, until they confirm."""
+    remove_list: tuple[tuple[str, int], ...] = ()
+    """(`K`) the (digit, program) pairs shown when the list opened: a digit picks the player it
+    showed, even if who may be removed changed since (a vote opened or closed meanwhile)."""
+    remove_why: str | None = None
+    """(`K`) why nobody could be removed when the list opened empty (a `RemovalRefused` code)."""
 
 
 class GameUI:
@@ -523,10 +528,9 @@ class GameUI:
             rows.append(("", tr(lang, "remove.confirm", who=names[ui.remove_pick])))
             rows += [("y", tr(lang, "remove.yes")), ("n", tr(lang, "remove.no"))]
         else:
-            may, why = may_remove(self.source)
-            if not may:
-                rows.append(("", tr(lang, f"remove.why.{why or 'no-game'}")))
-            for digit, owner in self._removable():
+            if not ui.remove_list:
+                rows.append(("", tr(lang, f"remove.why.{ui.remove_why or 'no-game'}")))
+            for digit, owner in ui.remove_list:
                 rows.append((digit, names[owner]))
         return HelpView(tr(lang, "remove.title"), rows)
 
@@ -552,7 +556,7 @@ class GameUI:
                 self.ui.flash = tr(self.lang, "remove.proposed", who=self.source.names[owner])
                 return [Remove(owner)]
             return []
-        picked = dict(self._removable()).get(key)
+        picked = dict(ui.remove_list).get(key)
         if picked is None:
             ui.overlay = None
         else:
@@ -867,7 +871,8 @@ class GameUI:
             ui.overlay = "mute"
             return []
         if key == "K":
-            ui.overlay, ui.remove_pick = "remove", None
+            ui.overlay, ui.remove_pick, ui.remove_list = "remove", None, tuple(self._removable())
+            ui.remove_why = may_remove(self.source)[1]
             return []
         if key in _ANSWER_KEYS and key not in self._decision_keys():
             proposal = self._to_answer()

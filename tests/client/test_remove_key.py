@@ -61,6 +61,21 @@ def test_issue30_5_K_lists_the_players_and_asks_before_proposing() -> None:
     assert ui.handle_key("n") == [] and ui.ui.overlay is None
 
 
+def test_issue30_5_a_digit_picks_the_player_the_list_showed_even_if_the_list_changed_since() -> None:
+    """A vote on Ben opened while Anna's list was up would have renumbered it (Chloé from 2 to 1):
+    her `2`, read on the screen, still picks Chloé, and the list she sees stays the one she read.
+    (Under load, a real table's `1` for "1 cat" once picked ben: tests/client/ui/test_e2e_remove.py.)"""
+    ui = screen(may=((CHLOE,), None))  # a vote that Ben vanished is open: only Chloé
+    ui.handle_key("K")
+    assert "1 Chloé" in shown(ui, 160)
+    ui.source.may = ((BEN, CHLOE), None)  # type: ignore[attr-defined]  # the vote closed
+    text = shown(ui, 160)
+    assert "1 Chloé" in text and "1 Ben" not in text and "2 Chloé" not in text
+    ui.handle_key("1")
+    assert "Propose to remove Chloé from the game?" in shown(ui, 160)
+    assert ui.handle_key("y") == [Remove(CHLOE)]
+
+
 def test_issue30_5_the_help_lists_K() -> None:
     ui = screen()
     ui.handle_key("?")
