@@ -23,8 +23,11 @@ Python: their frame bookkeeping, the engine, hashing and msgpack.
 It also splits the flip by what a session was handling (`submit_move`, a received `move`, a
 received `shares` frame), the same CPU as the figure, per call.
 
-A timing wrapper costs about 0.1 us a call (some 60 calls a flip): the in-place figures are
-that much high, the total a little higher than `benchmarks/protocol.py`'s.
+The compiled calls are timed with `time.perf_counter` (about 0.2 us a wrapper, some 60 a flip),
+the session calls and the flip with `time.process_time`, as `benchmarks/protocol.py` does (about
+0.6 us a wrapper, 16 a flip): one process, one thread and no sleep, so the two clocks agree, and
+the wrappers add about 20 us (0.4 u) to a flip's total, which comes out that much higher than
+`benchmarks/protocol.py`'s.
 """
 
 from __future__ import annotations
@@ -103,7 +106,8 @@ class _Extension:
 
 
 def instrument(recorder: Recorder) -> None:
-    """Wrap the compiled calls a flip makes, and the sessions' three entry points."""
+    """Wrap the compiled calls a flip makes, and the two session calls it goes through
+    (`submit_move`, `receive_frame`)."""
     if group._msm is None:
         raise SystemExit("the compiled extension is not built: this script splits its calls")
     group._msm = _Extension(group._msm, recorder)  # type: ignore[assignment]
