@@ -62,8 +62,9 @@ def test_issue30_5_K_lists_the_players_and_asks_before_proposing() -> None:
 
 
 def test_issue30_5_a_digit_picks_the_player_the_list_showed_even_if_the_list_changed_since() -> None:
-    """A vote on Ben opened while Anna's list was up would have renumbered it (Chloé from 2 to 1):
-    her `2`, read on the screen, still picks Chloé, and the list she sees stays the one she read.
+    """The list opened while a vote on Ben was open (only Chloé, as 1); the vote closed while it was
+    up, which would have renumbered it (Ben 1, Chloé 2): her `1`, read on the screen, still picks
+    Chloé, and the list she sees stays the one she read.
     (Under load, a real table's `1` for "1 cat" once picked ben: tests/client/ui/test_e2e_remove.py.)"""
     ui = screen(may=((CHLOE,), None))  # a vote that Ben vanished is open: only Chloé
     ui.handle_key("K")
