@@ -9,7 +9,8 @@ round back/forward, s the score sheet, q quit.
 The file is checked as `skyjo-lan verify` checks it, beside the replay (issue 29): once the file
 is read and its signatures checked, the game is replayed into steps and the first screen shows
 as soon as the deal is in, more steps arriving as the replay goes on ("Checking the saved game"
-in the title until the verdict); then the verdict's check runs. An invalid file is still shown,
+in the title until the verdict); then the verdict's check runs, and the title says it
+("verified", or "INVALID"). An invalid file is still shown,
 but only as far as it can be trusted (the steps the observer accepted before the fault), with
 the verdict's reason on every step once it is known; `replay` then exits 1, as `verify` does.
 """
@@ -328,6 +329,8 @@ class ReplayUI:
             head = f"{head} · {tr(self.lang, 'replay.loading')}"
         if self.replay.fault is not None:
             head = f"{head} · {tr(self.lang, 'replay.invalid_mark')}"
+        elif self.replay.checked:  # the verdict said: every signature and proof holds
+            head = f"{head} · {tr(self.lang, 'replay.valid_mark')}"
         model.subtitle = f"{head} · {label} · {model.subtitle}"
         model.footer = tr(self.lang, "replay.keys")
         model.ui = replace(model.ui, candidates=frozenset(), cursor=None, focus=frozenset())

@@ -41,6 +41,8 @@ def test_the_first_screen_comes_before_the_verdict(saved: bytes, tmp_path: Path)
     ]
     last = "\n".join(render(ReplayUI(replay, "en").screen(), 80, 24, Caps()).text())
     assert "Checking the saved game" not in last
+    assert "Replay · verified · 1/" in last  # the verdict said, not only the check's mark gone
+    assert "verified" not in first
 
 
 def test_an_invalid_file_gets_its_verdict_after_its_steps(saved: bytes, tmp_path: Path) -> None:  # noqa: F811
@@ -52,3 +54,4 @@ def test_an_invalid_file_gets_its_verdict_after_its_steps(saved: bytes, tmp_path
     assert len(replay.steps) == len(load_replay(forged(saved)).steps)
     screen = "\n".join(render(ReplayUI(replay, "en").screen(), 80, 24, Caps()).text())
     assert "Replay · INVALID · 1/" in screen
+    assert "verified" not in screen

@@ -52,7 +52,7 @@ def test_a_saved_game_replays_move_by_move(saved_game: Path) -> None:
     ui = ReplayUI(replay, "en")
     first = render(ui.screen(), 80, 24, Caps())
     ui.on_frame(first)
-    assert "Replay · 1/" in first.text()[0]
+    assert "Replay · verified · 1/" in first.text()[0]  # a file checked whole: its verdict said
     ui.handle_key("right")
     ui.handle_key("n")
     assert ui.source.index == 2
