@@ -844,6 +844,29 @@ def _keep_forms(points: Sequence[Point], forms: Sequence[bytes]) -> None:
         _decoded.update(zip(points, forms, strict=True))
 
 
+def forget_decoded() -> None:
+    """Drop every decoded form `decode_points`' store holds: called when a round ends (every seat
+    signed it, so every sum of the round has run).
+
+    A round's received points are not used by a later round's sums: a deal verifies its own
+    shuffles, a flip its own shares, and a check put off (`skyjo-lan verify`) keeps its own
+    forms. Kept, they only filled the store (up to `DECODED_KEPT`, about 2.4 MB) over a game's
+    first rounds, so a peer's memory rose until round 3 or 4 instead of being flat after round 1
+    (issue 29, point 5). The points `keep_decoded` was given during the round (G, the
+    generators, the joint key: every deal's) stay, so the next deal does not decode them again;
+    those not given again in the next round go at its end. Sessions of one process (a host's
+    bot seats) share the store: one that ends its round first may drop forms another still
+    uses; those points are then decoded again by the sum (the extension decodes an encoding it
+    is given), with the same result.
+    """
+    global _lasting
+    with _decoded_lock:
+        lasting = {p: form for p in _lasting if (form := _decoded.get(p)) is not None}
+        _decoded.clear()
+        _decoded.update(lasting)
+        _lasting = {}
+
+
 def keep_decoded(points: Sequence[Point]) -> None:
     """Make the decoded forms of `points` (valid points used in many sums: the generators, G, the
     joint key) the newest of `decode_points`' store, decoding those it does not hold, so that
@@ -851,6 +874,7 @@ def keep_decoded(points: Sequence[Point]) -> None:
     if _msm is None:
         return
     with _decoded_lock:
+        _lasting.update(dict.fromkeys(points))
         known = {p: _decoded.pop(p) for p in points if p in _decoded}
     missing = [p for p in points if p not in known]
     if missing:
@@ -875,6 +899,8 @@ deal receives about 5,300 points, each used by a later sum of the shuffle verifi
 one process (a host with bot seats) receive the same ones."""
 
 _decoded: OrderedDict[Point, bytes] = OrderedDict()
+_lasting: dict[Point, None] = {}
+"""The points given to `keep_decoded` since the last round's end (`forget_decoded` keeps them)."""
 _drain: Final[Callable[[Iterable[object]], None]] = deque[object](maxlen=0).extend
 """Runs an iterator to its end, keeping nothing."""
 _decoded_lock = threading.Lock()

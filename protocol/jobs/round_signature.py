@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..crypto.group import forget_decoded
 from ..errors import Misbehaviour
 from ..events import RoundSigned
 from .base import Blocked, Job, JobContext
@@ -39,6 +40,7 @@ class RoundSignatureJob(Job):
             self.next_seat += 1
         ctx.report(RoundSigned(self.round, self.start_hash))
         ctx.compact(self.seqs)
+        forget_decoded()  # the round's points are used by no later sum: memory flat from round 1
         return True
 
     def blocked(self, ctx: JobContext) -> Blocked:

@@ -86,9 +86,14 @@ class _Seeded:
         return self._rng.randbytes(n)
 
 
+def keys_for(players: int) -> list[Ed25519PrivateKey]:
+    """Fixed identity keys (the same table on every run)."""
+    return [Ed25519PrivateKey.from_private_bytes(bytes([seat + 1]) * 32) for seat in range(players)]
+
+
 def play(rounds: int) -> _Table:
     # ten cards face up from the start: short rounds; a target no round reaches
-    keys = [Ed25519PrivateKey.from_private_bytes(bytes([seat + 1]) * 32) for seat in range(2)]
+    keys = keys_for(2)
     options = {"target_score": 1000, "setup_reveals": 10}
     config, keys = make_table("skyjo", 2, options, session_id=b"\x29" * 32, keys=keys)
     rngs = [_Seeded(f"memory:{seat}") for seat in range(2)]
