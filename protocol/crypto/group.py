@@ -859,12 +859,11 @@ def forget_decoded() -> None:
     uses; those points are then decoded again by the sum (the extension decodes an encoding it
     is given), with the same result.
     """
-    global _lasting
     with _decoded_lock:
         lasting = {p: form for p in _lasting if (form := _decoded.get(p)) is not None}
         _decoded.clear()
         _decoded.update(lasting)
-        _lasting = {}
+        _lasting.clear()
 
 
 def keep_decoded(points: Sequence[Point]) -> None:
@@ -899,7 +898,7 @@ deal receives about 5,300 points, each used by a later sum of the shuffle verifi
 one process (a host with bot seats) receive the same ones."""
 
 _decoded: OrderedDict[Point, bytes] = OrderedDict()
-_lasting: dict[Point, None] = {}
+_lasting: Final[dict[Point, None]] = {}
 """The points given to `keep_decoded` since the last round's end (`forget_decoded` keeps them)."""
 _drain: Final[Callable[[Iterable[object]], None]] = deque[object](maxlen=0).extend
 """Runs an iterator to its end, keeping nothing."""
