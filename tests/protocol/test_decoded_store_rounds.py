@@ -19,15 +19,14 @@ import pytest
 from protocol.crypto import group
 from protocol.events import RoundSigned, SessionEvent
 from protocol.jobs import round_signature
-from protocol.loopback import Loopback, bots_for, make_table, seats
-from tests.protocol.test_memory_rounds import _Seeded, keys_for
+from tests.protocol.test_memory_rounds import SavingDriver, seeded_table
 
 ROUNDS = 5
 
 pytestmark = pytest.mark.skipif(not group.msm_available(), reason="the store is the compiled extension's")
 
 
-class _Watched(Loopback):
+class _Watched(SavingDriver):
     """Records the largest size of the store in each round (seat 0's round ends)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -37,13 +36,10 @@ class _Watched(Loopback):
 
     def collected(self, seat: int) -> None:
         super().collected(seat)
-        session = self.sessions[seat]
-        session.release_frames(session.frame_count)  # on disk, in a real peer
         self.peak = max(self.peak, len(group._decoded))
 
     def on_event(self, seat: int, event: SessionEvent) -> None:
         super().on_event(seat, event)
-        self.events[seat].clear()
         if seat == 0 and isinstance(event, RoundSigned):
             self.peaks.append(self.peak)
             self.peak = len(group._decoded)
@@ -51,11 +47,7 @@ class _Watched(Loopback):
 
 def play(rounds: int) -> list[int]:
     group._decoded.clear()  # whatever earlier tests of this process left
-    options = {"target_score": 1000, "setup_reveals": 10}
-    config, keys = make_table("skyjo", 2, options, session_id=b"\x29" * 32, keys=keys_for(2))
-    rngs = [_Seeded(f"memory:{seat}") for seat in range(2)]
-    bots = bots_for("skyjo", ["greedy", "greedy"], "memory")
-    table = _Watched(seats(config, keys, rng=rngs), bots, strict=True)
+    table = seeded_table(_Watched)
     table.start(until=lambda: len(table.peaks) >= rounds)
     return table.peaks[:rounds]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from array import array
 from collections import Counter, deque
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -55,8 +55,21 @@ def entries(root: Session) -> Counter[str]:
     return out
 
 
-class _Table(Loopback):
-    """Samples each session at its round ends; releases frames as a saving driver does."""
+class SavingDriver(Loopback):
+    """Releases each seat's frames as a saving driver does, and keeps no record of its own
+    events (it would grow: it is the harness's, not the session's)."""
+
+    def on_event(self, seat: int, event: SessionEvent) -> None:
+        super().on_event(seat, event)
+        self.events[seat].clear()
+
+    def collected(self, seat: int) -> None:
+        session = self.sessions[seat]
+        session.release_frames(session.frame_count)  # on disk, in a real peer
+
+
+class _Table(SavingDriver):
+    """Samples each session at its round ends."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -64,13 +77,8 @@ class _Table(Loopback):
 
     def on_event(self, seat: int, event: SessionEvent) -> None:
         super().on_event(seat, event)
-        self.events[seat].clear()  # the harness's own record would grow: not the session's
         if isinstance(event, RoundSigned):
             self.samples[seat].append(entries(self.sessions[seat]))
-
-    def collected(self, seat: int) -> None:
-        session = self.sessions[seat]
-        session.release_frames(session.frame_count)  # on disk, in a real peer
 
 
 class _Seeded:
@@ -86,19 +94,22 @@ class _Seeded:
         return self._rng.randbytes(n)
 
 
-def keys_for(players: int) -> list[Ed25519PrivateKey]:
-    """Fixed identity keys (the same table on every run)."""
-    return [Ed25519PrivateKey.from_private_bytes(bytes([seat + 1]) * 32) for seat in range(players)]
+Driver = TypeVar("Driver", bound=SavingDriver)
 
 
-def play(rounds: int) -> _Table:
-    # ten cards face up from the start: short rounds; a target no round reaches
-    keys = keys_for(2)
+def seeded_table(driver: type[Driver]) -> Driver:
+    """Two seats, the same short SKYJO rounds on every run, not started: ten cards face up from
+    the start, a target no round reaches."""
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes([seat + 1]) * 32) for seat in range(2)]
     options = {"target_score": 1000, "setup_reveals": 10}
     config, keys = make_table("skyjo", 2, options, session_id=b"\x29" * 32, keys=keys)
     rngs = [_Seeded(f"memory:{seat}") for seat in range(2)]
     bots = bots_for("skyjo", ["greedy", "greedy"], "memory")
-    table = _Table(seats(config, keys, rng=rngs), bots, strict=True)
+    return driver(seats(config, keys, rng=rngs), bots, strict=True)
+
+
+def play(rounds: int) -> _Table:
+    table = seeded_table(_Table)
     table.start(until=lambda: min(len(s) for s in table.samples) >= rounds)
     return table
 
